@@ -1,0 +1,25 @@
+// Command kubectl-informer is the kubectl plugin `kubectl informer`.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/cmd"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	if err := cmd.NewCmdInformer(streams).ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, cmd.ErrorLine(err))
+		stop()
+		os.Exit(1)
+	}
+}

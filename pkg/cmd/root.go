@@ -1,0 +1,75 @@
+// Package cmd holds the cobra commands of kubectl-informer and their options. It is the only
+// package that imports cobra and pflag.
+package cmd
+
+import (
+	"flag"
+	"io"
+	"strconv"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+)
+
+// Build information, set with -ldflags -X at release time.
+var (
+	Version = "dev"
+	Commit  = "none"
+	Date    = "unknown"
+)
+
+// NewCmdInformer returns the root command, `kubectl informer`.
+func NewCmdInformer(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true)
+	cmd := &cobra.Command{
+		Use:   "informer",
+		Short: "See what a controller's informer receives, live",
+		Long: `kubectl informer shows, one line per event, what a client-go informer receives:
+adds, updates and deletes with their resourceVersions and where each came from
+(initial list, watch, relist, resync), tombstones, bookmarks and watch restarts.`,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl informer",
+		},
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return setupLogging(cmd)
+		},
+	}
+	flags := cmd.PersistentFlags()
+	configFlags.AddFlags(flags)
+	addKlogFlags(cmd)
+
+	cmd.AddCommand(NewCmdWatch(configFlags, streams))
+	cmd.AddCommand(NewCmdVersion(configFlags, streams))
+	return cmd
+}
+
+var klogFlags = flag.NewFlagSet("klog", flag.ContinueOnError)
+
+// addKlogFlags exposes klog's -v and --vmodule, as kubectl does; other klog flags stay hidden.
+func addKlogFlags(cmd *cobra.Command) {
+	klog.InitFlags(klogFlags)
+	for _, name := range []string{"v", "vmodule"} {
+		f := klogFlags.Lookup(name)
+		cmd.PersistentFlags().AddGoFlag(f)
+	}
+	cmd.PersistentFlags().Lookup("v").Shorthand = "v"
+}
+
+// setupLogging sends client-go's klog output nowhere unless -v asks for it, so that a user sees
+// the plugin's own one-line errors and events, not reflector log spam.
+func setupLogging(cmd *cobra.Command) error {
+	level := 0
+	if f := cmd.Flags().Lookup("v"); f != nil {
+		level, _ = strconv.Atoi(f.Value.String())
+	}
+	if level <= 0 {
+		klog.SetLogger(logr.Discard())
+		klog.SetOutput(io.Discard)
+		klog.LogToStderr(false)
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+const watchExample = `  # Watch deployments in the current namespace
+  kubectl informer watch deployments
+
+  # Everything the informer receives, as NDJSON for jq
+  kubectl informer watch deploy -n demo -o json | jq -c '{type, delta, name, resourceVersion}'
+
+  # Config maps and secrets in all namespaces, with a 30s resync
+  kubectl informer watch cm,secrets -A --resync 30s
+
+  # One object, by name
+  kubectl informer watch deployment/web -n demo`
+
+// WatchOptions holds the flags and resolved state of `kubectl informer watch`.
+type WatchOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+
+	AllNamespaces bool
+	LabelSelector string
+	FieldSelector string
+	Output        string
+	Timeout       time.Duration
+	Resync        time.Duration
+	ShowBookmarks bool
+	ShowSecrets   bool
+	Color         string
+
+	resourceArg string
+	name        string
+	namespace   string
+	useColor    bool
+}
+
+// NewWatchOptions returns options with their defaults.
+func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto"}
+}
+
+// NewCmdWatch returns `kubectl informer watch`.
+func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewWatchOptions(configFlags, streams)
+	cmd := &cobra.Command{
+		Use:     "watch RESOURCE[,RESOURCE...] [NAME] | RESOURCE/NAME",
+		Short:   "Stream what an informer receives for one or more resources",
+		Example: watchExample,
+		Args:    cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			cmd.SilenceUsage = true
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Watch across all namespaces. The --namespace flag is ignored.")
+	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Label selector to filter on (e.g. -l key1=value1,key2=value2); the informer's list and watch use it.")
+	f.StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Field selector to filter on (e.g. --field-selector metadata.name=web).")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for human lines, or json (one JSON object per line, see docs/json.md).")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Stop after this long (e.g. 30s, 5m); 0 runs until interrupted.")
+	f.DurationVar(&o.Resync, "resync", o.Resync, "Resync period of the informer (0, the default, as most controllers run: no periodic resync).")
+	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
+	f.BoolVar(&o.ShowSecrets, "show-secrets", o.ShowSecrets, "Show Secret values instead of redacting them.")
+	f.StringVar(&o.Color, "color", o.Color, "Color human output: auto (a terminal, NO_COLOR unset), always or never.")
+	return cmd
+}
+
+// Complete parses the arguments and reads the namespace from the kubeconfig.
+func (o *WatchOptions) Complete(_ *cobra.Command, args []string) error {
+	o.resourceArg = args[0]
+	if len(args) == 2 {
+		o.name = args[1]
+	}
+	if strings.Contains(o.resourceArg, "/") {
+		if o.name != "" {
+			return fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl informer watch resource/<resource_name>' instead of 'kubectl informer watch resource resource/<resource_name>')")
+		}
+		o.resourceArg, o.name, _ = strings.Cut(o.resourceArg, "/")
+		if o.name == "" {
+			return fmt.Errorf("arguments in resource/name form must have a single resource and name")
+		}
+	}
+	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
+	if o.AllNamespaces {
+		o.namespace = ""
+	}
+	switch o.Color {
+	case "always":
+		o.useColor = true
+	case "auto":
+		o.useColor = printers.AllowsColorOutput(o.Out)
+	}
+	return nil
+}
+
+// Validate checks the flags without talking to the server.
+func (o *WatchOptions) Validate() error {
+	if strings.TrimSpace(o.resourceArg) == "" {
+		return errors.New("you must specify the type of resource to watch")
+	}
+	if o.Timeout < 0 {
+		return fmt.Errorf("--timeout must be >= 0, got %s", o.Timeout)
+	}
+	if o.Resync < 0 {
+		return fmt.Errorf("--resync must be >= 0, got %s", o.Resync)
+	}
+	switch o.Output {
+	case "", "json":
+	default:
+		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json", o.Output)
+	}
+	switch o.Color {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("--color must be one of auto, always, never; got %q", o.Color)
+	}
+	if _, err := labels.Parse(o.LabelSelector); err != nil {
+		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
+	}
+	if _, err := fields.ParseSelector(o.FieldSelector); err != nil {
+		return fmt.Errorf("invalid field selector %q: %w", o.FieldSelector, err)
+	}
+	return nil
+}
+
+// fieldSelector adds the single-object name filter to the user's field selector.
+func (o *WatchOptions) fieldSelector() string {
+	if o.name == "" {
+		return o.FieldSelector
+	}
+	byName := fields.OneTermEqualSelector("metadata.name", o.name).String()
+	if o.FieldSelector == "" {
+		return byName
+	}
+	return o.FieldSelector + "," + byName
+}
+
+// Run resolves the resources, starts the informers and prints until ctx ends or --timeout.
+func (o *WatchOptions) Run(ctx context.Context) error {
+	dc, err := o.configFlags.ToDiscoveryClient()
+	if err != nil {
+		return err
+	}
+	// One cheap request first: an unreachable server fails here, within --request-timeout,
+	// instead of the informer retrying forever behind a disk-cached discovery.
+	if _, err := dc.ServerVersion(); err != nil {
+		return err
+	}
+	mapper, err := o.configFlags.ToRESTMapper()
+	if err != nil {
+		return err
+	}
+	resolver := &discovery.Resolver{Mapper: mapper, Discovery: dc}
+	resources, err := resolver.ResolveList(o.resourceArg)
+	if err != nil {
+		return err
+	}
+	restCfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	// --request-timeout bounds discovery and the version check; a watch is long by design.
+	restCfg = dynamicConfig(restCfg)
+	client, err := dynamic.NewForConfig(restCfg)
+	if err != nil {
+		return err
+	}
+
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	cfg := watch.Config{
+		Client:        client,
+		Resources:     resources,
+		Namespace:     o.namespace,
+		LabelSelector: o.LabelSelector,
+		FieldSelector: o.fieldSelector(),
+		Resync:        o.Resync,
+	}
+	events := make(chan watch.Event, 1024)
+	done := make(chan error, 1)
+	go func() { done <- watch.Run(ctx, cfg, events) }()
+
+	p := printer.New(o.Out, printer.Options{
+		Output:        o.Output,
+		Color:         o.useColor,
+		ShowBookmarks: o.ShowBookmarks,
+		ShowSecrets:   o.ShowSecrets,
+		FlushEach:     true,
+		PluginVersion: Version,
+	})
+	var writeErr error
+	for ev := range events {
+		if writeErr != nil {
+			continue // drain until the informers stop
+		}
+		if writeErr = p.Print(&ev); writeErr != nil {
+			// stdout is gone (| head): stop quietly.
+			cancel()
+		}
+	}
+	if writeErr == nil {
+		writeErr = p.Flush()
+	}
+	return <-done
+}

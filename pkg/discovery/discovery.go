@@ -1,0 +1,271 @@
+// Package discovery turns what a user types ("deploy", "deployments.v1.apps", "Widget") into the
+// group, version, resource and scope the informer needs, the way kubectl does: a cached discovery
+// RESTMapper with the shortcut expander, over the same on-disk cache kubectl keeps.
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+)
+
+// Resource is one resolved resource type.
+type Resource struct {
+	Group      string
+	Version    string
+	Resource   string // plural, lower case
+	Kind       string
+	Namespaced bool
+}
+
+// GVR returns the resource's GroupVersionResource.
+func (r Resource) GVR() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// GVK returns the resource's GroupVersionKind.
+func (r Resource) GVK() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+}
+
+// String names the resource the way kubectl prints it: "deployments.apps", "configmaps".
+func (r Resource) String() string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+// Resettable is implemented by mappers that can drop their cached discovery data.
+type Resettable interface {
+	Reset()
+}
+
+// Resolver resolves resource arguments against a cached discovery client and a RESTMapper
+// built on it (cli-runtime's ConfigFlags gives both).
+type Resolver struct {
+	Mapper    meta.RESTMapper
+	Discovery discovery.CachedDiscoveryInterface
+}
+
+// NotFoundError is returned for a resource type the server does not serve.
+type NotFoundError struct {
+	Arg        string
+	Suggestion string
+}
+
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("the server doesn't have a resource type %q", e.Arg)
+	if e.Suggestion != "" {
+		msg += fmt.Sprintf("; did you mean %q?", e.Suggestion)
+	}
+	return msg
+}
+
+// Resolve maps one argument to a Resource. On a miss it invalidates the discovery cache once and
+// tries again, so a CRD installed after the cache was written still resolves.
+func (r *Resolver) Resolve(arg string) (Resource, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return Resource{}, errors.New("resource type must not be empty")
+	}
+	res, err := r.resolveOnce(arg)
+	if err != nil && meta.IsNoMatchError(err) {
+		r.invalidate()
+		res, err = r.resolveOnce(arg)
+	}
+	if err != nil {
+		if meta.IsNoMatchError(err) {
+			_, gr := schema.ParseResourceArg(arg)
+			return Resource{}, &NotFoundError{Arg: gr.Resource, Suggestion: r.suggest(arg)}
+		}
+		return Resource{}, err
+	}
+	return res, nil
+}
+
+// ResolveList resolves a comma-separated list ("cm,secrets"), keeping order and dropping repeats.
+func (r *Resolver) ResolveList(list string) ([]Resource, error) {
+	var out []Resource
+	for _, part := range strings.Split(list, ",") {
+		res, err := r.Resolve(part)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, res) {
+			out = append(out, res)
+		}
+	}
+	return out, nil
+}
+
+func (r *Resolver) invalidate() {
+	if r.Discovery != nil {
+		r.Discovery.Invalidate()
+	}
+	if m, ok := r.Mapper.(Resettable); ok {
+		m.Reset()
+	}
+}
+
+// resolveOnce follows kubectl's resource builder (mappingFor): first as a resource, fully
+// qualified or not, then as a Kind.
+func (r *Resolver) resolveOnce(arg string) (Resource, error) {
+	fullySpecifiedGVR, groupResource := schema.ParseResourceArg(arg)
+	gvk := schema.GroupVersionKind{}
+	if fullySpecifiedGVR != nil {
+		gvk, _ = r.Mapper.KindFor(*fullySpecifiedGVR)
+	}
+	if gvk.Empty() {
+		gvk, _ = r.Mapper.KindFor(groupResource.WithVersion(""))
+	}
+	if !gvk.Empty() {
+		m, err := r.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return Resource{}, err
+		}
+		return r.fromMapping(m)
+	}
+	fullySpecifiedGVK, groupKind := schema.ParseKindArg(arg)
+	if fullySpecifiedGVK == nil {
+		k := groupKind.WithVersion("")
+		fullySpecifiedGVK = &k
+	}
+	if !fullySpecifiedGVK.Empty() {
+		if m, err := r.Mapper.RESTMapping(fullySpecifiedGVK.GroupKind(), fullySpecifiedGVK.Version); err == nil {
+			return r.fromMapping(m)
+		}
+	}
+	m, err := r.Mapper.RESTMapping(groupKind, gvk.Version)
+	if err != nil {
+		return Resource{}, err
+	}
+	return r.fromMapping(m)
+}
+
+func (r *Resolver) fromMapping(m *meta.RESTMapping) (Resource, error) {
+	res := Resource{
+		Group:      m.Resource.Group,
+		Version:    m.Resource.Version,
+		Resource:   m.Resource.Resource,
+		Kind:       m.GroupVersionKind.Kind,
+		Namespaced: m.Scope != nil && m.Scope.Name() == meta.RESTScopeNameNamespace,
+	}
+	if err := r.checkVerbs(res); err != nil {
+		return Resource{}, err
+	}
+	return res, nil
+}
+
+// checkVerbs refuses a resource the informer cannot follow (it needs list and watch).
+func (r *Resolver) checkVerbs(res Resource) error {
+	if r.Discovery == nil {
+		return nil
+	}
+	list, err := r.Discovery.ServerResourcesForGroupVersion(schema.GroupVersion{Group: res.Group, Version: res.Version}.String())
+	if err != nil || list == nil {
+		// Discovery of verbs is best effort; the server will say no if it must.
+		return nil
+	}
+	for _, ar := range list.APIResources {
+		if ar.Name != res.Resource {
+			continue
+		}
+		for _, verb := range []string{"list", "watch"} {
+			if len(ar.Verbs) > 0 && !slices.Contains(ar.Verbs, verb) {
+				return fmt.Errorf("resource %q does not support %s (supported verbs: %s): an informer needs list and watch",
+					res.String(), verb, strings.Join(ar.Verbs, ","))
+			}
+		}
+	}
+	return nil
+}
+
+// Names returns every name a user may type for the served resources: plural, singular, short
+// names and kinds (lower case), each also group-qualified. It reads the discovery cache.
+func (r *Resolver) Names() []string {
+	if r.Discovery == nil {
+		return nil
+	}
+	lists, _ := r.Discovery.ServerPreferredResources()
+	return namesFrom(lists)
+}
+
+func namesFrom(lists []*metav1.APIResourceList) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, l := range lists {
+		gv, _ := schema.ParseGroupVersion(l.GroupVersion)
+		for _, ar := range l.APIResources {
+			if strings.Contains(ar.Name, "/") {
+				continue // subresources
+			}
+			add(ar.Name)
+			add(ar.SingularName)
+			add(strings.ToLower(ar.Kind))
+			for _, s := range ar.ShortNames {
+				add(s)
+			}
+			if gv.Group != "" {
+				add(ar.Name + "." + gv.Group)
+			}
+		}
+	}
+	return out
+}
+
+// suggest returns the closest known name to arg, or "" when none is close enough.
+func (r *Resolver) suggest(arg string) string {
+	return closest(strings.ToLower(arg), r.Names())
+}
+
+func closest(arg string, names []string) string {
+	best, bestDist := "", -1
+	limit := 2
+	if len(arg) > 8 {
+		limit = 3
+	}
+	for _, n := range names {
+		d := levenshtein(arg, n)
+		if d == 0 || d > limit {
+			continue
+		}
+		if bestDist < 0 || d < bestDist || (d == bestDist && n < best) {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

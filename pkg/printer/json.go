@@ -1,0 +1,153 @@
+package printer
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// TimeFormat is RFC 3339 with nanoseconds, always nine digits, in UTC.
+const TimeFormat = "2006-01-02T15:04:05.000000000Z07:00"
+
+// objectRecord is an object event in the JSON contract (docs/json.md). Field names are public:
+// add fields, never rename them.
+type objectRecord struct {
+	Time               string         `json:"time"`
+	Type               watch.Type     `json:"type"`
+	Group              string         `json:"group"`
+	Version            string         `json:"version"`
+	Resource           string         `json:"resource"`
+	Kind               string         `json:"kind"`
+	Namespace          string         `json:"namespace"`
+	Name               string         `json:"name"`
+	ResourceVersion    string         `json:"resourceVersion"`
+	OldResourceVersion *string        `json:"oldResourceVersion,omitempty"`
+	InitialList        bool           `json:"initialList"`
+	Delta              watch.Delta    `json:"delta"`
+	Tombstone          bool           `json:"tombstone"`
+	Object             map[string]any `json:"object"`
+}
+
+// lifecycleRecord is a lifecycle event in the JSON contract; each type fills its own fields.
+type lifecycleRecord struct {
+	Time     string     `json:"time"`
+	Type     watch.Type `json:"type"`
+	Group    string     `json:"group"`
+	Version  string     `json:"version"`
+	Resource string     `json:"resource"`
+	Kind     string     `json:"kind"`
+
+	ResourceVersion     *string `json:"resourceVersion,omitempty"`
+	Items               *int    `json:"items,omitempty"`
+	DurationMs          *int64  `json:"durationMs,omitempty"`
+	Initial             *bool   `json:"initial,omitempty"`
+	SendInitialEvents   *bool   `json:"sendInitialEvents,omitempty"`
+	TimeoutSeconds      *int64  `json:"timeoutSeconds,omitempty"`
+	InitialEventsEnd    *bool   `json:"initialEventsEnd,omitempty"`
+	Reason              *string `json:"reason,omitempty"`
+	Message             *string `json:"message,omitempty"`
+	Verb                *string `json:"verb,omitempty"`
+	FromResourceVersion *string `json:"fromResourceVersion,omitempty"`
+	Added               *int    `json:"added,omitempty"`
+	Updated             *int    `json:"updated,omitempty"`
+	Deleted             *int    `json:"deleted,omitempty"`
+	Unchanged           *int    `json:"unchanged,omitempty"`
+}
+
+type resourceRecord struct {
+	Group      string `json:"group"`
+	Version    string `json:"version"`
+	Resource   string `json:"resource"`
+	Kind       string `json:"kind"`
+	Namespaced bool   `json:"namespaced"`
+}
+
+type informerRecord struct {
+	Time                  string           `json:"time"`
+	Type                  watch.Type       `json:"type"`
+	PluginVersion         string           `json:"pluginVersion"`
+	ClientGoVersion       string           `json:"clientGoVersion"`
+	Queue                 string           `json:"queue"`
+	AtomicEvents          bool             `json:"atomicEvents"`
+	UnlockWhileProcessing bool             `json:"unlockWhileProcessing"`
+	WatchList             bool             `json:"watchList"`
+	ResyncPeriod          string           `json:"resyncPeriod"`
+	ResyncSeconds         float64          `json:"resyncSeconds"`
+	Namespace             string           `json:"namespace"`
+	LabelSelector         string           `json:"labelSelector"`
+	FieldSelector         string           `json:"fieldSelector"`
+	SecretsRedacted       bool             `json:"secretsRedacted"`
+	Resources             []resourceRecord `json:"resources"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func formatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// record builds the JSON value of an event.
+func (p *Printer) record(ev *watch.Event) any {
+	switch {
+	case ev.Type.IsObject():
+		r := objectRecord{
+			Time: formatTime(ev.Time), Type: ev.Type,
+			Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
+			Namespace: ev.Namespace, Name: ev.Name, ResourceVersion: ev.ResourceVersion,
+			InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,
+		}
+		if ev.Type == watch.Updated {
+			r.OldResourceVersion = ptr(ev.OldResourceVersion)
+		}
+		if ev.Object != nil {
+			r.Object = p.redact(ev.Resource, ev.Object.Object)
+		}
+		return r
+	case ev.Type == watch.Informer:
+		info := ev.Info
+		r := informerRecord{
+			Time: formatTime(ev.Time), Type: ev.Type, PluginVersion: p.opts.PluginVersion,
+			ClientGoVersion: info.ClientGoVersion, Queue: info.Queue, AtomicEvents: info.AtomicEvents,
+			UnlockWhileProcessing: info.UnlockWhileProcessing, WatchList: info.WatchList,
+			ResyncPeriod: info.ResyncPeriod.String(), ResyncSeconds: info.ResyncPeriod.Seconds(),
+			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
+			SecretsRedacted: !p.opts.ShowSecrets, Resources: []resourceRecord{},
+		}
+		for _, res := range info.Resources {
+			r.Resources = append(r.Resources, resourceRecord{res.Group, res.Version, res.Resource, res.Kind, res.Namespaced})
+		}
+		return r
+	}
+	r := lifecycleRecord{
+		Time: formatTime(ev.Time), Type: ev.Type,
+		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
+	}
+	switch ev.Type {
+	case watch.List:
+		r.ResourceVersion, r.Items, r.DurationMs, r.Initial = ptr(ev.ResourceVersion), ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.Initial)
+	case watch.Watch:
+		r.ResourceVersion, r.SendInitialEvents, r.TimeoutSeconds = ptr(ev.ResourceVersion), ptr(ev.SendInitialEvents), ptr(ev.TimeoutSeconds)
+	case watch.WatchClosed:
+		r.Reason, r.ResourceVersion = ptr(ev.Reason), ptr(ev.ResourceVersion)
+	case watch.Bookmark:
+		r.ResourceVersion, r.InitialEventsEnd = ptr(ev.ResourceVersion), ptr(ev.InitialEventsEnd)
+	case watch.Synced:
+		r.Items, r.DurationMs, r.ResourceVersion = ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.ResourceVersion)
+	case watch.Resync:
+		r.Items = ptr(ev.Items)
+	case watch.Relist:
+		r.Reason, r.FromResourceVersion, r.ResourceVersion = ptr(ev.Reason), ptr(ev.FromResourceVersion), ptr(ev.ResourceVersion)
+		r.Added, r.Updated, r.Deleted, r.Unchanged = ptr(ev.Counts.Added), ptr(ev.Counts.Updated), ptr(ev.Counts.Deleted), ptr(ev.Counts.Unchanged)
+	case watch.Error:
+		r.Reason, r.Message, r.Verb = ptr(ev.Reason), ptr(ev.Message), ptr(ev.Verb)
+	}
+	return r
+}
+
+func (p *Printer) writeJSON(ev *watch.Event) error {
+	b, err := json.Marshal(p.record(ev))
+	if err != nil {
+		return err
+	}
+	p.w.Write(b)
+	return p.w.WriteByte('\n')
+}

@@ -1,0 +1,234 @@
+// Package printer turns watch events into lines: human text or NDJSON (docs/json.md). It never
+// talks to the API.
+package printer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Options says how events are printed.
+type Options struct {
+	// Output is "" (human) or "json".
+	Output        string
+	Color         bool
+	ShowBookmarks bool
+	ShowSecrets   bool
+	// FlushEach flushes after every event, so `| grep` and terminals see lines live.
+	FlushEach     bool
+	PluginVersion string
+}
+
+// Printer writes events to one writer. It is used from one goroutine.
+type Printer struct {
+	opts Options
+	w    *bufio.Writer
+}
+
+// New returns a Printer writing to w.
+func New(w io.Writer, opts Options) *Printer {
+	return &Printer{opts: opts, w: bufio.NewWriterSize(w, 64*1024)}
+}
+
+// Print writes one event (or nothing, for events the human output leaves out).
+func (p *Printer) Print(ev *watch.Event) error {
+	var err error
+	if p.opts.Output == "json" {
+		err = p.writeJSON(ev)
+	} else {
+		err = p.writeHuman(ev)
+	}
+	if err != nil {
+		return err
+	}
+	if p.opts.FlushEach {
+		return p.w.Flush()
+	}
+	return nil
+}
+
+// Flush writes out anything buffered.
+func (p *Printer) Flush() error { return p.w.Flush() }
+
+const (
+	colorReset  = "\x1b[0m"
+	colorRed    = "\x1b[31m"
+	colorGreen  = "\x1b[32m"
+	colorYellow = "\x1b[33m"
+	colorBlue   = "\x1b[34m"
+	colorMagent = "\x1b[35m"
+	colorCyan   = "\x1b[36m"
+	colorDim    = "\x1b[2m"
+)
+
+func typeColor(t watch.Type) string {
+	switch t {
+	case watch.Added:
+		return colorGreen
+	case watch.Updated:
+		return colorYellow
+	case watch.Deleted:
+		return colorRed
+	case watch.Error, watch.WatchClosed:
+		return colorMagent
+	case watch.Relist, watch.Resync:
+		return colorCyan
+	}
+	return colorBlue
+}
+
+func (p *Printer) paint(color, s string) string {
+	if !p.opts.Color || color == "" {
+		return s
+	}
+	return color + s + colorReset
+}
+
+func (p *Printer) writeHuman(ev *watch.Event) error {
+	if ev.Type == watch.Informer {
+		return p.writeHeader(ev)
+	}
+	if ev.Type == watch.Bookmark && !p.opts.ShowBookmarks {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(p.paint(colorDim, ev.Time.Local().Format("15:04:05.000")))
+	b.WriteString("  ")
+	b.WriteString(p.paint(typeColor(ev.Type), fmt.Sprintf("%-11s", ev.Type)))
+	b.WriteString(" ")
+	b.WriteString(Escape(ev.Resource.String()))
+	b.WriteString("  ")
+	if ev.Type.IsObject() {
+		p.objectDetail(&b, ev)
+	} else {
+		p.lifecycleDetail(&b, ev)
+	}
+	b.WriteByte('\n')
+	_, err := p.w.WriteString(b.String())
+	return err
+}
+
+func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) {
+	name := ev.Name
+	if ev.Namespace != "" {
+		name = ev.Namespace + "/" + ev.Name
+	}
+	b.WriteString(Escape(name))
+	b.WriteString("  rv=")
+	switch {
+	case ev.Type == watch.Updated && ev.OldResourceVersion == ev.ResourceVersion:
+		b.WriteString(Escape(ev.ResourceVersion) + " (unchanged)")
+	case ev.Type == watch.Updated:
+		b.WriteString(Escape(ev.OldResourceVersion) + "→" + Escape(ev.ResourceVersion))
+	default:
+		b.WriteString(Escape(ev.ResourceVersion))
+	}
+	var tags []string
+	switch {
+	case ev.Tombstone:
+		tags = append(tags, p.paint(colorRed, "[TOMBSTONE: gone when the informer relisted; deleted while its watch was down]"))
+	case ev.Delta == watch.DeltaSync:
+		tags = append(tags, p.paint(colorCyan, "[RESYNC: cached copy redelivered, nothing changed on the server]"))
+	case ev.Delta == watch.DeltaReplaced && ev.InitialList:
+		tags = append(tags, p.paint(colorDim, "[initial list]"))
+	case ev.Delta == watch.DeltaReplaced:
+		tags = append(tags, p.paint(colorCyan, "[RELIST]"))
+	}
+	for _, t := range tags {
+		b.WriteString("  ")
+		b.WriteString(t)
+	}
+}
+
+func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
+	switch ev.Type {
+	case watch.List:
+		fmt.Fprintf(b, "LIST returned %d items at rv=%s in %s", ev.Items, Escape(ev.ResourceVersion), ms(ev.Duration))
+		if ev.Initial {
+			b.WriteString(" (initial list)")
+		}
+	case watch.Watch:
+		from := "now"
+		if ev.ResourceVersion != "" {
+			from = "rv=" + Escape(ev.ResourceVersion)
+		}
+		fmt.Fprintf(b, "WATCH from %s", from)
+		if ev.SendInitialEvents {
+			b.WriteString(" (streaming list: the server sends every object first)")
+		}
+	case watch.WatchClosed:
+		fmt.Fprintf(b, "watch ended at rv=%s: %s", Escape(ev.ResourceVersion), Escape(ev.Reason))
+	case watch.Bookmark:
+		fmt.Fprintf(b, "bookmark rv=%s", Escape(ev.ResourceVersion))
+		if ev.InitialEventsEnd {
+			b.WriteString(" (end of the streaming list)")
+		}
+	case watch.Synced:
+		fmt.Fprintf(b, "cache synced: %d objects in %s", ev.Items, ms(ev.Duration))
+	case watch.Resync:
+		fmt.Fprintf(b, "periodic resync: %d cached objects redelivered as Sync", ev.Items)
+	case watch.Relist:
+		fmt.Fprintf(b, "RELIST from rv=%s to rv=%s: %d added, %d updated, %d deleted, %d unchanged",
+			Escape(ev.FromResourceVersion), Escape(ev.ResourceVersion),
+			ev.Counts.Added, ev.Counts.Updated, ev.Counts.Deleted, ev.Counts.Unchanged)
+		if ev.Reason != "" {
+			fmt.Fprintf(b, " (after: %s)", Escape(ev.Reason))
+		}
+	case watch.Error:
+		if ev.Verb != "" {
+			b.WriteString(ev.Verb + " ")
+		}
+		fmt.Fprintf(b, "%s: %s", Escape(ev.Reason), Escape(ev.Message))
+	}
+}
+
+func (p *Printer) writeHeader(ev *watch.Event) error {
+	info := ev.Info
+	var res []string
+	for _, r := range info.Resources {
+		res = append(res, r.String())
+	}
+	scope := "all namespaces"
+	if info.Namespace != "" {
+		scope = "namespace " + info.Namespace
+	}
+	streaming := "off"
+	if info.WatchList {
+		streaming = "on"
+	}
+	resync := "off"
+	if info.ResyncPeriod > 0 {
+		resync = info.ResyncPeriod.String()
+	}
+	queue := info.Queue
+	if info.AtomicEvents {
+		queue += " (atomic)"
+	}
+	line := fmt.Sprintf("# watching %s in %s; client-go %s, %s, streaming lists %s, resync %s",
+		strings.Join(res, ","), scope, info.ClientGoVersion, queue, streaming, resync)
+	if info.LabelSelector != "" {
+		line += ", selector " + info.LabelSelector
+	}
+	if info.FieldSelector != "" {
+		line += ", field selector " + info.FieldSelector
+	}
+	if !p.opts.ShowSecrets {
+		for _, r := range info.Resources {
+			if r.Group == "" && r.Resource == "secrets" {
+				line += "; secret values redacted (--show-secrets to show)"
+				break
+			}
+		}
+	}
+	_, err := p.w.WriteString(p.paint(colorDim, Escape(line)) + "\n")
+	return err
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%dms", d.Milliseconds())
+}

@@ -1,0 +1,67 @@
+package printer
+
+import (
+	"fmt"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+// lastAppliedAnnotation holds a full copy of the applied object, secret values included.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// IsSecret reports whether res holds Secret values.
+func IsSecret(res discovery.Resource) bool {
+	return res.Group == "" && res.Resource == "secrets"
+}
+
+// redact returns obj with Secret values replaced, unless secrets are shown. Keys stay visible;
+// the replacement names the value's length so a change of value still shows. obj is not modified.
+func (p *Printer) redact(res discovery.Resource, obj map[string]any) map[string]any {
+	if p.opts.ShowSecrets || !IsSecret(res) {
+		return obj
+	}
+	return RedactSecret(obj)
+}
+
+// RedactSecret returns a copy of a Secret object with its data, stringData and last-applied
+// annotation values redacted.
+func RedactSecret(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	for _, field := range []string{"data", "stringData"} {
+		if m, ok := obj[field].(map[string]any); ok {
+			red := make(map[string]any, len(m))
+			for k, v := range m {
+				red[k] = redactedValue(v)
+			}
+			out[field] = red
+		}
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			if _, has := ann[lastAppliedAnnotation]; has {
+				md2 := make(map[string]any, len(md))
+				for k, v := range md {
+					md2[k] = v
+				}
+				ann2 := make(map[string]any, len(ann))
+				for k, v := range ann {
+					ann2[k] = v
+				}
+				ann2[lastAppliedAnnotation] = redactedValue(ann[lastAppliedAnnotation])
+				md2["annotations"] = ann2
+				out["metadata"] = md2
+			}
+		}
+	}
+	return out
+}
+
+func redactedValue(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("<redacted: %d bytes>", len(s))
+	}
+	return "<redacted>"
+}

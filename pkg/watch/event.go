@@ -1,0 +1,100 @@
+// Package watch runs informers for resolved resources and emits what they receive as typed
+// events on a channel. It never prints: pkg/printer turns events into lines.
+package watch
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+// Type names an event: an object event (Added, Updated, Deleted) or a lifecycle marker.
+type Type string
+
+// Event types. The names are part of the JSON contract (docs/json.md).
+const (
+	Added       Type = "Added"
+	Updated     Type = "Updated"
+	Deleted     Type = "Deleted"
+	Informer    Type = "Informer"
+	List        Type = "List"
+	Watch       Type = "Watch"
+	WatchClosed Type = "WatchClosed"
+	Bookmark    Type = "Bookmark"
+	Synced      Type = "Synced"
+	Resync      Type = "Resync"
+	Relist      Type = "Relist"
+	Error       Type = "Error"
+)
+
+// IsObject reports whether t is an object event (Added, Updated or Deleted).
+func (t Type) IsObject() bool { return t == Added || t == Updated || t == Deleted }
+
+// Delta says what caused an object event, in client-go's delta vocabulary.
+type Delta string
+
+// Deltas, as client-go's cache.DeltaType names them.
+const (
+	DeltaAdded    Delta = "Added"    // a watch ADDED event
+	DeltaUpdated  Delta = "Updated"  // a watch MODIFIED event
+	DeltaDeleted  Delta = "Deleted"  // a watch DELETED event, or an object missing from a relist
+	DeltaReplaced Delta = "Replaced" // delivered by a list: the initial list or a relist
+	DeltaSync     Delta = "Sync"     // a periodic resync: the cached object again, unchanged
+)
+
+// RelistCounts sorts what a relist delivered against the cache it replaced.
+type RelistCounts struct {
+	Added     int
+	Updated   int
+	Deleted   int
+	Unchanged int
+}
+
+// InformerInfo describes the informer machinery of this run (the first event of every run).
+type InformerInfo struct {
+	ClientGoVersion       string
+	Queue                 string
+	AtomicEvents          bool
+	UnlockWhileProcessing bool
+	WatchList             bool
+	ResyncPeriod          time.Duration
+	Namespace             string
+	LabelSelector         string
+	FieldSelector         string
+	Resources             []discovery.Resource
+}
+
+// Event is one thing the informer received or did. Object events fill the object fields;
+// lifecycle events fill the fields their type documents.
+type Event struct {
+	Type     Type
+	Time     time.Time
+	Resource discovery.Resource
+
+	// Object events.
+	Namespace          string
+	Name               string
+	ResourceVersion    string
+	OldResourceVersion string
+	InitialList        bool
+	Delta              Delta
+	Tombstone          bool
+	Object             *unstructured.Unstructured
+	OldObject          *unstructured.Unstructured
+
+	// Lifecycle events.
+	Items               int           // List, Synced, Resync
+	Duration            time.Duration // List, Synced
+	Initial             bool          // List: the informer's first list
+	SendInitialEvents   bool          // Watch: a streaming list (WatchList)
+	TimeoutSeconds      int64         // Watch: the timeout the reflector asked for
+	InitialEventsEnd    bool          // Bookmark: the end of a streaming list
+	Reason              string        // WatchClosed, Relist, Error
+	Message             string        // Error
+	Verb                string        // Error: list or watch, when known
+	FromResourceVersion string        // Relist
+	Counts              RelistCounts  // Relist
+	Info                *InformerInfo // Informer
+}

@@ -1,0 +1,169 @@
+package watch
+
+import (
+	"context"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+// Config is everything the informers need; pkg/cmd builds it from flags.
+type Config struct {
+	Client        dynamic.Interface
+	Resources     []discovery.Resource
+	Namespace     string // "" for all namespaces (and for cluster-scoped resources)
+	LabelSelector string
+	FieldSelector string
+	Resync        time.Duration
+}
+
+// Run starts one informer per resource, sends what they receive to out, and returns when ctx is
+// done and every informer has stopped. It closes out before returning.
+func Run(ctx context.Context, cfg Config, out chan<- Event) error {
+	defer close(out)
+	info := Describe(cfg)
+	select {
+	case out <- Event{Type: Informer, Time: time.Now(), Info: &info}:
+	case <-ctx.Done():
+		return nil
+	}
+	var wg sync.WaitGroup
+	for _, res := range cfg.Resources {
+		ri := newResourceInformer(cfg, res, out)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ri.run(ctx)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// Describe reports the machinery Run will use for cfg.
+func Describe(cfg Config) InformerInfo {
+	gates := clientfeatures.FeatureGates()
+	return InformerInfo{
+		ClientGoVersion:       clientGoVersion(),
+		Queue:                 "RealFIFO",
+		AtomicEvents:          true,
+		UnlockWhileProcessing: gates.Enabled(clientfeatures.UnlockWhileProcessingFIFO),
+		WatchList:             gates.Enabled(clientfeatures.WatchListClient),
+		ResyncPeriod:          cfg.Resync,
+		Namespace:             cfg.Namespace,
+		LabelSelector:         cfg.LabelSelector,
+		FieldSelector:         cfg.FieldSelector,
+		Resources:             cfg.Resources,
+	}
+}
+
+func clientGoVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "k8s.io/client-go" {
+				if d.Replace != nil {
+					return d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+// resourceInformer is client-go's informer for one resource, assembled from its parts
+// (Reflector, RealFIFO, indexer) so that the delta types stay visible: a shared informer folds
+// them into OnAdd/OnUpdate/OnDelete and drops unchanged relist deliveries (docs/fields.md).
+type resourceInformer struct {
+	cfg     Config
+	res     discovery.Resource
+	out     chan<- Event
+	tap     *tap
+	indexer cache.Indexer
+	fifo    *cache.RealFIFO
+	wg      sync.WaitGroup
+	start   time.Time
+	synced  bool
+	ctx     context.Context // the run's context, for the delta processor
+}
+
+func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) *resourceInformer {
+	ri := &resourceInformer{cfg: cfg, res: res, out: out}
+	ns := ""
+	if res.Namespaced {
+		ns = cfg.Namespace
+	}
+	ri.tap = &tap{ri: ri, inner: cfg.Client.Resource(res.GVR()).Namespace(ns)}
+	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	ri.fifo = cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{
+		Name:                  "kubectl-informer " + res.String(),
+		KeyFunction:           cache.MetaNamespaceKeyFunc,
+		AtomicEvents:          true,
+		UnlockWhileProcessing: clientfeatures.FeatureGates().Enabled(clientfeatures.UnlockWhileProcessingFIFO),
+		EmitDeltaTypeBookmark: true,
+	})
+	return ri
+}
+
+func (ri *resourceInformer) tweak(opts *metav1.ListOptions) {
+	opts.LabelSelector = ri.cfg.LabelSelector
+	opts.FieldSelector = ri.cfg.FieldSelector
+}
+
+func (ri *resourceInformer) run(ctx context.Context) {
+	ri.start = time.Now()
+	ri.ctx = ctx
+	example := &unstructured.Unstructured{}
+	example.SetGroupVersionKind(ri.res.GVK())
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			ri.tweak(&opts)
+			return ri.tap.list(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			ri.tweak(&opts)
+			return ri.tap.watch(ctx, opts)
+		},
+	}
+	ctrl := cache.New(&cache.Config{
+		Queue:                        ri.fifo,
+		ListerWatcher:                lw,
+		ObjectType:                   example,
+		ObjectDescription:            ri.res.String(),
+		FullResyncPeriod:             ri.cfg.Resync,
+		Process:                      ri.process,
+		WatchErrorHandlerWithContext: ri.onWatchError,
+	})
+	ctrl.RunWithContext(ctx)
+	ri.wg.Wait()
+}
+
+// onWatchError hears what ListAndWatch returned; the tap has usually reported it already.
+func (ri *resourceInformer) onWatchError(ctx context.Context, _ *cache.Reflector, err error) {
+	ri.tap.recordError(ctx, "", err)
+}
+
+// emit sends an event unless the run is over.
+func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
+	if ctx.Err() != nil {
+		return
+	}
+	ev.Resource = ri.res
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	select {
+	case ri.out <- ev:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,191 @@
+package watch
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
+)
+
+// process is the informer's delta processor: it keeps the indexer exactly as client-go's
+// processDeltas does and emits one event for each handler call a shared informer would make,
+// labelled with the delta that caused it.
+func (ri *resourceInformer) process(obj interface{}, isInInitialList bool) error {
+	deltas, ok := obj.(cache.Deltas)
+	if !ok {
+		return fmt.Errorf("unexpected %T from the queue", obj)
+	}
+	for _, d := range deltas {
+		switch d.Type {
+		case cache.ReplacedAll:
+			info, ok := d.Object.(cache.ReplacedAllInfo)
+			if !ok {
+				return fmt.Errorf("ReplacedAll delta holds %T", d.Object)
+			}
+			if err := ri.replaceAll(info, isInInitialList); err != nil {
+				return err
+			}
+		case cache.SyncAll:
+			ri.resyncAll()
+		case cache.Bookmark:
+			if info, ok := d.Object.(cache.BookmarkInfo); ok {
+				ri.indexer.Bookmark(info.ResourceVersion)
+			}
+		case cache.Deleted:
+			if err := ri.deleted(d.Object, false); err != nil {
+				return err
+			}
+		case cache.Added, cache.Updated, cache.Replaced, cache.Sync:
+			if err := ri.upsert(d.Object, Delta(d.Type), isInInitialList); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ri *resourceInformer) upsert(obj interface{}, delta Delta, initial bool) error {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return fmt.Errorf("unexpected object %T", obj)
+	}
+	old, exists, err := ri.indexer.Get(u)
+	if err != nil {
+		return err
+	}
+	if exists {
+		if err := ri.indexer.Update(u); err != nil {
+			return err
+		}
+		ri.emitObject(Updated, delta, u, asUnstructured(old), initial, false)
+		return nil
+	}
+	if err := ri.indexer.Add(u); err != nil {
+		return err
+	}
+	ri.emitObject(Added, delta, u, nil, initial, false)
+	return nil
+}
+
+func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		tombstone = true
+		if err := ri.indexer.Delete(d); err != nil {
+			return err
+		}
+		u := asUnstructured(d.Obj)
+		if u == nil {
+			// Never drop a delete: name it from its key.
+			ns, name, _ := cache.SplitMetaNamespaceKey(d.Key)
+			u = &unstructured.Unstructured{Object: map[string]interface{}{}}
+			u.SetNamespace(ns)
+			u.SetName(name)
+		}
+		ri.emitObject(Deleted, DeltaDeleted, u, nil, false, tombstone)
+		return nil
+	}
+	if err := ri.indexer.Delete(obj); err != nil {
+		return err
+	}
+	ri.emitObject(Deleted, DeltaDeleted, asUnstructured(obj), nil, false, tombstone)
+	return nil
+}
+
+// replaceAll handles a complete list (initial or relist) the way processReplacedAllInfo does:
+// objects gone from the list become tombstone deletes, the rest adds or updates, deletes first.
+func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool) error {
+	li, _ := ri.tap.popList()
+	type change struct{ old, cur *unstructured.Unstructured }
+	changes := make([]change, 0, len(info.Objects))
+	listed := make(map[string]struct{}, len(info.Objects))
+	var counts RelistCounts
+	for _, o := range info.Objects {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			return fmt.Errorf("unexpected object %T in list", o)
+		}
+		key, err := cache.MetaNamespaceKeyFunc(u)
+		if err != nil {
+			return err
+		}
+		listed[key] = struct{}{}
+		oldObj, exists, _ := ri.indexer.GetByKey(key)
+		old := asUnstructured(oldObj)
+		switch {
+		case !exists:
+			counts.Added++
+		case old.GetResourceVersion() == u.GetResourceVersion():
+			counts.Unchanged++
+		default:
+			counts.Updated++
+		}
+		changes = append(changes, change{old: old, cur: u})
+	}
+	var gone []*unstructured.Unstructured
+	for _, key := range ri.indexer.ListKeys() {
+		if _, ok := listed[key]; ok {
+			continue
+		}
+		if o, exists, _ := ri.indexer.GetByKey(key); exists {
+			gone = append(gone, asUnstructured(o))
+		}
+	}
+	counts.Deleted = len(gone)
+	if err := ri.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
+		return err
+	}
+	if !initial {
+		ri.emit(ri.ctx, Event{Type: Relist, Reason: li.reason, FromResourceVersion: li.fromRV,
+			ResourceVersion: info.ResourceVersion, Counts: counts})
+	}
+	for _, g := range gone {
+		ri.emitObject(Deleted, DeltaDeleted, g, nil, false, true)
+	}
+	for _, c := range changes {
+		if c.old != nil {
+			ri.emitObject(Updated, DeltaReplaced, c.cur, c.old, initial, false)
+		} else {
+			ri.emitObject(Added, DeltaReplaced, c.cur, nil, initial, false)
+		}
+	}
+	if initial && !ri.synced {
+		ri.synced = true
+		ri.emit(ri.ctx, Event{Type: Synced, Items: len(info.Objects), Duration: time.Since(ri.start),
+			ResourceVersion: info.ResourceVersion})
+	}
+	return nil
+}
+
+// resyncAll is a periodic resync: every cached object is handed to the handler again, unchanged.
+func (ri *resourceInformer) resyncAll() {
+	objs := ri.indexer.List()
+	ri.emit(ri.ctx, Event{Type: Resync, Items: len(objs)})
+	for _, o := range objs {
+		u := asUnstructured(o)
+		ri.emitObject(Updated, DeltaSync, u, u, false, false)
+	}
+}
+
+func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructured.Unstructured, initial, tombstone bool) {
+	ev := Event{
+		Type:            t,
+		Delta:           delta,
+		Namespace:       cur.GetNamespace(),
+		Name:            cur.GetName(),
+		ResourceVersion: cur.GetResourceVersion(),
+		InitialList:     initial && t == Added,
+		Tombstone:       tombstone,
+		Object:          cur,
+		OldObject:       old,
+	}
+	if old != nil {
+		ev.OldResourceVersion = old.GetResourceVersion()
+	}
+	ri.emit(ri.ctx, ev)
+}
+
+func asUnstructured(o interface{}) *unstructured.Unstructured {
+	u, _ := o.(*unstructured.Unstructured)
+	return u
+}

@@ -1,0 +1,276 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+)
+
+// initialEventsEndAnnotation marks the bookmark that ends a streaming list.
+const initialEventsEndAnnotation = metav1.InitialEventsAnnotationKey
+
+// listInfo is what the tap learned about one complete list (paged LIST or streaming WATCH),
+// handed to the delta processor when the list's objects reach it.
+type listInfo struct {
+	initial bool
+	fromRV  string
+	reason  string
+	rv      string
+	items   int
+}
+
+// tap sits between the reflector and the dynamic client. It sees every LIST, WATCH, watch event
+// and stream end, emits lifecycle events for them, and remembers what the delta processor needs
+// to label a relist (why the watch was lost, and from which resourceVersion).
+type tap struct {
+	ri    *resourceInformer
+	inner dynamic.ResourceInterface
+
+	mu          sync.Mutex
+	lastRV      string
+	lastReason  string
+	lastErrMsg  string
+	listsDone   int
+	pageStart   time.Time
+	pageItems   int
+	pageFromRV  string
+	pageReason  string
+	pendingList []listInfo
+}
+
+func (t *tap) beginList() (fromRV, reason string, initial bool) {
+	return t.lastRV, t.lastReason, t.listsDone == 0
+}
+
+// finishList records a complete list and returns its info.
+func (t *tap) finishList(rv string, items int, fromRV, reason string) listInfo {
+	li := listInfo{initial: t.listsDone == 0, fromRV: fromRV, reason: reason, rv: rv, items: items}
+	t.listsDone++
+	t.lastRV = rv
+	t.pendingList = append(t.pendingList, li)
+	return li
+}
+
+// popList hands the oldest complete list to the delta processor.
+func (t *tap) popList() (listInfo, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.pendingList) == 0 {
+		return listInfo{}, false
+	}
+	li := t.pendingList[0]
+	t.pendingList = t.pendingList[1:]
+	return li, true
+}
+
+func (t *tap) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	t.mu.Lock()
+	if opts.Continue == "" {
+		t.pageStart, t.pageItems = time.Now(), 0
+		t.pageFromRV, t.pageReason, _ = t.beginList()
+	}
+	t.mu.Unlock()
+
+	obj, err := t.inner.List(ctx, opts)
+	if err != nil {
+		t.recordError(ctx, "list", err)
+		return nil, err
+	}
+	t.mu.Lock()
+	t.pageItems += len(obj.Items)
+	if obj.GetContinue() != "" {
+		t.mu.Unlock()
+		return obj, nil
+	}
+	initial := t.listsDone == 0
+	li := t.finishList(obj.GetResourceVersion(), t.pageItems, t.pageFromRV, t.pageReason)
+	d := time.Since(t.pageStart)
+	t.mu.Unlock()
+	t.ri.emit(ctx, Event{Type: List, ResourceVersion: li.rv, Items: li.items, Duration: d, Initial: initial})
+	return obj, nil
+}
+
+func (t *tap) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	streaming := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+	start := time.Now()
+	w, err := t.inner.Watch(ctx, opts)
+	if err != nil {
+		t.recordError(ctx, "watch", err)
+		return nil, err
+	}
+	var timeout int64
+	if opts.TimeoutSeconds != nil {
+		timeout = *opts.TimeoutSeconds
+	}
+	tw := &tapWatcher{
+		tap: t, inner: w, out: make(chan watch.Event), stopped: make(chan struct{}),
+		start: start, timeout: timeout, streaming: streaming,
+	}
+	if streaming {
+		t.mu.Lock()
+		tw.fromRV, tw.reason, _ = t.beginList()
+		t.mu.Unlock()
+	}
+	t.ri.emit(ctx, Event{Type: Watch, ResourceVersion: opts.ResourceVersion, SendInitialEvents: streaming, TimeoutSeconds: timeout})
+	t.ri.wg.Add(1)
+	go tw.run(ctx)
+	return tw, nil
+}
+
+// recordError emits an Error event for a failed call or stream, unless the same error was just
+// reported (the reflector hands the error it got from the tap to its error handler as well).
+func (t *tap) recordError(ctx context.Context, verb string, err error) {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return
+	}
+	msg := err.Error()
+	t.mu.Lock()
+	dup := msg == t.lastErrMsg
+	t.lastErrMsg = msg
+	t.lastReason = msg
+	t.mu.Unlock()
+	if dup {
+		return
+	}
+	t.ri.emit(ctx, Event{Type: Error, Verb: verb, Reason: errorReason(err), Message: msg})
+}
+
+// errorReason names an error the way the API does (Forbidden, Expired, Timeout, ...), or by its
+// network cause when the request never reached the server.
+func errorReason(err error) string {
+	if r := apierrors.ReasonForError(err); r != metav1.StatusReasonUnknown {
+		return string(r)
+	}
+	switch {
+	case utilnet.IsConnectionRefused(err):
+		return "ConnectionRefused"
+	case utilnet.IsConnectionReset(err), utilnet.IsProbableEOF(err):
+		return "ConnectionLost"
+	case utilnet.IsTimeout(err):
+		return "Timeout"
+	}
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("HTTP%d", se.ErrStatus.Code)
+	}
+	return "Unknown"
+}
+
+// tapWatcher forwards a watch stream to the reflector, looking at every event on the way.
+type tapWatcher struct {
+	tap       *tap
+	inner     watch.Interface
+	out       chan watch.Event
+	stopped   chan struct{}
+	stopOnce  sync.Once
+	start     time.Time
+	timeout   int64
+	streaming bool // this watch is a streaming list until its initial-events-end bookmark
+	fromRV    string
+	reason    string
+	items     int
+	closeWhy  string
+}
+
+func (tw *tapWatcher) Stop() {
+	tw.stopOnce.Do(func() { close(tw.stopped) })
+	tw.inner.Stop()
+}
+
+func (tw *tapWatcher) ResultChan() <-chan watch.Event { return tw.out }
+
+func (tw *tapWatcher) run(ctx context.Context) {
+	defer tw.tap.ri.wg.Done()
+	defer close(tw.out)
+	in := tw.inner.ResultChan()
+	for {
+		select {
+		case <-tw.stopped:
+			return
+		case ev, ok := <-in:
+			if !ok {
+				tw.closed(ctx)
+				return
+			}
+			tw.observe(ctx, ev)
+			select {
+			case tw.out <- ev:
+			case <-tw.stopped:
+				return
+			}
+		}
+	}
+}
+
+func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
+	t := tw.tap
+	switch ev.Type {
+	case watch.Added, watch.Modified, watch.Deleted:
+		if m, err := meta.Accessor(ev.Object); err == nil {
+			t.mu.Lock()
+			t.lastRV = m.GetResourceVersion()
+			t.mu.Unlock()
+		}
+		if tw.streaming {
+			tw.items++
+		}
+	case watch.Bookmark:
+		m, err := meta.Accessor(ev.Object)
+		if err != nil {
+			return
+		}
+		rv := m.GetResourceVersion()
+		end := m.GetAnnotations()[initialEventsEndAnnotation] == "true"
+		t.mu.Lock()
+		t.lastRV = rv
+		if end && tw.streaming {
+			tw.streaming = false
+			t.finishList(rv, tw.items, tw.fromRV, tw.reason)
+		}
+		t.mu.Unlock()
+		t.ri.emit(ctx, Event{Type: Bookmark, ResourceVersion: rv, InitialEventsEnd: end})
+	case watch.Error:
+		err := apierrors.FromObject(ev.Object)
+		tw.closeWhy = describeStreamError(err)
+		t.recordError(ctx, "watch", err)
+	}
+}
+
+func describeStreamError(err error) string {
+	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+		return "410 Gone: " + err.Error()
+	}
+	return err.Error()
+}
+
+// closed reports the end of a stream the reflector did not stop itself.
+func (tw *tapWatcher) closed(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	lived := time.Since(tw.start)
+	why := tw.closeWhy
+	switch {
+	case why != "":
+	case tw.timeout > 0 && lived >= time.Duration(tw.timeout)*time.Second-time.Second:
+		why = fmt.Sprintf("server timeout: the watch ended after %ds as requested", tw.timeout)
+	default:
+		why = fmt.Sprintf("connection lost or closed by the server after %s", lived.Round(time.Millisecond))
+	}
+	t := tw.tap
+	t.mu.Lock()
+	t.lastReason = why
+	rv := t.lastRV
+	t.mu.Unlock()
+	t.ri.emit(ctx, Event{Type: WatchClosed, Reason: why, ResourceVersion: rv})
+}
