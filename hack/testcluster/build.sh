@@ -5,7 +5,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 k8s_version=v1.37.1
-etcd_version=$(awk '/go.etcd.io\/etcd\/server\/v3 /{print $2}' "$here/etcd/go.mod")
+etcd_version=$(grep -o 'go.etcd.io/etcd/server/v3 v[0-9.]*' "$here/etcd/go.mod" | head -1 | cut -d' ' -f2)
 sum=$(cat "$here"/kube-apiserver/go.{mod,sum} "$here"/kube-apiserver/main.go "$here"/etcd/go.{mod,sum} "$here"/etcd/main.go | sha256sum | cut -c1-12)
 cache=${KUBECTL_INFORMER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-informer}
 dir="$cache/testcluster/k8s-$k8s_version-etcd-$etcd_version-$sum"

@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -33,7 +34,9 @@ adds, updates and deletes with their resourceVersions and where each came from
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl informer",
 		},
+		// Errors are one line, printed by main; -h shows usage.
 		SilenceErrors: true,
+		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			return setupLogging(cmd)
 		},
@@ -42,6 +45,9 @@ adds, updates and deletes with their resourceVersions and where each came from
 	configFlags.AddFlags(flags)
 	addKlogFlags(cmd)
 
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w; see '%s -h' for help and examples", err, c.CommandPath())
+	})
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(configFlags, streams))
 	return cmd

@@ -65,7 +65,15 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Use:     "watch RESOURCE[,RESOURCE...] [NAME] | RESOURCE/NAME",
 		Short:   "Stream what an informer receives for one or more resources",
 		Example: watchExample,
-		Args:    cobra.RangeArgs(1, 2),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return errors.New("you must specify the type of resource to watch (e.g. 'kubectl informer watch deployments'); see 'kubectl informer watch -h' for help and examples")
+			case len(args) > 2:
+				return fmt.Errorf("too many arguments %q: watch takes RESOURCE[,RESOURCE...] [NAME] or RESOURCE/NAME", args)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -73,7 +81,6 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			cmd.SilenceUsage = true
 			return o.Run(cmd.Context())
 		},
 	}

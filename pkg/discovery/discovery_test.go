@@ -1,0 +1,148 @@
+package discovery
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery/cached/memory"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	"k8s.io/client-go/restmapper"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+var verbs = metav1.Verbs{"get", "list", "watch", "create", "update", "patch", "delete"}
+
+func coreResources() []*metav1.APIResourceList {
+	return []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", ShortNames: []string{"cm"}, Verbs: verbs},
+			{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ShortNames: []string{"ns"}, Verbs: verbs},
+			{Name: "bindings", SingularName: "binding", Namespaced: true, Kind: "Binding", Verbs: metav1.Verbs{"create"}},
+		}},
+		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{
+			{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment", ShortNames: []string{"deploy"}, Verbs: verbs},
+			{Name: "deployments/scale", Namespaced: true, Kind: "Scale", Verbs: metav1.Verbs{"get", "update"}},
+		}},
+	}
+}
+
+func widgets() *metav1.APIResourceList {
+	return &metav1.APIResourceList{GroupVersion: "example.com/v1", APIResources: []metav1.APIResource{
+		{Name: "widgets", SingularName: "widget", Namespaced: true, Kind: "Widget", ShortNames: []string{"wdg"}, Verbs: verbs},
+	}}
+}
+
+// newResolver builds a Resolver the way cli-runtime does (deferred discovery mapper and
+// shortcut expander over a cached discovery client), on a fake discovery server.
+func newResolver(lists ...*metav1.APIResourceList) (*Resolver, *clienttesting.Fake) {
+	fake := &clienttesting.Fake{Resources: lists}
+	cached := memory.NewMemCacheClient(&fakediscovery.FakeDiscovery{Fake: fake})
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, nil)
+	return &Resolver{Mapper: mapper, Discovery: cached}, fake
+}
+
+func TestResolve(t *testing.T) {
+	deploy := Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	cm := Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	widget := Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+	ns := Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
+	tests := []struct {
+		arg     string
+		want    Resource
+		wantErr string
+	}{
+		{arg: "deployments", want: deploy},
+		{arg: "deployment", want: deploy},
+		{arg: "deploy", want: deploy},
+		{arg: "Deployment", want: deploy},
+		{arg: "deployments.apps", want: deploy},
+		{arg: "deployments.v1.apps", want: deploy},
+		{arg: "Deployment.apps", want: deploy},
+		{arg: "cm", want: cm},
+		{arg: "configmaps", want: cm},
+		{arg: "ns", want: ns},
+		{arg: "widgets", want: widget},
+		{arg: "wdg", want: widget},
+		{arg: "Widget", want: widget},
+		{arg: "widgets.example.com", want: widget},
+		{arg: "foo", wantErr: `the server doesn't have a resource type "foo"`},
+		{arg: "deploymnets", wantErr: `the server doesn't have a resource type "deploymnets"; did you mean "deployments"?`},
+		{arg: "widgts", wantErr: `did you mean "widgets"?`},
+		{arg: "bindings", wantErr: `resource "bindings" does not support list`},
+		{arg: "", wantErr: "resource type must not be empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.arg, func(t *testing.T) {
+			r, _ := newResolver(append(coreResources(), widgets())...)
+			got, err := r.Resolve(tt.arg)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Resolve(%q) error = %v, want it to contain %q", tt.arg, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Resolve(%q): %v", tt.arg, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Resolve(%q) (-want +got):\n%s", tt.arg, diff)
+			}
+		})
+	}
+}
+
+// A CRD installed after the discovery cache was filled must still resolve: the resolver
+// invalidates once on a miss and tries again.
+func TestResolveAfterCacheWasFilled(t *testing.T) {
+	r, fake := newResolver(coreResources()...)
+	if _, err := r.Resolve("deploy"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Resolve("wdg"); err == nil {
+		t.Fatal("wdg resolved before the CRD existed")
+	}
+	fake.Resources = append(fake.Resources, widgets())
+	got, err := r.Resolve("wdg")
+	if err != nil {
+		t.Fatalf("after the CRD appeared: %v", err)
+	}
+	if got.Resource != "widgets" {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestResolveList(t *testing.T) {
+	r, _ := newResolver(coreResources()...)
+	got, err := r.ResolveList("cm,configmaps,deploy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range got {
+		names = append(names, g.String())
+	}
+	if diff := cmp.Diff([]string{"configmaps", "deployments.apps"}, names); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, err := r.ResolveList("cm,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("want an error naming nope, got %v", err)
+	}
+}
+
+func TestClosest(t *testing.T) {
+	names := []string{"deployments", "deploy", "configmaps", "cm", "pods"}
+	tests := []struct{ in, want string }{
+		{"deploymnet", "deployments"},
+		{"configmap", "configmaps"},
+		{"pod", "pods"},
+		{"zzzzzzzz", ""},
+		{"cm", ""}, // exact names are not suggestions
+	}
+	for _, tt := range tests {
+		if got := closest(tt.in, names); got != tt.want {
+			t.Errorf("closest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

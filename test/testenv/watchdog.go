@@ -1,0 +1,106 @@
+package testenv
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// A watchdog kills the cluster's processes if this process dies without calling Stop (a test
+// binary killed by -timeout, a panic in a test run from TestMain, a demo killed by SIGKILL):
+// etcd, kube-apiserver and the plugin run in process groups of their own, so nothing else
+// would stop them.
+//
+// It is a small sh in its own session, reading a pipe whose only writer is this process, so
+// it wakes at EOF when this process exits or Stop closes the pipe. It then kills, by process
+// group id, the groups listed in Dir/pids, and removes Dir. Stop removes Dir (and so the
+// list) before closing the pipe. The list holds the children of this process whose command
+// line mentions Dir (servers' cert and data dirs, --kubeconfig of kubectl and the plugin); it
+// is refreshed after every start of a process. Linux only (it reads /proc); elsewhere the list
+// stays empty.
+const watchdogScript = `read -r _; f="$0/pids"; if [ -f "$f" ]; then for p in $(cat "$f"); do kill -s KILL -- "-$p" 2>/dev/null; done; fi; rm -rf "$0"`
+
+type watchdog struct {
+	w   *os.File // write end; closing it (or exiting) wakes the watchdog
+	cmd *exec.Cmd
+	dir string
+}
+
+func startWatchdog(dir string) (*watchdog, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("sh", "-c", watchdogScript, dir)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	r.Close()
+	go func() { _ = cmd.Wait() }() // reap it after stop
+	return &watchdog{w: w, cmd: cmd, dir: dir}, nil
+}
+
+// refresh rewrites the list of process groups to kill.
+func (wd *watchdog) refresh() {
+	if wd == nil {
+		return
+	}
+	var b strings.Builder
+	for _, pid := range childrenMentioning(wd.dir) {
+		b.WriteString(strconv.Itoa(pid) + "\n")
+	}
+	tmp := filepath.Join(wd.dir, "pids.tmp")
+	if os.WriteFile(tmp, []byte(b.String()), 0o600) == nil {
+		_ = os.Rename(tmp, filepath.Join(wd.dir, "pids"))
+	}
+}
+
+// stop lets the watchdog exit; call it after removing dir.
+func (wd *watchdog) stop() {
+	if wd != nil {
+		wd.w.Close()
+	}
+}
+
+// childrenMentioning returns the children of this process that lead their own process group
+// and have s in their command line.
+func childrenMentioning(s string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) < 3 || f[1] != strconv.Itoa(self) || f[2] != e.Name() {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(s)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
