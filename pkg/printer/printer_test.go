@@ -1,0 +1,221 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var (
+	deploy  = discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	secrets = discovery.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	t0      = time.Date(2026, 11, 21, 5, 0, 0, 123456789, time.UTC)
+)
+
+func obj(ns, name, rv string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"namespace": ns, "name": name, "resourceVersion": rv},
+	}}
+}
+
+// sample is one of every kind of event, in the order a run with a relist and a resync prints.
+func sample() []watch.Event {
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	return []watch.Event{
+		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, ResyncPeriod: 30 * time.Second, Namespace: "demo", Resources: []discovery.Resource{deploy}}},
+		{Type: watch.Watch, Time: at(0), Resource: deploy, SendInitialEvents: true, TimeoutSeconds: 480},
+		{Type: watch.Bookmark, Time: at(0), Resource: deploy, ResourceVersion: "100", InitialEventsEnd: true},
+		{Type: watch.Added, Time: at(0), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", InitialList: true, Delta: watch.DeltaReplaced, Object: obj("demo", "web", "90")},
+		{Type: watch.Synced, Time: at(0), Resource: deploy, Items: 1, Duration: 15 * time.Millisecond, ResourceVersion: "100"},
+		{Type: watch.Added, Time: at(1), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "101", Delta: watch.DeltaAdded, Object: obj("demo", "api", "101")},
+		{Type: watch.Updated, Time: at(2), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", OldResourceVersion: "101", Delta: watch.DeltaUpdated, Object: obj("demo", "api", "102")},
+		{Type: watch.Resync, Time: at(30), Resource: deploy, Items: 2},
+		{Type: watch.Updated, Time: at(30), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", OldResourceVersion: "90", Delta: watch.DeltaSync, Object: obj("demo", "web", "90")},
+		{Type: watch.WatchClosed, Time: at(40), Resource: deploy, Reason: "connection lost or closed by the server after 40s", ResourceVersion: "102"},
+		{Type: watch.Error, Time: at(41), Resource: deploy, Verb: "watch", Reason: "Expired", Message: "too old resource version: 102 (150)"},
+		{Type: watch.List, Time: at(42), Resource: deploy, ResourceVersion: "160", Items: 2, Duration: 3 * time.Millisecond},
+		{Type: watch.Relist, Time: at(42), Resource: deploy, Reason: "410 Gone: too old resource version: 102 (150)", FromResourceVersion: "102", ResourceVersion: "160", Counts: watch.RelistCounts{Added: 1, Updated: 1, Deleted: 1}},
+		{Type: watch.Deleted, Time: at(42), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", Delta: watch.DeltaDeleted, Tombstone: true, Object: obj("demo", "api", "102")},
+		{Type: watch.Updated, Time: at(42), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "155", OldResourceVersion: "90", Delta: watch.DeltaReplaced, Object: obj("demo", "web", "155")},
+		{Type: watch.Added, Time: at(42), Resource: deploy, Namespace: "demo", Name: "new", ResourceVersion: "158", Delta: watch.DeltaReplaced, Object: obj("demo", "new", "158")},
+		{Type: watch.Deleted, Time: at(50), Resource: deploy, Namespace: "demo", Name: "new", ResourceVersion: "170", Delta: watch.DeltaDeleted, Object: obj("demo", "new", "170")},
+	}
+}
+
+func render(t *testing.T, opts Options, events []watch.Event) string {
+	t.Helper()
+	var buf bytes.Buffer
+	p := New(&buf, opts)
+	for i := range events {
+		if err := p.Print(&events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./pkg/printer -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs (-want +got; go test ./pkg/printer -update rewrites it):\n%s", name, diff)
+	}
+}
+
+func TestHumanGolden(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	time.Local = time.UTC
+	golden(t, "human.txt", render(t, Options{}, sample()))
+	golden(t, "human-bookmarks.txt", render(t, Options{ShowBookmarks: true}, sample()))
+	golden(t, "human-color.txt", render(t, Options{Color: true}, sample()))
+}
+
+func TestJSONGolden(t *testing.T) {
+	golden(t, "events.ndjson", render(t, Options{Output: "json", PluginVersion: "v1.0.0"}, sample()))
+}
+
+// Every line is one JSON object carrying the contract's fields for its type.
+func TestJSONContract(t *testing.T) {
+	out := render(t, Options{Output: "json"}, sample())
+	common := []string{"time", "type"}
+	resource := []string{"group", "version", "resource", "kind"}
+	perType := map[string][]string{
+		"Informer":    {"clientGoVersion", "queue", "atomicEvents", "watchList", "resyncPeriod", "resources"},
+		"Added":       {"namespace", "name", "resourceVersion", "initialList", "delta", "tombstone", "object"},
+		"Updated":     {"namespace", "name", "resourceVersion", "oldResourceVersion", "initialList", "delta", "tombstone", "object"},
+		"Deleted":     {"namespace", "name", "resourceVersion", "initialList", "delta", "tombstone", "object"},
+		"List":        {"resourceVersion", "items", "durationMs", "initial"},
+		"Watch":       {"resourceVersion", "sendInitialEvents"},
+		"WatchClosed": {"reason", "resourceVersion"},
+		"Bookmark":    {"resourceVersion"},
+		"Synced":      {"items", "durationMs"},
+		"Resync":      {"items"},
+		"Relist":      {"reason", "fromResourceVersion", "resourceVersion", "added", "updated", "deleted", "unchanged"},
+		"Error":       {"message", "reason"},
+	}
+	seen := map[string]bool{}
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", i+1, err, line)
+		}
+		typ := m["type"].(string)
+		seen[typ] = true
+		want := append([]string{}, common...)
+		if typ != "Informer" {
+			want = append(want, resource...)
+		}
+		want = append(want, perType[typ]...)
+		for _, f := range want {
+			if _, ok := m[f]; !ok {
+				t.Errorf("line %d (%s) lacks %q: %s", i+1, typ, f, line)
+			}
+		}
+		if typ == "Added" || typ == "Deleted" {
+			if _, ok := m["oldResourceVersion"]; ok {
+				t.Errorf("%s carries oldResourceVersion", typ)
+			}
+		}
+		if _, err := time.Parse(time.RFC3339Nano, m["time"].(string)); err != nil {
+			t.Errorf("line %d time: %v", i+1, err)
+		}
+	}
+	for typ := range perType {
+		if !seen[typ] {
+			t.Errorf("sample has no %s event", typ)
+		}
+	}
+}
+
+func secretEvent() watch.Event {
+	s := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"namespace": "demo", "name": "db", "resourceVersion": "5",
+			"annotations": map[string]any{lastAppliedAnnotation: `{"data":{"password":"aHVudGVyMg=="}}`}},
+		"data":       map[string]any{"password": "aHVudGVyMg=="},
+		"stringData": map[string]any{"token": "hunter2"},
+	}}
+	return watch.Event{Type: watch.Added, Time: t0, Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "5", Delta: watch.DeltaAdded, Object: s}
+}
+
+func TestSecretsRedacted(t *testing.T) {
+	for _, output := range []string{"", "json"} {
+		ev := secretEvent()
+		info := watch.Event{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Resources: []discovery.Resource{secrets}}}
+		out := render(t, Options{Output: output}, []watch.Event{info, ev})
+		for _, leak := range []string{"aHVudGVyMg==", "hunter2"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("-o %q leaks %q:\n%s", output, leak, out)
+			}
+		}
+		if output == "json" && (!strings.Contains(out, `"password":"\u003credacted: 12 bytes\u003e"`) || !strings.Contains(out, `"secretsRedacted":true`)) {
+			t.Errorf("-o json does not show the redacted key:\n%s", out)
+		}
+		if output == "" && !strings.Contains(out, "secret values redacted") {
+			t.Errorf("header does not say secrets are redacted:\n%s", out)
+		}
+		// The event's object itself is untouched.
+		if ev.Object.Object["data"].(map[string]any)["password"] != "aHVudGVyMg==" {
+			t.Error("redaction modified the cached object")
+		}
+		shown := render(t, Options{Output: "json", ShowSecrets: true}, []watch.Event{secretEvent()})
+		if !strings.Contains(shown, "aHVudGVyMg==") {
+			t.Error("--show-secrets does not show the value")
+		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain-name", "plain-name"},
+		{"a\x1b]0;owned\x07b", `a^[]0;owned\x07b`},
+		{"line\r\nbreak", `line\r\x0abreak`},
+		{"c1\u009bcsi", `c1\u009bcsi`},
+		{"bidi\u202eevil", `bidi\u202eevil`},
+		{"ünïcode", "ünïcode"},
+		{"bad\xffutf8", `bad\ufffdutf8`},
+	}
+	for _, tt := range tests {
+		if got := Escape(tt.in); got != tt.want {
+			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Text from the server never reaches a terminal raw, with or without color.
+func TestHostileTextHuman(t *testing.T) {
+	ev := watch.Event{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "x\x1b]8;;http://evil\x07y\rz", ResourceVersion: "1\x1b[2J", Delta: watch.DeltaAdded}
+	for _, color := range []bool{false, true} {
+		out := render(t, Options{Color: color}, []watch.Event{ev})
+		body := strings.NewReplacer(colorReset, "", colorRed, "", colorGreen, "", colorYellow, "", colorBlue, "", colorMagent, "", colorCyan, "", colorDim, "").Replace(out)
+		if strings.ContainsAny(strings.TrimSuffix(body, "\n"), "\x1b\x07\r\n") {
+			t.Errorf("color=%v: raw control bytes in %q", color, out)
+		}
+	}
+}
