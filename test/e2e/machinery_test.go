@@ -202,4 +202,3 @@ func TestRelist(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-

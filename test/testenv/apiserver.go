@@ -25,6 +25,7 @@ func (c *Cluster) StopAPIServer() error {
 		return nil
 	}
 	c.apiStopped = true
+	defer c.wd.refresh()
 	return c.Env.ControlPlane.APIServer.Stop()
 }
 
@@ -45,6 +46,7 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 	// envtest's APIServer.Start re-uses CertDir (ours, so never removed), the chosen
 	// SecureServing address and port, and the Authn (same client CA) of the first start.
 	err := api.Start()
+	c.wd.refresh()
 	if err == nil {
 		c.apiStopped = false
 	}
@@ -73,10 +75,11 @@ type APIServerHandle struct {
 	Clientset      kubernetes.Interface
 	Dynamic        dynamic.Interface
 
-	dir  string
-	log  *tailBuffer
-	once sync.Once
-	err  error
+	dir    string
+	log    *tailBuffer
+	once   sync.Once
+	err    error
+	onStop func()
 }
 
 // URL is the https URL of this API server.
@@ -89,6 +92,7 @@ func (h *APIServerHandle) Log() string { return h.log.String() }
 func (h *APIServerHandle) Stop() error {
 	h.once.Do(func() {
 		h.err = errors.Join(h.Server.Stop(), os.RemoveAll(h.dir))
+		h.onStop()
 	})
 	return h.err
 }
@@ -121,7 +125,7 @@ func (c *Cluster) StartSecondAPIServer(ctx context.Context) (*APIServerHandle, e
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	h := &APIServerHandle{dir: dir, log: newTail(64 << 10)}
+	h := &APIServerHandle{dir: dir, log: newTail(64 << 10), onStop: c.wd.refresh}
 	s := &envtest.APIServer{
 		Path:         first.Path,
 		CertDir:      dir,
@@ -148,7 +152,9 @@ func (c *Cluster) StartSecondAPIServer(ctx context.Context) (*APIServerHandle, e
 	s.Configure().Set("service-account-issuer", first.SecureServing.URL("https", "/").String())
 	s.Configure().Set("endpoint-reconciler-type", "none")
 	h.Server = s
-	if err := s.Start(); err != nil {
+	err = s.Start()
+	c.wd.refresh()
+	if err != nil {
 		_ = h.Stop()
 		return nil, fmt.Errorf("start second kube-apiserver: %w\n--- output (tail) ---\n%s", err, h.Log())
 	}

@@ -165,7 +165,11 @@ func (c *Cluster) RunPlugin(t testing.TB, ctx context.Context, args ...string) *
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testenv: start kubectl informer: %v", err)
 	}
-	go p.wait()
+	c.wd.refresh()
+	go func() {
+		p.wait()
+		c.wd.refresh()
+	}()
 	t.Cleanup(func() {
 		close(p.closed)
 		select {

@@ -68,6 +68,7 @@ type Cluster struct {
 	Env *envtest.Environment
 
 	opts       Options
+	wd         *watchdog
 	apiLog     *tailBuffer
 	etcdLog    *tailBuffer
 	mu         sync.Mutex // guards the fields below and start/stop of servers
@@ -117,18 +118,24 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 			_ = c.Stop()
 		}
 	}()
-
-	certDir := filepath.Join(dir, "apiserver")
-	if err := os.Mkdir(certDir, 0o700); err != nil {
+	if c.wd, err = startWatchdog(dir); err != nil {
 		return nil, err
+	}
+
+	certDir, dataDir := filepath.Join(dir, "apiserver"), filepath.Join(dir, "etcd")
+	for _, d := range []string{certDir, dataDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
 	}
 	etcdPort, peerPort, apiPort, err := freePorts3()
 	if err != nil {
 		return nil, err
 	}
 	etcd := &envtest.Etcd{
-		Path: filepath.Join(assets, "etcd"),
-		URL:  &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(etcdPort))},
+		Path:    filepath.Join(assets, "etcd"),
+		DataDir: dataDir,
+		URL:     &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(etcdPort))},
 	}
 	etcd.Configure().Set("listen-peer-urls", "http://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(peerPort)))
 	api := &envtest.APIServer{
@@ -150,7 +157,10 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 		ControlPlaneStartTimeout: opts.StartTimeout,
 		ControlPlaneStopTimeout:  opts.StopTimeout,
 	}
-	if _, err := c.Env.Start(); err != nil {
+	_, err = c.Env.Start()
+	c.wd.refresh()
+	c.wd.removeAlso(c.Env.WebhookInstallOptions.LocalServingCertDir)
+	if err != nil {
 		return nil, fmt.Errorf("start control plane (assets %s): %w%s", assets, err, c.logTails())
 	}
 
@@ -201,6 +211,7 @@ func (c *Cluster) Stop() error {
 		errs = append(errs, c.Env.ControlPlane.Stop(), c.Env.WebhookInstallOptions.Cleanup())
 	}
 	errs = append(errs, os.RemoveAll(c.Dir))
+	c.wd.stop()
 	return errors.Join(errs...)
 }
 

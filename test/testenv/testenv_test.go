@@ -2,9 +2,11 @@ package testenv_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -193,4 +196,45 @@ func hostPort(t *testing.T, rawURL string) string {
 		t.Fatal(err)
 	}
 	return u.Host
+}
+
+// TestWatchdog starts a cluster in a child test process that exits without Stop, and checks
+// that the watchdog kills etcd and kube-apiserver and removes the directories.
+func TestWatchdog(t *testing.T) {
+	if os.Getenv("TESTENV_CRASH_HELPER") == "1" {
+		c, err := testenv.Start(context.Background(), testenv.Options{})
+		if err != nil {
+			fmt.Println("ERROR", err)
+			os.Exit(2)
+		}
+		fmt.Println(c.Dir, c.Env.WebhookInstallOptions.LocalServingCertDir, hostPort(t, c.APIServerURL()), hostPort(t, c.EtcdURL()))
+		os.Exit(1) // no Stop
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWatchdog$")
+	cmd.Env = append(os.Environ(), "TESTENV_CRASH_HELPER=1")
+	out, _ := cmd.Output()
+	f := strings.Fields(string(out))
+	if len(f) != 4 || f[0] == "ERROR" {
+		t.Fatalf("helper: %q", out)
+	}
+	dirs, addrs := f[:2], f[2:]
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		for _, a := range addrs {
+			if conn, err := net.DialTimeout("tcp", a, time.Second); err == nil {
+				conn.Close()
+				return false, nil
+			}
+		}
+		for _, d := range dirs {
+			if _, err := os.Stat(d); !os.IsNotExist(err) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("after the helper died, %v still listen or %v still exist: %v", addrs, dirs, err)
+	}
 }

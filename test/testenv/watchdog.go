@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -17,14 +18,19 @@ import (
 //
 // It is a small sh in its own session, reading a pipe whose only writer is this process, so
 // it wakes at EOF when this process exits or Stop closes the pipe. It then kills, by process
-// group id, the groups listed in Dir/pids, and removes Dir. Stop removes Dir (and so the
-// list) before closing the pipe. The list holds the children of this process whose command
-// line mentions Dir (servers' cert and data dirs, --kubeconfig of kubectl and the plugin); it
-// is refreshed after every start of a process. Linux only (it reads /proc); elsewhere the list
+// group id, the groups listed in Dir/pids, and removes the directories listed in Dir/rmdirs,
+// and Dir. Stop removes Dir (and so both lists) before closing the pipe, so then it does
+// nothing. Dir/pids holds the children of this process that lead a process group and whose
+// command line mentions Dir (the servers' cert and data dirs, --kubeconfig of the plugin); it
+// is rewritten after every start and stop. Linux only (it reads /proc); elsewhere the list
 // stays empty.
-const watchdogScript = `read -r _; f="$0/pids"; if [ -f "$f" ]; then for p in $(cat "$f"); do kill -s KILL -- "-$p" 2>/dev/null; done; fi; rm -rf "$0"`
+const watchdogScript = `read -r _
+if [ -f "$0/pids" ]; then for p in $(cat "$0/pids"); do kill -s KILL -- "-$p" 2>/dev/null; done; fi
+if [ -f "$0/rmdirs" ]; then while IFS= read -r d; do rm -rf "$d"; done < "$0/rmdirs"; fi
+rm -rf "$0"`
 
 type watchdog struct {
+	mu  sync.Mutex
 	w   *os.File // write end; closing it (or exiting) wakes the watchdog
 	cmd *exec.Cmd
 	dir string
@@ -53,14 +59,35 @@ func (wd *watchdog) refresh() {
 	if wd == nil {
 		return
 	}
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
 	var b strings.Builder
 	for _, pid := range childrenMentioning(wd.dir) {
+		if pid == wd.cmd.Process.Pid {
+			continue
+		}
 		b.WriteString(strconv.Itoa(pid) + "\n")
 	}
 	tmp := filepath.Join(wd.dir, "pids.tmp")
 	if os.WriteFile(tmp, []byte(b.String()), 0o600) == nil {
 		_ = os.Rename(tmp, filepath.Join(wd.dir, "pids"))
 	}
+}
+
+// removeAlso makes the watchdog remove dirs too (directories envtest makes outside Dir).
+func (wd *watchdog) removeAlso(dirs ...string) {
+	if wd == nil {
+		return
+	}
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	var b strings.Builder
+	for _, d := range dirs {
+		if d != "" {
+			b.WriteString(d + "\n")
+		}
+	}
+	_ = os.WriteFile(filepath.Join(wd.dir, "rmdirs"), []byte(b.String()), 0o600)
 }
 
 // stop lets the watchdog exit; call it after removing dir.
