@@ -134,15 +134,16 @@ func (t *tap) recordError(ctx context.Context, verb string, err error) {
 		return
 	}
 	msg := err.Error()
+	reason := errorReason(err)
 	t.mu.Lock()
 	dup := msg == t.lastErrMsg
 	t.lastErrMsg = msg
-	t.lastReason = msg
+	t.lastReason = reason + ": " + msg
 	t.mu.Unlock()
 	if dup {
 		return
 	}
-	t.ri.emit(ctx, Event{Type: Error, Verb: verb, Reason: errorReason(err), Message: msg})
+	t.ri.emit(ctx, Event{Type: Error, Verb: verb, Reason: reason, Message: msg})
 }
 
 // errorReason names an error the way the API does (Forbidden, Expired, Timeout, ...), or by its

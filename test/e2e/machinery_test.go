@@ -130,7 +130,7 @@ func TestRelist(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.StopAPIServer(); err != nil {
+		if err := c.KillAPIServer(); err != nil {
 			t.Fatal(err)
 		}
 		cms := second.Clientset.CoreV1().ConfigMaps(ns)

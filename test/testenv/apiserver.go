@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"sync"
 
 	"k8s.io/client-go/dynamic"
@@ -27,6 +29,34 @@ func (c *Cluster) StopAPIServer() error {
 	c.apiStopped = true
 	defer c.wd.refresh()
 	return c.Env.ControlPlane.APIServer.Stop()
+}
+
+// KillAPIServer crashes the (first) API server with SIGKILL, as a node failure would: open
+// watches are cut without a graceful shutdown (which would wait for them). It is then
+// stopped as StopAPIServer leaves it, ready for RestartAPIServer.
+func (c *Cluster) KillAPIServer() error {
+	c.mu.Lock()
+	if c.stopped || c.apiStopped {
+		c.mu.Unlock()
+		return nil
+	}
+	api := c.Env.ControlPlane.APIServer
+	var killed bool
+	for _, pid := range childrenMentioning(api.CertDir) {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		// Exactly this server: a second one's cert dir may share the first's as a prefix.
+		if strings.Contains(string(cmdline), "kube-apiserver") && strings.Contains(string(cmdline), "--cert-dir="+api.CertDir+"\x00") {
+			if err := syscall.Kill(-pid, syscall.SIGKILL); err == nil {
+				killed = true
+			}
+		}
+	}
+	c.mu.Unlock()
+	if !killed {
+		return errors.New("testenv: no kube-apiserver process found to kill")
+	}
+	// Reap it through envtest, which now finds it gone at once.
+	return c.StopAPIServer()
 }
 
 // RestartAPIServer starts the API server stopped by StopAPIServer again, on the same address
