@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"sync"
+	"syscall"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
