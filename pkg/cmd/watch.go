@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,13 @@ type WatchOptions struct {
 	ShowSecrets   bool
 	Color         string
 
+	Workers        int
+	ReconcileTime  time.Duration
+	FailRate       float64
+	RateLimiter    string
+	ShowReconciles bool
+	NoSummary      bool
+
 	resourceArg string
 	name        string
 	namespace   string
@@ -55,7 +63,7 @@ type WatchOptions struct {
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto"}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default"}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -94,11 +102,17 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
 	f.BoolVar(&o.ShowSecrets, "show-secrets", o.ShowSecrets, "Show Secret values instead of redacting them.")
 	f.StringVar(&o.Color, "color", o.Color, "Color human output: auto (a terminal, NO_COLOR unset), always or never.")
+	f.IntVar(&o.Workers, "workers", o.Workers, "Simulated workers draining the workqueue behind the informer.")
+	f.DurationVar(&o.ReconcileTime, "reconcile-time", o.ReconcileTime, "Simulated work per key (e.g. 200ms).")
+	f.Float64Var(&o.FailRate, "fail-rate", o.FailRate, "Fraction (0..1) of reconciles that fail and are requeued rate-limited.")
+	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
+	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
+	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
 	return cmd
 }
 
 // Complete parses the arguments and reads the namespace from the kubeconfig.
-func (o *WatchOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.resourceArg = args[0]
 	if len(args) == 2 {
 		o.name = args[1]
@@ -119,6 +133,12 @@ func (o *WatchOptions) Complete(_ *cobra.Command, args []string) error {
 	o.namespace = ns
 	if o.AllNamespaces {
 		o.namespace = ""
+	}
+	// Simulating workers is asking to see them.
+	for _, name := range []string{"workers", "reconcile-time", "fail-rate", "rate-limiter"} {
+		if cmd != nil && cmd.Flags().Changed(name) {
+			o.ShowReconciles = true
+		}
 	}
 	switch o.Color {
 	case "always":
@@ -149,6 +169,18 @@ func (o *WatchOptions) Validate() error {
 	case "auto", "always", "never":
 	default:
 		return fmt.Errorf("--color must be one of auto, always, never; got %q", o.Color)
+	}
+	if o.Workers < 1 {
+		return fmt.Errorf("--workers must be >= 1, got %d", o.Workers)
+	}
+	if o.ReconcileTime < 0 {
+		return fmt.Errorf("--reconcile-time must be >= 0, got %s", o.ReconcileTime)
+	}
+	if o.FailRate < 0 || o.FailRate > 1 || o.FailRate != o.FailRate {
+		return fmt.Errorf("--fail-rate must be between 0 and 1, got %v", o.FailRate)
+	}
+	if !slices.Contains(watch.RateLimiters, o.RateLimiter) {
+		return fmt.Errorf("--rate-limiter must be one of %s; got %q", strings.Join(watch.RateLimiters, ", "), o.RateLimiter)
 	}
 	if _, err := labels.Parse(o.LabelSelector); err != nil {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
@@ -217,21 +249,27 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.fieldSelector(),
 		Resync:        o.Resync,
+		Queue: watch.QueueConfig{
+			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
+		},
 	}
 	events := make(chan watch.Event, 1024)
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
 	p := printer.New(o.Out, printer.Options{
-		Output:        o.Output,
-		Color:         o.useColor,
-		ShowBookmarks: o.ShowBookmarks,
-		ShowSecrets:   o.ShowSecrets,
-		FlushEach:     true,
-		PluginVersion: Version,
+		Output:         o.Output,
+		Color:          o.useColor,
+		ShowBookmarks:  o.ShowBookmarks,
+		ShowSecrets:    o.ShowSecrets,
+		ShowReconciles: o.ShowReconciles,
+		FlushEach:      true,
+		PluginVersion:  Version,
 	})
+	summary := printer.NewSummary()
 	var writeErr error
 	for ev := range events {
+		summary.Add(&ev)
 		if writeErr != nil {
 			continue // drain until the informers stop
 		}
@@ -243,5 +281,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if writeErr == nil {
 		writeErr = p.Flush()
 	}
-	return <-done
+	err = <-done
+	if err == nil && writeErr == nil && !o.NoSummary {
+		_ = summary.Write(o.ErrOut)
+	}
+	return err
 }

@@ -27,6 +27,37 @@ type objectRecord struct {
 	Delta              watch.Delta    `json:"delta"`
 	Tombstone          bool           `json:"tombstone"`
 	Object             map[string]any `json:"object"`
+	Queue              *queueRecord   `json:"queue,omitempty"`
+}
+
+// queueRecord is the workqueue's figures (the standard metrics) at one moment.
+type queueRecord struct {
+	Depth   int64 `json:"depth"`
+	Adds    int64 `json:"adds"`
+	Retries int64 `json:"retries"`
+}
+
+func queueOf(q *watch.QueueFigures) *queueRecord {
+	if q == nil {
+		return nil
+	}
+	return &queueRecord{Depth: q.Depth, Adds: q.Adds, Retries: q.Retries}
+}
+
+// reconciledRecord is a simulated worker's reconcile of one key.
+type reconciledRecord struct {
+	Time     string       `json:"time"`
+	Type     watch.Type   `json:"type"`
+	Group    string       `json:"group"`
+	Version  string       `json:"version"`
+	Resource string       `json:"resource"`
+	Kind     string       `json:"kind"`
+	Key      string       `json:"key"`
+	WaitMs   float64      `json:"waitMs"`
+	WorkMs   float64      `json:"workMs"`
+	Requeues int          `json:"requeues"`
+	Error    bool         `json:"error"`
+	Queue    *queueRecord `json:"queue"`
 }
 
 // lifecycleRecord is a lifecycle event in the JSON contract; each type fills its own fields.
@@ -83,6 +114,9 @@ type informerRecord struct {
 
 func ptr[T any](v T) *T { return &v }
 
+// msFloat is a duration in milliseconds with microsecond precision.
+func msFloat(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
 func formatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // record builds the JSON value of an event.
@@ -101,7 +135,15 @@ func (p *Printer) record(ev *watch.Event) any {
 		if ev.Object != nil {
 			r.Object = p.redact(ev.Resource, ev.Object.Object)
 		}
+		r.Queue = queueOf(ev.Queue)
 		return r
+	case ev.Type == watch.Reconciled:
+		return reconciledRecord{
+			Time: formatTime(ev.Time), Type: ev.Type,
+			Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
+			Key: ev.Key, WaitMs: msFloat(ev.Wait), WorkMs: msFloat(ev.Work), Requeues: ev.Requeues, Error: ev.Failed,
+			Queue: queueOf(ev.Queue),
+		}
 	case ev.Type == watch.Informer:
 		info := ev.Info
 		r := informerRecord{

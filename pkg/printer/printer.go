@@ -19,6 +19,8 @@ type Options struct {
 	Color         bool
 	ShowBookmarks bool
 	ShowSecrets   bool
+	// ShowReconciles prints Reconciled lines in human output (always in JSON).
+	ShowReconciles bool
 	// FlushEach flushes after every event, so `| grep` and terminals see lines live.
 	FlushEach     bool
 	PluginVersion string
@@ -96,6 +98,9 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 	if ev.Type == watch.Bookmark && !p.opts.ShowBookmarks {
 		return nil
 	}
+	if ev.Type == watch.Reconciled && !p.opts.ShowReconciles {
+		return nil
+	}
 	var b strings.Builder
 	b.WriteString(p.paint(colorDim, ev.Time.Local().Format("15:04:05.000")))
 	b.WriteString("  ")
@@ -127,6 +132,9 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) {
 		b.WriteString(Escape(ev.OldResourceVersion) + "→" + Escape(ev.ResourceVersion))
 	default:
 		b.WriteString(Escape(ev.ResourceVersion))
+	}
+	if ev.Queue != nil {
+		fmt.Fprintf(b, "  queue=%d", ev.Queue.Depth)
 	}
 	var tags []string
 	switch {
@@ -178,6 +186,15 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 			ev.Counts.Added, ev.Counts.Updated, ev.Counts.Deleted, ev.Counts.Unchanged)
 		if ev.Reason != "" {
 			fmt.Fprintf(b, " (after: %s)", Escape(ev.Reason))
+		}
+	case watch.Reconciled:
+		result := p.paint(colorGreen, "ok")
+		if ev.Failed {
+			result = p.paint(colorRed, "failed, requeued with backoff")
+		}
+		fmt.Fprintf(b, "%s  waited %s, worked %s, requeues %d: %s", Escape(ev.Key), ms(ev.Wait), ms(ev.Work), ev.Requeues, result)
+		if ev.Queue != nil {
+			fmt.Fprintf(b, "  queue=%d", ev.Queue.Depth)
 		}
 	case watch.Error:
 		if ev.Verb != "" {

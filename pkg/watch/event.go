@@ -27,6 +27,7 @@ const (
 	Resync      Type = "Resync"
 	Relist      Type = "Relist"
 	Error       Type = "Error"
+	Reconciled  Type = "Reconciled"
 )
 
 // IsObject reports whether t is an object event (Added, Updated or Deleted).
@@ -83,6 +84,16 @@ type Event struct {
 	Tombstone          bool
 	Object             *unstructured.Unstructured
 	OldObject          *unstructured.Unstructured
+	// Queue holds the workqueue's figures right after this event was enqueued (object
+	// events) or after the key was Done (Reconciled).
+	Queue *QueueFigures
+
+	// Reconciled events.
+	Key      string        // namespace/name, as cache.MetaNamespaceKeyFunc makes it
+	Wait     time.Duration // from the key's first add (or its failure) to a worker taking it
+	Work     time.Duration // the simulated reconcile
+	Requeues int           // rate-limited requeues of this key before this reconcile
+	Failed   bool          // the reconcile failed and the key was requeued rate-limited
 
 	// Lifecycle events.
 	Items               int           // List, Synced, Resync

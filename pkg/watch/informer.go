@@ -25,6 +25,7 @@ type Config struct {
 	LabelSelector string
 	FieldSelector string
 	Resync        time.Duration
+	Queue         QueueConfig
 }
 
 // Run starts one informer per resource, sends what they receive to out, and returns when ctx is
@@ -38,8 +39,15 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 		return nil
 	}
 	var wg sync.WaitGroup
+	var informers []*resourceInformer
 	for _, res := range cfg.Resources {
-		ri := newResourceInformer(cfg, res, out)
+		ri, err := newResourceInformer(cfg, res, out)
+		if err != nil {
+			return err
+		}
+		informers = append(informers, ri)
+	}
+	for _, ri := range informers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -94,11 +102,17 @@ type resourceInformer struct {
 	wg      sync.WaitGroup
 	start   time.Time
 	synced  bool
+	queue   *workQueue
 	ctx     context.Context // the run's context, for the delta processor
 }
 
-func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) *resourceInformer {
+func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
 	ri := &resourceInformer{cfg: cfg, res: res, out: out}
+	wq, err := newWorkQueue(res.String(), cfg.Queue)
+	if err != nil {
+		return nil, err
+	}
+	ri.queue = wq
 	ns := ""
 	if res.Namespaced {
 		ns = cfg.Namespace
@@ -112,7 +126,7 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) *
 		UnlockWhileProcessing: clientfeatures.FeatureGates().Enabled(clientfeatures.UnlockWhileProcessingFIFO),
 		EmitDeltaTypeBookmark: true,
 	})
-	return ri
+	return ri, nil
 }
 
 func (ri *resourceInformer) tweak(opts *metav1.ListOptions) {
@@ -144,6 +158,7 @@ func (ri *resourceInformer) run(ctx context.Context) {
 		Process:                      ri.process,
 		WatchErrorHandlerWithContext: ri.onWatchError,
 	})
+	ri.queue.run(ctx, &ri.wg, func(ev Event) { ri.emit(ctx, ev) })
 	ctrl.RunWithContext(ctx)
 	ri.wg.Wait()
 }

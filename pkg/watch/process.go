@@ -182,6 +182,10 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 	if old != nil {
 		ev.OldResourceVersion = old.GetResourceVersion()
 	}
+	// Enqueue the key as a controller's handler does, tombstones included.
+	if key, err := cache.MetaNamespaceKeyFunc(cur); err == nil {
+		ev.Queue = ri.queue.add(key)
+	}
 	ri.emit(ri.ctx, ev)
 }
 

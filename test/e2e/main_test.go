@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -94,3 +95,5 @@ func runPlugin(t *testing.T, c *testenv.Cluster, args ...string) result {
 	}
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
+
+func jsonLine(b []byte, v any) error { return json.Unmarshal(b, v) }

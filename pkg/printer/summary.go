@@ -1,0 +1,126 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Summary counts what a run saw, for the exit summary on stderr.
+type Summary struct {
+	start      time.Time
+	byType     map[watch.Type]int
+	byDelta    map[watch.Type]map[watch.Delta]int
+	reconciles int
+	failed     int
+	waits      []time.Duration
+	works      []time.Duration
+	maxDepth   int64
+	last       map[string]watch.QueueFigures // per resource
+	watches    map[string]int                // per resource
+}
+
+// NewSummary starts counting now.
+func NewSummary() *Summary {
+	return &Summary{
+		start:   time.Now(),
+		byType:  map[watch.Type]int{},
+		byDelta: map[watch.Type]map[watch.Delta]int{},
+		last:    map[string]watch.QueueFigures{},
+		watches: map[string]int{},
+	}
+}
+
+// Add counts one event.
+func (s *Summary) Add(ev *watch.Event) {
+	s.byType[ev.Type]++
+	if ev.Type.IsObject() {
+		if s.byDelta[ev.Type] == nil {
+			s.byDelta[ev.Type] = map[watch.Delta]int{}
+		}
+		s.byDelta[ev.Type][ev.Delta]++
+	}
+	switch ev.Type {
+	case watch.Reconciled:
+		s.reconciles++
+		if ev.Failed {
+			s.failed++
+		}
+		s.waits = append(s.waits, ev.Wait)
+		s.works = append(s.works, ev.Work)
+	case watch.Watch:
+		s.watches[ev.Resource.String()]++
+	}
+	if ev.Queue != nil {
+		s.maxDepth = max(s.maxDepth, ev.Queue.Depth)
+		s.last[ev.Resource.String()] = *ev.Queue
+	}
+}
+
+// percentile returns the p-th percentile (0..1) by the nearest-rank method.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	i := int(float64(len(sorted))*p+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// Write prints the summary as a few lines.
+func (s *Summary) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- kubectl informer: summary after %s ---\n", time.Since(s.start).Round(time.Millisecond))
+	var parts []string
+	for _, t := range []watch.Type{watch.Added, watch.Updated, watch.Deleted} {
+		if s.byType[t] == 0 {
+			continue
+		}
+		var deltas []string
+		for _, d := range []watch.Delta{watch.DeltaAdded, watch.DeltaUpdated, watch.DeltaDeleted, watch.DeltaReplaced, watch.DeltaSync} {
+			if n := s.byDelta[t][d]; n > 0 {
+				deltas = append(deltas, fmt.Sprintf("%s %d", d, n))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%s)", t, s.byType[t], strings.Join(deltas, ", ")))
+	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
+	fmt.Fprintf(&b, "events: %s\n", strings.Join(parts, "; "))
+	restarts := 0
+	for _, n := range s.watches {
+		restarts += max(n-1, 0)
+	}
+	fmt.Fprintf(&b, "informer: %d lists, %d relists, %d watch restarts, %d watch closes, %d errors, %d resyncs, %d bookmarks\n",
+		s.byType[watch.List], s.byType[watch.Relist], restarts, s.byType[watch.WatchClosed], s.byType[watch.Error],
+		s.byType[watch.Resync], s.byType[watch.Bookmark])
+	var final, adds, retries int64
+	for _, q := range s.last {
+		final += q.Depth
+		adds += q.Adds
+		retries += q.Retries
+	}
+	fmt.Fprintf(&b, "queue: %d adds, %d retries, depth max %d, final %d; %d reconciles (%d failed)",
+		adds, retries, s.maxDepth, final, s.reconciles, s.failed)
+	if s.reconciles > 0 {
+		fmt.Fprintf(&b, ", wait p50 %s p99 %s, work p50 %s p99 %s",
+			roundMs(percentile(s.waits, 0.5)), roundMs(percentile(s.waits, 0.99)),
+			roundMs(percentile(s.works, 0.5)), roundMs(percentile(s.works, 0.99)))
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func roundMs(d time.Duration) string {
+	if d < time.Millisecond {
+		return d.Round(time.Microsecond).String()
+	}
+	return d.Round(100 * time.Microsecond).String()
+}

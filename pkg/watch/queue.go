@@ -1,0 +1,201 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// QueueConfig describes the controller-style workqueue behind the informer and the simulated
+// workers that drain it.
+type QueueConfig struct {
+	Workers       int           // simulated workers (>= 1)
+	ReconcileTime time.Duration // simulated work per key
+	FailRate      float64       // fraction of reconciles that fail (0..1)
+	RateLimiter   string        // one of RateLimiters
+	// Rand returns a number in [0,1); nil uses math/rand. Tests set it.
+	Rand func() float64
+}
+
+// RateLimiters are the --rate-limiter choices, named after client-go's constructors.
+var RateLimiters = []string{"default", "exponential", "bucket", "fast-slow"}
+
+// QueueFigures are the queue's standard metrics at one moment.
+type QueueFigures struct {
+	Depth   int64
+	Adds    int64
+	Retries int64
+}
+
+// newRateLimiter returns client-go's rate limiter for a --rate-limiter name.
+func newRateLimiter(name string) (workqueue.TypedRateLimiter[string], error) {
+	switch name {
+	case "", "default":
+		// max(per-item exponential 5ms..1000s, overall token bucket 10 qps / burst 100)
+		return workqueue.DefaultTypedControllerRateLimiter[string](), nil
+	case "exponential":
+		return workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 1000*time.Second), nil
+	case "bucket":
+		return &workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)}, nil
+	case "fast-slow":
+		return workqueue.NewTypedItemFastSlowRateLimiter[string](5*time.Millisecond, 10*time.Second, 5), nil
+	}
+	return nil, fmt.Errorf("unknown rate limiter %q", name)
+}
+
+// queueMetrics records the standard workqueue metrics for one named queue; it is the queue's
+// MetricsProvider, so the figures are exactly what a controller's /metrics would export.
+type queueMetrics struct {
+	depth, adds, retries      atomic.Int64
+	latencyCount, workCount   atomic.Int64
+	unfinished, longestRunner atomic.Uint64 // float64 bits
+}
+
+type gauge struct{ v *atomic.Int64 }
+
+func (g gauge) Inc() { g.v.Add(1) }
+func (g gauge) Dec() { g.v.Add(-1) }
+
+type counter struct{ v *atomic.Int64 }
+
+func (c counter) Inc() { c.v.Add(1) }
+
+type histogram struct{ count *atomic.Int64 }
+
+func (h histogram) Observe(float64) { h.count.Add(1) }
+
+type settable struct{ v *atomic.Uint64 }
+
+func (s settable) Set(f float64) { s.v.Store(math.Float64bits(f)) }
+
+func (m *queueMetrics) NewDepthMetric(string) workqueue.GaugeMetric     { return gauge{&m.depth} }
+func (m *queueMetrics) NewAddsMetric(string) workqueue.CounterMetric    { return counter{&m.adds} }
+func (m *queueMetrics) NewRetriesMetric(string) workqueue.CounterMetric { return counter{&m.retries} }
+func (m *queueMetrics) NewLatencyMetric(string) workqueue.HistogramMetric {
+	return histogram{&m.latencyCount}
+}
+func (m *queueMetrics) NewWorkDurationMetric(string) workqueue.HistogramMetric {
+	return histogram{&m.workCount}
+}
+func (m *queueMetrics) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return settable{&m.unfinished}
+}
+func (m *queueMetrics) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGaugeMetric {
+	return settable{&m.longestRunner}
+}
+
+// workQueue is a controller's queue: handlers add namespace/name keys, keys coalesce while they
+// wait, workers reconcile them and failures come back rate-limited.
+type workQueue struct {
+	cfg     QueueConfig
+	q       workqueue.TypedRateLimitingInterface[string]
+	metrics *queueMetrics
+
+	mu      sync.Mutex
+	waiting map[string]time.Time // key -> when it was first added since a worker last took it
+	rnd     func() float64
+}
+
+func newWorkQueue(name string, cfg QueueConfig) (*workQueue, error) {
+	limiter, err := newRateLimiter(cfg.RateLimiter)
+	if err != nil {
+		return nil, err
+	}
+	m := &queueMetrics{}
+	wq := &workQueue{
+		cfg:     cfg,
+		metrics: m,
+		waiting: map[string]time.Time{},
+		rnd:     cfg.Rand,
+		q: workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{
+			Name:            name,
+			MetricsProvider: m,
+		}),
+	}
+	if wq.rnd == nil {
+		wq.rnd = rand.Float64
+	}
+	return wq, nil
+}
+
+// add enqueues key as an event handler would, and returns the figures right after.
+func (wq *workQueue) add(key string) *QueueFigures {
+	wq.mu.Lock()
+	if _, ok := wq.waiting[key]; !ok {
+		wq.waiting[key] = time.Now()
+	}
+	wq.q.Add(key)
+	wq.mu.Unlock()
+	return wq.figures()
+}
+
+func (wq *workQueue) figures() *QueueFigures {
+	return &QueueFigures{Depth: wq.metrics.depth.Load(), Adds: wq.metrics.adds.Load(), Retries: wq.metrics.retries.Load()}
+}
+
+// run starts the workers; they stop when the queue shuts down.
+func (wq *workQueue) run(ctx context.Context, wg *sync.WaitGroup, emit func(Event)) {
+	workers := max(wq.cfg.Workers, 1)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for wq.processNext(ctx, emit) {
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-ctx.Done()
+		wq.q.ShutDown()
+	}()
+}
+
+func (wq *workQueue) processNext(ctx context.Context, emit func(Event)) bool {
+	key, shutdown := wq.q.Get()
+	if shutdown {
+		return false
+	}
+	got := time.Now()
+	wq.mu.Lock()
+	added, ok := wq.waiting[key]
+	delete(wq.waiting, key)
+	wq.mu.Unlock()
+	var wait time.Duration
+	if ok {
+		wait = got.Sub(added)
+	}
+	if wq.cfg.ReconcileTime > 0 {
+		t := time.NewTimer(wq.cfg.ReconcileTime)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	requeues := wq.q.NumRequeues(key)
+	failed := wq.cfg.FailRate > 0 && wq.rnd() < wq.cfg.FailRate
+	if failed {
+		wq.mu.Lock()
+		// The retry's wait counts from the failure, so it includes the backoff.
+		if _, ok := wq.waiting[key]; !ok {
+			wq.waiting[key] = time.Now()
+		}
+		wq.q.AddRateLimited(key)
+		wq.mu.Unlock()
+	} else {
+		wq.q.Forget(key)
+	}
+	work := time.Since(got)
+	wq.q.Done(key)
+	emit(Event{Type: Reconciled, Key: key, Wait: wait, Work: work, Requeues: requeues, Failed: failed, Queue: wq.figures()})
+	return true
+}

@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func queueDepth(m map[string]any) int {
+	q, _ := m["queue"].(map[string]any)
+	return num(q["depth"])
+}
+
+// Many updates to one key while it waits give one reconcile: one 200ms worker, 50 updates
+// over 5 objects.
+func TestQueueCoalescing(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, cluster)
+	names := []string{"a", "b", "c", "d", "e"}
+	createConfigMaps(t, cluster.Clientset, ns, names...)
+	p := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--workers", "1", "--reconcile-time", "200ms")
+	p.AwaitJSON(t, await, is("Synced", ""))
+	cms := cluster.Clientset.CoreV1().ConfigMaps(ns)
+	const updates = 50
+	for i := range updates {
+		patch := fmt.Sprintf(`{"data":{"v":"update-%d"}}`, i)
+		if _, err := cms.Patch(ctx, names[i%len(names)], types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	maxDepth := 0
+	for range updates {
+		u := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Updated" && m["delta"] == "Updated" })
+		maxDepth = max(maxDepth, queueDepth(u))
+	}
+	// The queue drains: a reconcile leaves it empty.
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Reconciled" && queueDepth(m) == 0 })
+	var seenUpdate bool
+	reconciles := 0
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) != nil {
+			continue
+		}
+		if m["type"] == "Updated" {
+			seenUpdate = true
+		}
+		if m["type"] == "Reconciled" && seenUpdate {
+			reconciles++
+			wantField(t, m, "error", false)
+		}
+	}
+	t.Logf("%d updates, %d reconciles after the first update, max depth %d", updates, reconciles, maxDepth)
+	if reconciles >= updates {
+		t.Errorf("%d reconciles for %d updates: keys did not coalesce", reconciles, updates)
+	}
+	if reconciles < len(names) {
+		t.Errorf("%d reconciles, want at least one per object (%d)", reconciles, len(names))
+	}
+	if maxDepth < 3 {
+		t.Errorf("queue depth reached %d, want >= 3", maxDepth)
+	}
+}
+
+// A key whose reconcile always fails is retried with growing backoff, and retries are counted.
+func TestQueueBackoff(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, cluster)
+	createConfigMaps(t, cluster.Clientset, ns, "x")
+	p := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--fail-rate", "1")
+	key := ns + "/x"
+	for i := range 7 {
+		r := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Reconciled" && m["key"] == key })
+		wantField(t, r, "error", true)
+		if got := num(r["requeues"]); got != i {
+			t.Errorf("reconcile %d: requeues = %d, want %d", i, got, i)
+		}
+		if i > 0 {
+			// The default controller rate limiter waits at least 5ms * 2^(n-1) before retry n.
+			minWait := float64(5*time.Millisecond<<(i-1)) / float64(time.Millisecond)
+			if w := r["waitMs"].(float64); w < minWait {
+				t.Errorf("retry %d waited %.3fms, want >= %.0fms (backoff)", i, w, minWait)
+			}
+		}
+		if q := r["queue"].(map[string]any); i > 0 && num(q["retries"]) < i {
+			t.Errorf("retry %d: queue retries = %v", i, q["retries"])
+		}
+	}
+}
