@@ -42,7 +42,8 @@ func sample() []watch.Event {
 		{Type: watch.Added, Time: at(0), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", InitialList: true, Delta: watch.DeltaReplaced, Object: obj("demo", "web", "90")},
 		{Type: watch.Synced, Time: at(0), Resource: deploy, Items: 1, Duration: 15 * time.Millisecond, ResourceVersion: "100"},
 		{Type: watch.Added, Time: at(1), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "101", Delta: watch.DeltaAdded, Object: obj("demo", "api", "101")},
-		{Type: watch.Updated, Time: at(2), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", OldResourceVersion: "101", Delta: watch.DeltaUpdated, Object: obj("demo", "api", "102")},
+		{Type: watch.Updated, Time: at(2), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", OldResourceVersion: "101", Delta: watch.DeltaUpdated, Object: obj("demo", "api", "102"), Queue: &watch.QueueFigures{Depth: 2, Adds: 3, Retries: 0}},
+		{Type: watch.Reconciled, Time: at(3), Resource: deploy, Key: "demo/api", Wait: 1500 * time.Microsecond, Work: 200 * time.Millisecond, Requeues: 1, Failed: true, Queue: &watch.QueueFigures{Depth: 1, Adds: 3, Retries: 1}},
 		{Type: watch.Resync, Time: at(30), Resource: deploy, Items: 2},
 		{Type: watch.Updated, Time: at(30), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", OldResourceVersion: "90", Delta: watch.DeltaSync, Object: obj("demo", "web", "90")},
 		{Type: watch.WatchClosed, Time: at(40), Resource: deploy, Reason: "connection lost or closed by the server after 40s", ResourceVersion: "102"},
@@ -94,6 +95,7 @@ func TestHumanGolden(t *testing.T) {
 	golden(t, "human.txt", render(t, Options{}, sample()))
 	golden(t, "human-bookmarks.txt", render(t, Options{ShowBookmarks: true}, sample()))
 	golden(t, "human-color.txt", render(t, Options{Color: true}, sample()))
+	golden(t, "human-reconciles.txt", render(t, Options{ShowReconciles: true}, sample()))
 }
 
 func TestJSONGolden(t *testing.T) {
@@ -118,6 +120,7 @@ func TestJSONContract(t *testing.T) {
 		"Resync":      {"items"},
 		"Relist":      {"reason", "fromResourceVersion", "resourceVersion", "added", "updated", "deleted", "unchanged"},
 		"Error":       {"message", "reason"},
+		"Reconciled":  {"key", "waitMs", "workMs", "requeues", "error", "queue"},
 	}
 	seen := map[string]bool{}
 	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -217,5 +220,41 @@ func TestHostileTextHuman(t *testing.T) {
 		if strings.ContainsAny(strings.TrimSuffix(body, "\n"), "\x1b\x07\r\n") {
 			t.Errorf("color=%v: raw control bytes in %q", color, out)
 		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	s := NewSummary()
+	for _, ev := range sample() {
+		s.Add(&ev)
+	}
+	var buf bytes.Buffer
+	if err := s.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"events: Added 3 (Added 1, Replaced 2); Updated 3 (Updated 1, Replaced 1, Sync 1); Deleted 2 (Deleted 2)",
+		"informer: 1 lists, 1 relists, 0 watch restarts, 1 watch closes, 1 errors, 1 resyncs, 1 bookmarks",
+		"queue: 3 adds, 1 retries, depth max 2, final 1; 1 reconciles (1 failed), wait p50 1.5ms p99 1.5ms, work p50 200ms p99 200ms",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	ds := []time.Duration{5, 1, 4, 2, 3, 10, 9, 8, 7, 6}
+	for _, tt := range []struct {
+		p    float64
+		want time.Duration
+	}{{0.5, 5}, {0.99, 10}, {0.1, 1}, {1, 10}} {
+		if got := percentile(ds, tt.p); got != tt.want {
+			t.Errorf("percentile(%v) = %v, want %v", tt.p, got, tt.want)
+		}
+	}
+	if percentile(nil, 0.5) != 0 {
+		t.Error("empty percentile")
 	}
 }
