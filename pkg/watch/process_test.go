@@ -1,0 +1,167 @@
+package watch
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+var cms = discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+
+func cm(name, rv string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}
+	u.SetNamespace("ns")
+	u.SetName(name)
+	u.SetResourceVersion(rv)
+	return u
+}
+
+// newTestInformer returns a resource informer whose delta processor can be fed by hand; its
+// queue has no workers, so depths only grow.
+func newTestInformer(t *testing.T) (*resourceInformer, chan Event) {
+	t.Helper()
+	out := make(chan Event, 100)
+	ri, err := newResourceInformer(Config{Client: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()), Resources: []discovery.Resource{cms}}, cms, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri.ctx = context.Background()
+	ri.start = time.Now()
+	t.Cleanup(ri.queue.q.ShutDown)
+	return ri, out
+}
+
+type line struct {
+	Type      Type
+	Delta     Delta
+	Name      string
+	RV, OldRV string
+	Initial   bool
+	Tombstone bool
+	Counts    RelistCounts
+	Items     int
+	Depth     int64
+}
+
+func drain(out chan Event) []line {
+	var got []line
+	for {
+		select {
+		case ev := <-out:
+			l := line{Type: ev.Type, Delta: ev.Delta, Name: ev.Name, RV: ev.ResourceVersion, OldRV: ev.OldResourceVersion,
+				Initial: ev.InitialList, Tombstone: ev.Tombstone, Counts: ev.Counts, Items: ev.Items}
+			if ev.Queue != nil {
+				l.Depth = ev.Queue.Depth
+			}
+			if ev.Type == Relist || ev.Type == Synced {
+				l.RV = ""
+			}
+			got = append(got, l)
+		default:
+			return got
+		}
+	}
+}
+
+func feed(t *testing.T, ri *resourceInformer, initial bool, deltas ...cache.Delta) {
+	t.Helper()
+	for _, d := range deltas {
+		if err := ri.process(cache.Deltas{d}, initial); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func replacedAll(rv string, objs ...*unstructured.Unstructured) cache.Delta {
+	var items []interface{}
+	for _, o := range objs {
+		items = append(items, o)
+	}
+	return cache.Delta{Type: cache.ReplacedAll, Object: cache.ReplacedAllInfo{ResourceVersion: rv, Objects: items}}
+}
+
+func TestProcessLifecycle(t *testing.T) {
+	ri, out := newTestInformer(t)
+	feed(t, ri, true, replacedAll("10", cm("a", "1"), cm("b", "2"), cm("c", "3")))
+	feed(t, ri, false,
+		cache.Delta{Type: cache.Added, Object: cm("d", "11")},
+		cache.Delta{Type: cache.Updated, Object: cm("a", "12")},
+		cache.Delta{Type: cache.Deleted, Object: cm("d", "13")},
+		cache.Delta{Type: cache.SyncAll, Object: cache.SyncAllInfo{}},
+	)
+	// A relist: b gone, a changed, c unchanged, e new.
+	ri.tap.pendingList = []listInfo{{reason: "Expired: too old", fromRV: "13"}}
+	feed(t, ri, false, replacedAll("20", cm("a", "15"), cm("c", "3"), cm("e", "16")))
+	// A tombstone as a non-atomic queue hands it over.
+	feed(t, ri, false, cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/e", Obj: cm("e", "16")}})
+
+	got := drain(out)
+	want := []line{
+		{Type: Added, Delta: DeltaReplaced, Name: "a", RV: "1", Initial: true, Depth: 1},
+		{Type: Added, Delta: DeltaReplaced, Name: "b", RV: "2", Initial: true, Depth: 2},
+		{Type: Added, Delta: DeltaReplaced, Name: "c", RV: "3", Initial: true, Depth: 3},
+		{Type: Synced, Items: 3},
+		{Type: Added, Delta: DeltaAdded, Name: "d", RV: "11", Depth: 4},
+		{Type: Updated, Delta: DeltaUpdated, Name: "a", RV: "12", OldRV: "1", Depth: 4}, // a coalesces
+		{Type: Deleted, Delta: DeltaDeleted, Name: "d", RV: "13", Depth: 4},
+		{Type: Resync, Items: 3},
+		{Type: Updated, Delta: DeltaSync, Name: "a", RV: "12", OldRV: "12", Depth: 4},
+		{Type: Updated, Delta: DeltaSync, Name: "b", RV: "2", OldRV: "2", Depth: 4},
+		{Type: Updated, Delta: DeltaSync, Name: "c", RV: "3", OldRV: "3", Depth: 4},
+		{Type: Relist, Counts: RelistCounts{Added: 1, Updated: 1, Deleted: 1, Unchanged: 1}},
+		{Type: Deleted, Delta: DeltaDeleted, Name: "b", RV: "2", Tombstone: true, Depth: 4},
+		{Type: Updated, Delta: DeltaReplaced, Name: "a", RV: "15", OldRV: "12", Depth: 4},
+		{Type: Updated, Delta: DeltaReplaced, Name: "c", RV: "3", OldRV: "3", Depth: 4},
+		{Type: Added, Delta: DeltaReplaced, Name: "e", RV: "16", Depth: 5},
+		{Type: Deleted, Delta: DeltaDeleted, Name: "e", RV: "16", Tombstone: true, Depth: 5},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if keys := ri.indexer.ListKeys(); len(keys) != 2 {
+		t.Errorf("cache holds %v, want ns/a and ns/c", keys)
+	}
+}
+
+func TestWorkQueueBackoffAndCoalescing(t *testing.T) {
+	wq, err := newWorkQueue("test", QueueConfig{Workers: 1, FailRate: 1, Rand: func() float64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		wq.add("ns/x") // coalesces: one add
+	}
+	if f := wq.figures(); f.Depth != 1 || f.Adds != 1 {
+		t.Fatalf("after 3 adds of one key: %+v", f)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan Event, 10)
+	var wg waitGroup
+	wq.run(ctx, &wg.WaitGroup, func(ev Event) { events <- ev })
+	for i := range 4 {
+		ev := <-events
+		if ev.Key != "ns/x" || !ev.Failed || ev.Requeues != i {
+			t.Errorf("reconcile %d: %+v", i, ev)
+		}
+	}
+	cancel()
+	wg.Wait()
+	if f := wq.figures(); f.Retries < 4 {
+		t.Errorf("retries = %d, want >= 4", f.Retries)
+	}
+	if _, err := newWorkQueue("x", QueueConfig{RateLimiter: "nope"}); err == nil {
+		t.Error("unknown rate limiter accepted")
+	}
+}
+
+type waitGroup struct{ sync.WaitGroup }
