@@ -1,0 +1,501 @@
+// Package scrape reads a running controller's workqueue metrics from its Prometheus endpoint.
+//
+// Both controller-runtime and plain client-go controllers (through k8s.io/component-base) export
+// the same seven workqueue metric families, labelled by queue name (and, for controller-runtime,
+// by controller). Parse turns an exposition into one QueueSample per queue; Scraper fetches an
+// endpoint; Poll scrapes one repeatedly and reports failures once per failure streak.
+package scrape
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Exact metric family names read by Parse. Nothing else in the exposition is looked at.
+const (
+	MetricDepth                   = "workqueue_depth"
+	MetricAdds                    = "workqueue_adds_total"
+	MetricRetries                 = "workqueue_retries_total"
+	MetricQueueDuration           = "workqueue_queue_duration_seconds"
+	MetricWorkDuration            = "workqueue_work_duration_seconds"
+	MetricUnfinishedWork          = "workqueue_unfinished_work_seconds"
+	MetricLongestRunningProcessor = "workqueue_longest_running_processor_seconds"
+)
+
+// Label names identifying a queue.
+const (
+	LabelName       = "name"
+	LabelController = "controller"
+)
+
+// QueueSample is one workqueue's state at scrape time.
+//
+// Series that share (name, controller) but differ in other labels are summed (histograms bucket
+// by bucket, like sum by (le) in PromQL); controller-runtime's priority queue, for instance,
+// exports one workqueue_depth series per priority. LongestRunningSeconds takes the maximum
+// instead, since it is not additive.
+type QueueSample struct {
+	Name, Controller string // labels; Controller empty when absent
+
+	Depth, Adds, Retries                     float64
+	UnfinishedSeconds, LongestRunningSeconds float64
+
+	// Quantiles in seconds, estimated from the classic histogram buckets the way PromQL's
+	// histogram_quantile does (linear interpolation within the bucket). They are cumulative over
+	// the process lifetime, not over a recent window. A quantile is 0 and its Has flag false when
+	// the histogram is absent or has no observations (0 rather than NaN keeps QueueSample
+	// encodable as JSON).
+	QueueP50, QueueP99, WorkP50, WorkP99 float64
+	HasQueueLatency, HasWorkLatency      bool
+}
+
+// Parse reads the Prometheus text exposition format (version 0.0.4) and returns one sample per
+// (name, controller) seen in any workqueue metric, sorted by controller, then name. Everything
+// other than the workqueue families is ignored. An input without workqueue metrics yields an empty
+// slice and no error; a malformed input yields a one-line error.
+func Parse(r io.Reader) (samples []QueueSample, err error) {
+	// The upstream parser has panicked on malformed input (v0.70.0: a TYPE line followed by a
+	// line "{}"); a bad metrics page must be an error, never a crash.
+	defer recoverParsePanic(&samples, &err)
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, oneLineError{err}
+	}
+	return fromFamilies(families), nil
+}
+
+func recoverParsePanic(samples *[]QueueSample, err *error) {
+	if r := recover(); r != nil {
+		*samples = nil
+		*err = oneLineError{fmt.Errorf("malformed exposition: parser panicked: %v", r)}
+	}
+}
+
+// parseProto reads the length-delimited protobuf exposition format.
+func parseProto(r io.Reader) (samples []QueueSample, err error) {
+	defer recoverParsePanic(&samples, &err)
+	dec := expfmt.NewDecoder(r, expfmt.NewFormat(expfmt.TypeProtoDelim))
+	families := map[string]*dto.MetricFamily{}
+	for {
+		mf := &dto.MetricFamily{}
+		if err := dec.Decode(mf); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, oneLineError{fmt.Errorf("protobuf exposition: %w", err)}
+		}
+		if prev, ok := families[mf.GetName()]; ok {
+			prev.Metric = append(prev.Metric, mf.GetMetric()...)
+			continue
+		}
+		families[mf.GetName()] = mf
+	}
+	return fromFamilies(families), nil
+}
+
+type queueKey struct{ controller, name string }
+
+// accumulator gathers all series of one queue before quantiles are computed.
+type accumulator struct {
+	sample      QueueSample
+	queue, work histogramAcc
+}
+
+func fromFamilies(families map[string]*dto.MetricFamily) []QueueSample {
+	acc := map[queueKey]*accumulator{}
+	get := func(m *dto.Metric) *accumulator {
+		var k queueKey
+		for _, lp := range m.GetLabel() {
+			switch lp.GetName() {
+			case LabelName:
+				k.name = lp.GetValue()
+			case LabelController:
+				k.controller = lp.GetValue()
+			}
+		}
+		a := acc[k]
+		if a == nil {
+			a = &accumulator{sample: QueueSample{Name: k.name, Controller: k.controller}}
+			acc[k] = a
+		}
+		return a
+	}
+	scalar := func(family string, add func(a *accumulator, v float64)) {
+		for _, m := range families[family].GetMetric() {
+			if v, ok := scalarValue(m); ok {
+				add(get(m), v)
+			}
+		}
+	}
+	scalar(MetricDepth, func(a *accumulator, v float64) { a.sample.Depth += v })
+	scalar(MetricAdds, func(a *accumulator, v float64) { a.sample.Adds += v })
+	scalar(MetricRetries, func(a *accumulator, v float64) { a.sample.Retries += v })
+	scalar(MetricUnfinishedWork, func(a *accumulator, v float64) { a.sample.UnfinishedSeconds += v })
+	scalar(MetricLongestRunningProcessor, func(a *accumulator, v float64) {
+		a.sample.LongestRunningSeconds = max(a.sample.LongestRunningSeconds, v)
+	})
+	histogram := func(family string, pick func(a *accumulator) *histogramAcc) {
+		for _, m := range families[family].GetMetric() {
+			if h := m.GetHistogram(); h != nil {
+				pick(get(m)).add(h)
+			}
+		}
+	}
+	histogram(MetricQueueDuration, func(a *accumulator) *histogramAcc { return &a.queue })
+	histogram(MetricWorkDuration, func(a *accumulator) *histogramAcc { return &a.work })
+
+	out := make([]QueueSample, 0, len(acc))
+	for _, a := range acc {
+		s := a.sample
+		s.QueueP50, s.QueueP99, s.HasQueueLatency = a.queue.quantiles()
+		s.WorkP50, s.WorkP99, s.HasWorkLatency = a.work.quantiles()
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(x, y QueueSample) int {
+		return cmp.Or(strings.Compare(x.Controller, y.Controller), strings.Compare(x.Name, y.Name))
+	})
+	return out
+}
+
+// scalarValue returns the value of a gauge, counter or untyped series. The family's declared
+// type is not enforced: an exporter that omits TYPE lines produces untyped series.
+func scalarValue(m *dto.Metric) (float64, bool) {
+	switch {
+	case m.GetGauge() != nil:
+		return m.GetGauge().GetValue(), true
+	case m.GetCounter() != nil:
+		return m.GetCounter().GetValue(), true
+	case m.GetUntyped() != nil:
+		return m.GetUntyped().GetValue(), true
+	}
+	return 0, false
+}
+
+// histogramAcc sums classic histograms bucket by bucket.
+type histogramAcc struct {
+	buckets map[float64]float64 // finite upper bound -> cumulative count
+	inf     float64             // the +Inf bucket, i.e. all observations
+}
+
+func (h *histogramAcc) add(hist *dto.Histogram) {
+	if h.buckets == nil {
+		h.buckets = map[float64]float64{}
+	}
+	// The text format spells out the +Inf bucket; protobuf leaves it implied by the count.
+	inf := float64(hist.GetSampleCount())
+	if hist.GetSampleCountFloat() > 0 {
+		inf = hist.GetSampleCountFloat()
+	}
+	for _, b := range hist.GetBucket() {
+		ub := b.GetUpperBound()
+		c := float64(b.GetCumulativeCount())
+		if b.GetCumulativeCountFloat() > 0 {
+			c = b.GetCumulativeCountFloat()
+		}
+		switch {
+		case math.IsNaN(ub):
+		case math.IsInf(ub, +1):
+			inf = c
+		default:
+			h.buckets[ub] += c
+		}
+	}
+	h.inf += inf
+}
+
+// quantiles returns the 0.5 and 0.99 quantiles, and whether they are meaningful.
+func (h *histogramAcc) quantiles() (p50, p99 float64, ok bool) {
+	if len(h.buckets) == 0 {
+		return 0, 0, false
+	}
+	bs := make([]bucket, 0, len(h.buckets)+1)
+	for ub, c := range h.buckets {
+		bs = append(bs, bucket{upperBound: ub, count: c})
+	}
+	slices.SortFunc(bs, func(x, y bucket) int { return cmp.Compare(x.upperBound, y.upperBound) })
+	bs = append(bs, bucket{upperBound: math.Inf(+1), count: h.inf})
+	p50, ok50 := bucketQuantile(0.5, bs)
+	p99, ok99 := bucketQuantile(0.99, bs)
+	if !ok50 || !ok99 {
+		return 0, 0, false
+	}
+	return p50, p99, true
+}
+
+type bucket struct{ upperBound, count float64 }
+
+// bucketQuantile estimates quantile q (0 <= q <= 1) from cumulative buckets sorted by strictly
+// increasing upper bound, the last being +Inf. It follows PromQL's histogram_quantile for classic
+// histograms: counts are forced monotonic; the quantile is interpolated linearly within its
+// bucket, taking 0 as the lower edge of the first bucket if its upper bound is positive; if it
+// falls into the +Inf bucket, the highest finite upper bound is returned. ok is false when there
+// are no observations or the result is not finite.
+func bucketQuantile(q float64, bs []bucket) (v float64, ok bool) {
+	if len(bs) < 2 {
+		return 0, false
+	}
+	for i := 1; i < len(bs); i++ {
+		if bs[i].count < bs[i-1].count {
+			bs[i].count = bs[i-1].count
+		}
+	}
+	total := bs[len(bs)-1].count
+	if !(total > 0) || math.IsInf(total, 0) {
+		return 0, false
+	}
+	rank := q * total
+	b := len(bs) - 1
+	for i := range bs[:len(bs)-1] {
+		if bs[i].count >= rank {
+			b = i
+			break
+		}
+	}
+	switch {
+	case b == len(bs)-1:
+		v = bs[len(bs)-2].upperBound
+	case b == 0 && bs[0].upperBound <= 0:
+		v = bs[0].upperBound
+	default:
+		start, count := 0.0, bs[b].count
+		if b > 0 {
+			start = bs[b-1].upperBound
+			count -= bs[b-1].count
+			rank -= bs[b-1].count
+		}
+		v = start + (bs[b].upperBound-start)*(rank/count)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// DefaultTimeout bounds a scrape when Scraper.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// maxBodyBytes caps how much of a response is read; a controller's metrics page is far smaller.
+const maxBodyBytes = 64 << 20
+
+// acceptHeader asks for the classic text format, which promhttp serves whenever it is asked for.
+// The wildcard keeps servers that cannot offer it from answering 406; Scrape also understands
+// delimited protobuf and rejects OpenMetrics by name.
+const acceptHeader = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
+
+// Scraper fetches one metrics endpoint.
+type Scraper struct {
+	URL    string       // e.g. http://127.0.0.1:8080/metrics
+	Client *http.Client // nil means http.DefaultClient
+	// Timeout bounds each scrape. Zero means DefaultTimeout; negative means no bound beyond the
+	// context passed to Scrape.
+	Timeout time.Duration
+}
+
+// Scrape fetches the endpoint once and parses its workqueue metrics. Errors are one line and
+// start with "scrape <URL>: " (credentials in the URL are redacted).
+func (s *Scraper) Scrape(ctx context.Context) ([]QueueSample, error) {
+	samples, err := s.scrape(ctx)
+	if err != nil {
+		return nil, &scrapeError{url: redactURL(s.URL), err: err}
+	}
+	return samples, nil
+}
+
+func (s *Scraper) scrape(ctx context.Context) ([]QueueSample, error) {
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
+	if err != nil {
+		return nil, unwrapURLError(err)
+	}
+	req.Header.Set("Accept", acceptHeader)
+	client := s.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, unwrapURLError(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, statusError(resp)
+	}
+	body := &limitedReader{r: resp.Body, n: maxBodyBytes}
+
+	ct := resp.Header.Get("Content-Type")
+	mediaType, _, _ := mime.ParseMediaType(ct)
+	switch {
+	case expfmt.ResponseFormat(resp.Header).FormatType() == expfmt.TypeProtoDelim:
+		return parseProto(body)
+	case mediaType == expfmt.ProtoType:
+		return nil, fmt.Errorf("unsupported content type %q: only delimited protobuf is understood", ct)
+	case mediaType == expfmt.OpenMetricsType:
+		return nil, fmt.Errorf("unsupported content type %q: the server answered OpenMetrics although text/plain; version=0.0.4 was requested", ct)
+	}
+	// text/plain, or a server that does not label its answer: read it as the text format.
+	return Parse(body)
+}
+
+// statusError names the status and, when the server sent a short explanation (a 401 or 403 from
+// an authenticating metrics server, say), its first line.
+func statusError(resp *http.Response) error {
+	buf := make([]byte, 512)
+	n, _ := io.ReadFull(resp.Body, buf)
+	detail, _, _ := strings.Cut(strings.TrimSpace(string(buf[:n])), "\n")
+	detail = strings.TrimSpace(detail)
+	if len(detail) > 120 {
+		detail = detail[:120] + "..."
+	}
+	status := resp.Status
+	if status == "" {
+		status = fmt.Sprint(resp.StatusCode)
+	}
+	if detail == "" || !isPrintable(detail) {
+		return fmt.Errorf("unexpected status %s", status)
+	}
+	return fmt.Errorf("unexpected status %s: %s", status, detail)
+}
+
+func isPrintable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
+			return false
+		}
+	}
+	return true
+}
+
+// unwrapURLError drops net/http's `Get "URL": ` prefix, since scrapeError names the URL itself.
+func unwrapURLError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		return ue.Err
+	}
+	return err
+}
+
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+type scrapeError struct {
+	url string
+	err error
+}
+
+func (e *scrapeError) Error() string { return oneLine("scrape " + e.url + ": " + e.err.Error()) }
+func (e *scrapeError) Unwrap() error { return e.err }
+
+// oneLineError keeps a wrapped error's message on one line.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string { return oneLine(e.err.Error()) }
+func (e oneLineError) Unwrap() error { return e.err }
+
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.NewReplacer("\r", " ", "\n", " ").Replace(s)), " ")
+}
+
+// errBodyTooLarge is returned when a response exceeds maxBodyBytes.
+var errBodyTooLarge = fmt.Errorf("response body exceeds %d MiB", maxBodyBytes>>20)
+
+// limitedReader is io.LimitReader that fails instead of silently truncating.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		// Probe one byte: an input of exactly the limit is fine.
+		var one [1]byte
+		if n, err := l.r.Read(one[:]); n > 0 {
+			return 0, errBodyTooLarge
+		} else {
+			return 0, err
+		}
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// DefaultPollInterval is used by Poll when interval is not positive.
+const DefaultPollInterval = 5 * time.Second
+
+// Poll scrapes every interval until ctx is done. It calls onSamples for each success and onError
+// once per failure streak (the first failure after a success or at start), and onRecovered when a
+// scrape succeeds after a failure streak.
+//
+// The first scrape happens immediately; the next one starts interval after the previous one
+// finished, so a slow endpoint is never scraped concurrently. Callbacks run on Poll's goroutine,
+// one at a time; nil callbacks are skipped. On recovery onRecovered is called before onSamples.
+// Nothing is reported once ctx is done (so cancelling does not surface as a failure), and Poll
+// returns then.
+func Poll(ctx context.Context, s *Scraper, interval time.Duration, onSamples func(url string, samples []QueueSample), onError func(url string, err error), onRecovered func(url string)) {
+	if interval <= 0 {
+		interval = DefaultPollInterval
+	}
+	failing := false
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		samples, err := s.Scrape(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		switch {
+		case err != nil:
+			if !failing && onError != nil {
+				onError(s.URL, err)
+			}
+			failing = true
+		default:
+			if failing && onRecovered != nil {
+				onRecovered(s.URL)
+			}
+			failing = false
+			if onSamples != nil {
+				onSamples(s.URL, samples)
+			}
+		}
+		timer.Reset(interval)
+	}
+}
