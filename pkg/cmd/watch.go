@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -55,6 +58,9 @@ type WatchOptions struct {
 	ShowReconciles bool
 	NoSummary      bool
 
+	MetricsURLs     []string
+	MetricsInterval time.Duration
+
 	resourceArg string
 	name        string
 	namespace   string
@@ -63,7 +69,7 @@ type WatchOptions struct {
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default"}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", MetricsInterval: 5 * time.Second}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -108,6 +114,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
+	f.StringArrayVar(&o.MetricsURLs, "metrics-url", o.MetricsURLs, "A running controller's Prometheus endpoint (e.g. http://127.0.0.1:8080/metrics through kubectl port-forward); its workqueues print as ControllerQueue lines. Repeatable.")
+	f.DurationVar(&o.MetricsInterval, "metrics-interval", o.MetricsInterval, "How often to scrape --metrics-url.")
 	return cmd
 }
 
@@ -181,6 +189,14 @@ func (o *WatchOptions) Validate() error {
 	}
 	if !slices.Contains(watch.RateLimiters, o.RateLimiter) {
 		return fmt.Errorf("--rate-limiter must be one of %s; got %q", strings.Join(watch.RateLimiters, ", "), o.RateLimiter)
+	}
+	if o.MetricsInterval <= 0 {
+		return fmt.Errorf("--metrics-interval must be > 0, got %s", o.MetricsInterval)
+	}
+	for _, u := range o.MetricsURLs {
+		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			return fmt.Errorf("--metrics-url %q must be an http(s) URL such as http://127.0.0.1:8080/metrics", u)
+		}
 	}
 	if _, err := labels.Parse(o.LabelSelector); err != nil {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
@@ -256,6 +272,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	events := make(chan watch.Event, 1024)
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
+	var eventsIn <-chan watch.Event = events // set to nil once closed
 
 	p := printer.New(o.Out, printer.Options{
 		Output:         o.Output,
@@ -266,18 +283,32 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		FlushEach:      true,
 		PluginVersion:  Version,
 	})
+	scraped, scrapers := o.startScrapers(ctx)
 	summary := printer.NewSummary()
 	var writeErr error
-	for ev := range events {
+	handle := func(ev watch.Event) {
 		summary.Add(&ev)
 		if writeErr != nil {
-			continue // drain until the informers stop
+			return // drain until the informers stop
 		}
 		if writeErr = p.Print(&ev); writeErr != nil {
 			// stdout is gone (| head): stop quietly.
 			cancel()
 		}
 	}
+	for eventsIn != nil {
+		select {
+		case ev, ok := <-eventsIn:
+			if !ok {
+				eventsIn = nil
+				continue
+			}
+			handle(ev)
+		case ev := <-scraped:
+			handle(ev)
+		}
+	}
+	scrapers.Wait()
 	if writeErr == nil {
 		writeErr = p.Flush()
 	}
@@ -286,4 +317,36 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		_ = summary.Write(o.ErrOut)
 	}
 	return err
+}
+
+// startScrapers polls each --metrics-url until ctx ends, turning samples into ControllerQueue
+// events and a failure streak into one Error event.
+func (o *WatchOptions) startScrapers(ctx context.Context) (<-chan watch.Event, *sync.WaitGroup) {
+	out := make(chan watch.Event, 64)
+	var wg sync.WaitGroup
+	send := func(ev watch.Event) {
+		ev.Time = time.Now()
+		select {
+		case out <- ev:
+		case <-ctx.Done():
+		}
+	}
+	for _, u := range o.MetricsURLs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &scrape.Scraper{URL: u, Timeout: o.MetricsInterval}
+			scrape.Poll(ctx, s, o.MetricsInterval,
+				func(url string, samples []scrape.QueueSample) {
+					for i := range samples {
+						send(watch.Event{Type: watch.ControllerQueue, URL: url, Sample: &samples[i]})
+					}
+				},
+				func(url string, err error) {
+					send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "ScrapeFailed", Message: err.Error(), URL: url})
+				},
+				func(string) {})
+		}()
+	}
+	return out, &wg
 }

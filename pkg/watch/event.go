@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 )
 
 // Type names an event: an object event (Added, Updated, Deleted) or a lifecycle marker.
@@ -28,6 +29,8 @@ const (
 	Relist      Type = "Relist"
 	Error       Type = "Error"
 	Reconciled  Type = "Reconciled"
+	// ControllerQueue is a running controller's workqueue, scraped from its /metrics.
+	ControllerQueue Type = "ControllerQueue"
 )
 
 // IsObject reports whether t is an object event (Added, Updated or Deleted).
@@ -94,6 +97,10 @@ type Event struct {
 	Work     time.Duration // the simulated reconcile
 	Requeues int           // rate-limited requeues of this key before this reconcile
 	Failed   bool          // the reconcile failed and the key was requeued rate-limited
+
+	// ControllerQueue events.
+	URL    string
+	Sample *scrape.QueueSample
 
 	// Lifecycle events.
 	Items               int           // List, Synced, Resync
