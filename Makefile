@@ -7,7 +7,7 @@ COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
 DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 PKG := github.com/kubectl-informer/kubectl-informer
 LDFLAGS := -s -w -X $(PKG)/pkg/cmd.Version=$(VERSION) -X $(PKG)/pkg/cmd.Commit=$(COMMIT) -X $(PKG)/pkg/cmd.Date=$(DATE)
-GOLANGCI_LINT_VERSION ?= v2.6.2
+GOLANGCI_LINT_VERSION ?= v2.15.0
 
 .PHONY: all build install test unit e2e testcluster demo lint fmt vet tidy clean
 
@@ -36,6 +36,16 @@ e2e: testcluster ## end-to-end tests: the built plugin as `kubectl informer` on 
 
 demo: testcluster ## a local API server, a generator, and `kubectl informer watch deployments`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
+
+.PHONY: dist
+# COMMIT and DATE are passed on only when given (make dist VERSION=v0.1.0 COMMIT=abc DATE=...);
+# otherwise hack/dist stamps git HEAD (with -dirty) and HEAD's commit time, so archives are
+# reproducible.
+DIST_FLAGS = -version "$(VERSION)" \
+	$(if $(filter command line environment,$(origin COMMIT)),-commit "$(COMMIT)") \
+	$(if $(filter command line environment,$(origin DATE)),-date "$(DATE)")
+dist: ## release archives for 5 platforms, checksums.txt and krew/informer.yaml in ./dist: make dist VERSION=vX.Y.Z
+	@GO="$(GO)" $(GO) run ./hack/dist $(DIST_FLAGS)
 
 lint: $(BIN)/golangci-lint
 	$(BIN)/golangci-lint run ./...
