@@ -3,13 +3,22 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 )
+
+// serverVersionTimeout bounds the server version lookup unless --request-timeout is given, so
+// that `kubectl informer version` answers promptly when the cluster is down or unreachable.
+var serverVersionTimeout = 5 * time.Second
 
 // VersionInfo is what `kubectl informer version -o json` prints.
 type VersionInfo struct {
@@ -29,7 +38,12 @@ func NewCmdVersion(configFlags *genericclioptions.ConfigFlags, streams genericio
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the plugin's version, and the server's when reachable",
-		Args:  cobra.NoArgs,
+		Long: `Print the plugin's version, commit and build date, the client-go and Go versions it was
+built with, its platform, and the API server's version when the server answers within 5s
+(or --request-timeout). With --client the server is not contacted.`,
+		Example: `  kubectl informer version
+  kubectl informer version --client -o json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "" && output != "json" {
 				return fmt.Errorf("--output must be empty or json, got %q", output)
@@ -41,22 +55,30 @@ func NewCmdVersion(configFlags *genericclioptions.ConfigFlags, streams genericio
 				GoVersion:       runtime.Version(),
 				Platform:        runtime.GOOS + "/" + runtime.GOARCH,
 			}
+			var serverErr error
 			if !clientOnly {
-				if dc, err := configFlags.ToDiscoveryClient(); err == nil {
-					if sv, err := dc.ServerVersion(); err == nil {
-						v.ServerVersion = sv.GitVersion
-					}
-				}
+				v.ServerVersion, serverErr = serverVersion(configFlags)
 			}
 			if output == "json" {
-				b, _ := json.Marshal(v)
-				fmt.Fprintln(streams.Out, string(b))
-				return nil
+				b, err := json.Marshal(v)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintln(streams.Out, string(b))
+				return err
 			}
-			fmt.Fprintf(streams.Out, "kubectl-informer %s (commit %s, built %s)\nclient-go %s, %s, %s\n",
+			var b strings.Builder
+			fmt.Fprintf(&b, "kubectl-informer %s (commit %s, built %s)\nclient-go %s, %s, %s\n",
 				v.Version, v.Commit, v.Date, v.ClientGoVersion, v.GoVersion, v.Platform)
 			if v.ServerVersion != "" {
-				fmt.Fprintf(streams.Out, "server %s\n", v.ServerVersion)
+				fmt.Fprintf(&b, "server %s\n", v.ServerVersion)
+			}
+			if _, err := io.WriteString(streams.Out, b.String()); err != nil {
+				return err
+			}
+			if serverErr != nil {
+				// Not a failure of the command: the plugin's own version was printed.
+				fmt.Fprintln(streams.ErrOut, "server version unavailable: "+strings.TrimPrefix(ErrorLine(serverErr), "error: "))
 			}
 			return nil
 		},
@@ -66,6 +88,29 @@ func NewCmdVersion(configFlags *genericclioptions.ConfigFlags, streams genericio
 	return cmd
 }
 
+// serverVersion asks the API server of configFlags for its version, within serverVersionTimeout
+// unless --request-timeout sets another bound. It uses a plain discovery client: no disk cache.
+func serverVersion(configFlags *genericclioptions.ConfigFlags) (string, error) {
+	cfg, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return "", err
+	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = serverVersionTimeout
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	sv, err := dc.ServerVersion()
+	if err != nil {
+		return "", err
+	}
+	return sv.GitVersion, nil
+}
+
+// depVersion is the version of module path in the binary's build info.
 func depVersion(path string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
