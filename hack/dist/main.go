@@ -148,6 +148,14 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	// Check the template against the platforms before spending minutes building them.
+	var dry []Artifact
+	for _, p := range Platforms {
+		dry = append(dry, Artifact{Platform: p, Name: ArchiveName(o.version, p), SHA256: strings.Repeat("0", 64)})
+	}
+	if _, err := RenderManifest(string(tmpl), o.version, dry); err != nil {
+		return fmt.Errorf("%s: %w", o.manifest, err)
+	}
 	commit := o.commit
 	if commit == "" {
 		commit = gitCommit(ctx)

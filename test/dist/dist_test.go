@@ -1,0 +1,720 @@
+// Package dist tests the release artifacts that `make dist` (hack/dist) produces: it builds them
+// for a test version into a temporary directory, validates the rendered krew manifest as krew's
+// own validation (validate-krew-manifest) does, checks every archive against the manifest and
+// checksums.txt, and installs this platform's archive as `kubectl krew install` would, then
+// runs it as `kubectl informer`.
+//
+// Cross-compiling five platforms takes about a minute per platform on a cold build cache with
+// two cores, and a few seconds each once cached. `go test -short` skips the second
+// (reproducibility) run.
+package dist
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"debug/buildinfo"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/apimachinery/pkg/util/yaml"
+)
+
+const (
+	testVersion = "v0.99.0-disttest.1"
+	testCommit  = "disttest"
+	testDate    = "2026-01-02T03:04:05Z"
+	pluginName  = "informer"
+	binName     = "kubectl-informer"
+	modulePath  = "github.com/kubectl-informer/kubectl-informer"
+	releaseURL  = "https://github.com/kubectl-informer/kubectl-informer/releases/download/"
+)
+
+// targets are the platforms a release must cover, each by exactly one spec.platforms item.
+var targets = [][2]string{
+	{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"},
+}
+
+// knownPlatforms are the <os,arch> pairs checked for overlapping selectors: krew's list
+// (validate-krew-manifest's allPlatforms) and the targets, plus a few more krew runs on.
+var knownPlatforms = [][2]string{
+	{"windows", "386"}, {"windows", "amd64"}, {"windows", "arm64"},
+	{"linux", "386"}, {"linux", "amd64"}, {"linux", "arm"}, {"linux", "arm64"}, {"linux", "ppc64le"}, {"linux", "s390x"},
+	{"darwin", "386"}, {"darwin", "amd64"}, {"darwin", "arm64"},
+}
+
+// Plugin mirrors krew's index.Plugin (apiVersion krew.googlecontainertools.github.com/v1alpha2);
+// it is decoded strictly, so a misspelt field fails the test.
+type Plugin struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Version          string     `json:"version"`
+		ShortDescription string     `json:"shortDescription"`
+		Description      string     `json:"description"`
+		Caveats          string     `json:"caveats,omitempty"`
+		Homepage         string     `json:"homepage"`
+		Platforms        []Platform `json:"platforms"`
+	} `json:"spec"`
+}
+
+// Platform mirrors krew's index.Platform.
+type Platform struct {
+	URI      string                `json:"uri"`
+	Sha256   string                `json:"sha256"`
+	Selector *metav1.LabelSelector `json:"selector"`
+	Files    []FileOperation       `json:"files"`
+	Bin      string                `json:"bin"`
+}
+
+// FileOperation mirrors krew's index.FileOperation.
+type FileOperation struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+var (
+	safePluginName = regexp.MustCompile(`^[\w-]+$`)
+	validSHA256    = regexp.MustCompile(`^[a-f0-9]{64}$`)
+)
+
+func TestDist(t *testing.T) {
+	root := moduleRoot(t)
+	tool := buildTool(t, root)
+	out := filepath.Join(t.TempDir(), "dist")
+	start := time.Now()
+	log := runTool(t, root, tool, out)
+	t.Logf("hack/dist took %v:\n%s", time.Since(start).Round(time.Second), log)
+
+	manifestPath := filepath.Join(out, "krew", pluginName+".yaml")
+	p := readManifest(t, manifestPath)
+	t.Run("manifest", func(t *testing.T) { validateManifest(t, manifestPath, p) })
+	t.Run("selectors", func(t *testing.T) { validateSelectors(t, p) })
+
+	sums := readChecksums(t, filepath.Join(out, "checksums.txt"))
+	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	archives := map[string][]byte{} // by platform, "os/arch"
+	for i, pl := range p.Spec.Platforms {
+		goos, goarch := pl.Selector.MatchLabels["os"], pl.Selector.MatchLabels["arch"]
+		t.Run(fmt.Sprintf("platforms[%d]=%s_%s", i, goos, goarch), func(t *testing.T) {
+			name := path.Base(pl.URI)
+			data, err := os.ReadFile(filepath.Join(out, name))
+			if err != nil {
+				t.Fatalf("archive of uri %s: %v", pl.URI, err)
+			}
+			archives[goos+"/"+goarch] = data
+			validateArchive(t, pl, goos, goarch, data, sums, license)
+		})
+	}
+	if len(sums) != len(p.Spec.Platforms) {
+		t.Errorf("checksums.txt lists %d files, the manifest %d platforms", len(sums), len(p.Spec.Platforms))
+	}
+
+	t.Run("krew install", func(t *testing.T) {
+		krewInstall(t, p, archives)
+	})
+
+	t.Run("reproducible", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("-short: not building a second time")
+		}
+		again := filepath.Join(t.TempDir(), "dist")
+		runTool(t, root, tool, again)
+		for _, f := range []string{"checksums.txt", "krew/informer.yaml"} {
+			a, errA := os.ReadFile(filepath.Join(out, f))
+			b, errB := os.ReadFile(filepath.Join(again, f))
+			if errA != nil || errB != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s differs between two runs for the same commit, date and version (%v, %v)", f, errA, errB)
+			}
+		}
+	})
+}
+
+func TestDistRefusesBadVersions(t *testing.T) {
+	root := moduleRoot(t)
+	tool := buildTool(t, root)
+	for _, v := range []string{"", "0.1.0", "v0.1", "version1", "v1.0.0-", "9e711b9-dirty"} {
+		out := filepath.Join(t.TempDir(), "dist")
+		cmd := exec.Command(tool, "-version", v, "-out", out)
+		cmd.Dir = root
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Errorf("-version %q: want a non-zero exit, got %v", v, err)
+			continue
+		}
+		if msg := stderr.String(); strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "not a semantic version with a leading v") {
+			t.Errorf("-version %q: want a one-line error, got %q", v, msg)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("-version %q: output directory created (%v)", v, err)
+		}
+	}
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module "+modulePath+"\n") {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("module root not found")
+		}
+		dir = parent
+	}
+}
+
+func buildTool(t *testing.T, root string) string {
+	t.Helper()
+	tool := filepath.Join(t.TempDir(), "dist-tool")
+	cmd := exec.Command("go", "build", "-o", tool, "./hack/dist")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./hack/dist: %v\n%s", err, b)
+	}
+	return tool
+}
+
+func runTool(t *testing.T, root, tool, out string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tool, "-version", testVersion, "-out", out, "-commit", testCommit, "-date", testDate)
+	cmd.Dir = root
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("hack/dist: %v\n%s", err, b)
+	}
+	return string(b)
+}
+
+func readManifest(t *testing.T, file string) Plugin {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Plugin
+	if err := yaml.UnmarshalStrict(b, &p); err != nil {
+		t.Fatalf("%s: %v\n%s", file, err, b)
+	}
+	return p
+}
+
+// validateManifest applies krew's ValidatePlugin and validate-krew-manifest's structural checks,
+// and this project's own expectations.
+func validateManifest(t *testing.T, file string, p Plugin) {
+	if ext := filepath.Ext(file); ext != ".yaml" {
+		t.Errorf("manifest extension %q, krew wants .yaml", ext)
+	}
+	name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+	if p.APIVersion != "krew.googlecontainertools.github.com/v1alpha2" {
+		t.Errorf("apiVersion %q", p.APIVersion)
+	}
+	if p.Kind != "Plugin" {
+		t.Errorf("kind %q", p.Kind)
+	}
+	if !safePluginName.MatchString(name) {
+		t.Errorf("plugin name %q is not allowed", name)
+	}
+	if p.Metadata.Name != name || name != pluginName {
+		t.Errorf("metadata.name %q, file name %q; both must be %q", p.Metadata.Name, name, pluginName)
+	}
+	sd := p.Spec.ShortDescription
+	if sd == "" || strings.ContainsAny(sd, "\r\n") || len(sd) > 70 {
+		t.Errorf("shortDescription %q: must be one non-empty line of at most 70 characters", sd)
+	}
+	if strings.TrimSpace(p.Spec.Description) == "" {
+		t.Error("no description")
+	}
+	for field, s := range map[string]string{"description": p.Spec.Description, "caveats": p.Spec.Caveats} {
+		for _, line := range strings.Split(s, "\n") {
+			if len(line) > 80 && strings.Contains(strings.TrimSpace(line), " ") {
+				t.Errorf("%s line longer than 80 characters: %q", field, line)
+			}
+		}
+	}
+	if p.Spec.Homepage != "https://github.com/kubectl-informer/kubectl-informer" {
+		t.Errorf("homepage %q", p.Spec.Homepage)
+	}
+	// krew's semver.Parse: a leading v, then a semantic version.
+	if !strings.HasPrefix(p.Spec.Version, "v") {
+		t.Errorf("version %q has no leading v", p.Spec.Version)
+	} else if _, err := version.ParseSemantic(strings.TrimPrefix(p.Spec.Version, "v")); err != nil {
+		t.Errorf("version %q: %v", p.Spec.Version, err)
+	}
+	if p.Spec.Version != testVersion {
+		t.Errorf("version %q, want %q", p.Spec.Version, testVersion)
+	}
+	if len(p.Spec.Platforms) == 0 {
+		t.Fatal("no platforms")
+	}
+	for i, pl := range p.Spec.Platforms {
+		if pl.URI == "" || pl.Bin == "" {
+			t.Errorf("platforms[%d]: uri %q, bin %q: both must be set", i, pl.URI, pl.Bin)
+		}
+		if !validSHA256.MatchString(pl.Sha256) {
+			t.Errorf("platforms[%d]: sha256 %q is not 64 lower-case hex digits", i, pl.Sha256)
+		}
+		if pl.Files != nil && len(pl.Files) == 0 {
+			t.Errorf("platforms[%d]: files must be unspecified or non-empty", i)
+		}
+		for _, f := range pl.Files {
+			if f.From == "" || f.To == "" {
+				t.Errorf("platforms[%d]: files entry %+v needs from and to", i, f)
+			}
+		}
+		if err := validateSelector(pl.Selector); err != nil {
+			t.Errorf("platforms[%d]: %v", i, err)
+		}
+	}
+}
+
+// validateSelector is krew's: non-empty, only the os and arch keys, no empty matchLabels or
+// matchExpressions.
+func validateSelector(sel *metav1.LabelSelector) error {
+	if sel == nil {
+		return errors.New("nil selector")
+	}
+	if sel.MatchLabels == nil && len(sel.MatchExpressions) == 0 {
+		return errors.New("empty selector")
+	}
+	for k := range sel.MatchLabels {
+		if k != "os" && k != "arch" {
+			return fmt.Errorf("selector key %q not supported", k)
+		}
+	}
+	for _, e := range sel.MatchExpressions {
+		if e.Key != "os" && e.Key != "arch" {
+			return fmt.Errorf("selector key %q not supported", e.Key)
+		}
+	}
+	if sel.MatchLabels != nil && len(sel.MatchLabels) == 0 {
+		return errors.New("matchLabels specified but empty")
+	}
+	if sel.MatchExpressions != nil && len(sel.MatchExpressions) == 0 {
+		return errors.New("matchExpressions specified but empty")
+	}
+	if _, err := metav1.LabelSelectorAsSelector(sel); err != nil {
+		return err
+	}
+	return nil
+}
+
+func matches(sel *metav1.LabelSelector, goos, goarch string) bool {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	return err == nil && s.Matches(labels.Set{"os": goos, "arch": goarch})
+}
+
+// validateSelectors: every item matches some platform, no platform is matched by two items
+// (validate-krew-manifest), and each target is matched by exactly one.
+func validateSelectors(t *testing.T, p Plugin) {
+	for i, pl := range p.Spec.Platforms {
+		used := false
+		for _, kp := range knownPlatforms {
+			used = used || matches(pl.Selector, kp[0], kp[1])
+		}
+		if !used {
+			t.Errorf("platforms[%d]'s selector %v matches no platform", i, pl.Selector)
+		}
+	}
+	for _, kp := range knownPlatforms {
+		var idx []int
+		for i, pl := range p.Spec.Platforms {
+			if matches(pl.Selector, kp[0], kp[1]) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) > 1 {
+			t.Errorf("platforms %v have overlapping selectors that select os=%s arch=%s", idx, kp[0], kp[1])
+		}
+	}
+	for _, tg := range targets {
+		n := 0
+		for _, pl := range p.Spec.Platforms {
+			if matches(pl.Selector, tg[0], tg[1]) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s/%s is matched by %d platforms, want 1", tg[0], tg[1], n)
+		}
+	}
+	if len(p.Spec.Platforms) != len(targets) {
+		t.Errorf("%d platforms, want %d", len(p.Spec.Platforms), len(targets))
+	}
+}
+
+// readChecksums parses sha256sum output: "<64 hex>  <file>" lines, sorted by file.
+func readChecksums(t *testing.T, file string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`^([a-f0-9]{64})  (\S+)$`)
+	sums := map[string]string{}
+	var names []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			t.Fatalf("checksums.txt: line %q is not in sha256sum format", sc.Text())
+		}
+		sums[m[2]] = m[1]
+		names = append(names, m[2])
+	}
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("checksums.txt is not sorted by file name: %v", names)
+	}
+	return sums
+}
+
+// validateArchive checks one platform's archive: its name and URI, its sha256 against the
+// manifest and checksums.txt, its entries (the binary and LICENSE only, fixed owner and mtime)
+// and the binary (format and architecture, static, built with -trimpath, CGO_ENABLED=0 and the
+// version's ldflags).
+func validateArchive(t *testing.T, pl Platform, goos, goarch string, data []byte, sums map[string]string, license []byte) {
+	ext := ".tar.gz"
+	bin := binName
+	if goos == "windows" {
+		ext, bin = ".zip", binName+".exe"
+	}
+	name := fmt.Sprintf("%s_%s_%s_%s%s", binName, testVersion, goos, goarch, ext)
+	if want := releaseURL + testVersion + "/" + name; pl.URI != want {
+		t.Errorf("uri %s, want %s", pl.URI, want)
+	}
+	if pl.Bin != bin {
+		t.Errorf("bin %q, want %q", pl.Bin, bin)
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != pl.Sha256 || got != sums[name] {
+		t.Errorf("sha256 of %s is %s; manifest says %s, checksums.txt %s", name, got, pl.Sha256, sums[name])
+	}
+	entries, err := readArchive(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if want := []string{"LICENSE", bin}; strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("%s holds %v, want %v", name, names, want)
+	}
+	if !bytes.Equal(entries["LICENSE"].data, license) {
+		t.Errorf("%s: LICENSE differs from the repository's", name)
+	}
+	want, _ := time.Parse(time.RFC3339, testDate)
+	for n, e := range entries {
+		if !e.mtime.Equal(want) || e.uid != 0 || e.gid != 0 {
+			t.Errorf("%s: %s has mtime %v, uid %d, gid %d; want %v, 0, 0", name, n, e.mtime, e.uid, e.gid, want)
+		}
+	}
+	b, ok := entries[pl.Bin]
+	if !ok {
+		t.Fatalf("%s: bin %s is not in the archive", name, pl.Bin)
+	}
+	if b.mode&0o111 != 0o111 {
+		t.Errorf("%s: %s has mode %v, want executable", name, pl.Bin, b.mode)
+	}
+	checkBinary(t, b.data, goos, goarch)
+}
+
+type entry struct {
+	data     []byte
+	mode     os.FileMode
+	mtime    time.Time
+	uid, gid int
+}
+
+func readArchive(name string, data []byte) (map[string]entry, error) {
+	entries := map[string]entry{}
+	add := func(n string, e entry) error {
+		if n != path.Clean(n) || path.IsAbs(n) || strings.HasPrefix(n, "../") || strings.Contains(n, `\`) {
+			return fmt.Errorf("%s: unsafe entry name %q", name, n)
+		}
+		if _, dup := entries[n]; dup {
+			return fmt.Errorf("%s: entry %q twice", name, n)
+		}
+		entries[n] = e
+		return nil
+	}
+	if strings.HasSuffix(name, ".zip") {
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range zr.File {
+			rc, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				return nil, err
+			}
+			if err := add(f.Name, entry{data: b, mode: f.Mode(), mtime: f.Modified}); err != nil {
+				return nil, err
+			}
+		}
+		return entries, nil
+	}
+	gz, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return entries, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Typeflag != tar.TypeReg {
+			return nil, fmt.Errorf("%s: %s is not a regular file", name, h.Name)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(h.Name, entry{data: b, mode: h.FileInfo().Mode(), mtime: h.ModTime, uid: h.Uid, gid: h.Gid}); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func checkBinary(t *testing.T, data []byte, goos, goarch string) {
+	t.Helper()
+	r := bytes.NewReader(data)
+	var hasDWARF bool
+	switch goos {
+	case "linux":
+		f, err := elf.NewFile(r)
+		if err != nil {
+			t.Fatalf("not an ELF binary: %v", err)
+		}
+		want := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[goarch]
+		if f.Machine != want {
+			t.Errorf("ELF machine %v, want %v", f.Machine, want)
+		}
+		for _, prog := range f.Progs {
+			if prog.Type == elf.PT_INTERP {
+				t.Error("dynamically linked (has PT_INTERP); want a static binary")
+			}
+		}
+		if f.Section(".symtab") != nil {
+			t.Error("binary has a symbol table: not built with -ldflags -s")
+		}
+		_, err = f.DWARF()
+		hasDWARF = err == nil
+	case "darwin":
+		f, err := macho.NewFile(r)
+		if err != nil {
+			t.Fatalf("not a Mach-O binary: %v", err)
+		}
+		want := map[string]macho.Cpu{"amd64": macho.CpuAmd64, "arm64": macho.CpuArm64}[goarch]
+		if f.Cpu != want {
+			t.Errorf("Mach-O cpu %v, want %v", f.Cpu, want)
+		}
+		_, err = f.DWARF()
+		hasDWARF = err == nil
+	case "windows":
+		f, err := pe.NewFile(r)
+		if err != nil {
+			t.Fatalf("not a PE binary: %v", err)
+		}
+		if f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 {
+			t.Errorf("PE machine %#x, want amd64", f.Machine)
+		}
+		_, err = f.DWARF()
+		hasDWARF = err == nil
+	}
+	bi, err := buildinfo.Read(r)
+	if err != nil {
+		t.Fatalf("build info: %v", err)
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	for k, v := range map[string]string{"GOOS": goos, "GOARCH": goarch, "CGO_ENABLED": "0", "-trimpath": "true"} {
+		if settings[k] != v {
+			t.Errorf("built with %s=%q, want %q", k, settings[k], v)
+		}
+	}
+	// -trimpath keeps -ldflags out of the build info: look for -X's values and -s -w's effect.
+	for _, x := range []string{testVersion, testCommit, testDate} {
+		if !bytes.Contains(data, []byte(x)) {
+			t.Errorf("binary lacks %q: not built with the release -ldflags -X", x)
+		}
+	}
+	if hasDWARF {
+		t.Error("binary has DWARF: not built with -ldflags -w")
+	}
+	if bi.Path != modulePath+"/cmd/kubectl-informer" {
+		t.Errorf("main package %q", bi.Path)
+	}
+}
+
+// krewInstall installs this machine's platform as `kubectl krew install` does: pick the one
+// platform whose selector matches os/arch, verify the archive's sha256, unpack it into
+// $KREW_ROOT/store/<plugin>/<version>, and link $KREW_ROOT/bin/kubectl-<plugin> to its bin. Then
+// kubectl must find and run it as `kubectl informer`.
+func krewInstall(t *testing.T, p Plugin, archives map[string][]byte) {
+	var pl *Platform
+	for i := range p.Spec.Platforms {
+		if matches(p.Spec.Platforms[i].Selector, runtime.GOOS, runtime.GOARCH) {
+			pl = &p.Spec.Platforms[i]
+		}
+	}
+	if pl == nil {
+		t.Skipf("no platform for this machine's %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	data := archives[runtime.GOOS+"/"+runtime.GOARCH]
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != pl.Sha256 {
+		t.Fatalf("sha256 mismatch for %s", pl.URI)
+	}
+	krewRoot := t.TempDir()
+	installDir := filepath.Join(krewRoot, "store", pluginName, p.Spec.Version)
+	entries, err := readArchive(path.Base(pl.URI), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, e := range entries { // no `files`: krew copies everything (from "*" to ".")
+		dst := filepath.Join(installDir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, e.data, e.mode.Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(installDir, filepath.FromSlash(pl.Bin))
+	if rel, err := filepath.Rel(installDir, bin); err != nil || strings.HasPrefix(rel, "..") {
+		t.Fatalf("bin %q is outside the install directory", pl.Bin)
+	}
+	link := filepath.Join(krewRoot, "bin", "kubectl-"+pluginName)
+	if runtime.GOOS == "windows" {
+		link += ".exe"
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+
+	home := t.TempDir()
+	kubeconfig := filepath.Join(home, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pathEnv := filepath.Dir(link)
+	kubectl, err := exec.LookPath("kubectl")
+	if err == nil {
+		pathEnv += string(os.PathListSeparator) + filepath.Dir(kubectl)
+	}
+	env := append(os.Environ(), "PATH="+pathEnv, "HOME="+home, "KUBECONFIG="+kubeconfig, "KREW_ROOT="+krewRoot)
+	run := func(argv []string) (string, string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Env = env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\nstdout: %s\nstderr: %s", strings.Join(argv, " "), err, stdout.String(), stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+
+	plugin := []string{"kubectl", "informer"}
+	if kubectl == "" {
+		t.Log("kubectl is not on PATH: running the installed kubectl-informer directly and skipping `kubectl plugin list`")
+		plugin = []string{link}
+	}
+	withArgs := func(args ...string) []string { return append(append([]string(nil), plugin...), args...) }
+
+	stdout, _ := run(withArgs("version", "--client", "-o", "json"))
+	var v struct {
+		Version, Commit, Date, ClientGoVersion, GoVersion, Platform string
+		ServerVersion                                               *string
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("version -o json: %v: %q", err, stdout)
+	}
+	if v.Version != testVersion || v.Commit != testCommit || v.Date != testDate ||
+		v.Platform != runtime.GOOS+"/"+runtime.GOARCH || !strings.HasPrefix(v.ClientGoVersion, "v0.") ||
+		!strings.HasPrefix(v.GoVersion, "go1.") || v.ServerVersion != nil {
+		t.Errorf("kubectl informer version --client -o json: %s", stdout)
+	}
+
+	// Without --client and with an empty kubeconfig: the plugin's version, and a note.
+	stdout, stderr := run(withArgs("version"))
+	if !strings.HasPrefix(stdout, "kubectl-informer "+testVersion+" (commit "+testCommit+", built "+testDate+")\n") ||
+		!strings.HasPrefix(stderr, "server version unavailable: ") {
+		t.Errorf("kubectl informer version:\nstdout: %s\nstderr: %s", stdout, stderr)
+	}
+
+	stdout, _ = run(withArgs("--help"))
+	if !strings.Contains(stdout, "watch") {
+		t.Errorf("kubectl informer --help lists no watch command:\n%s", stdout)
+	}
+
+	if kubectl == "" {
+		return
+	}
+	stdout, stderr = run([]string{"kubectl", "plugin", "list"})
+	found := false
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.TrimSpace(line) == link {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("kubectl plugin list does not list %s:\nstdout: %s\nstderr: %s", link, stdout, stderr)
+	}
+}
