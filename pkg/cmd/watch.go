@@ -58,6 +58,8 @@ type WatchOptions struct {
 	ShowReconciles bool
 	NoSummary      bool
 
+	Record string
+
 	MetricsURLs     []string
 	MetricsInterval time.Duration
 
@@ -114,6 +116,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
+	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
 	f.StringArrayVar(&o.MetricsURLs, "metrics-url", o.MetricsURLs, "A running controller's Prometheus endpoint (e.g. http://127.0.0.1:8080/metrics through kubectl port-forward); its workqueues print as ControllerQueue lines. Repeatable.")
 	f.DurationVar(&o.MetricsInterval, "metrics-interval", o.MetricsInterval, "How often to scrape --metrics-url.")
 	return cmd
@@ -227,7 +230,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	}
 	// One cheap request first: an unreachable server fails here, within --request-timeout,
 	// instead of the informer retrying forever behind a disk-cached discovery.
-	if _, err := dc.ServerVersion(); err != nil {
+	sv, err := dc.ServerVersion()
+	if err != nil {
 		return err
 	}
 	mapper, err := o.configFlags.ToRESTMapper()
@@ -269,6 +273,15 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
 	}
+	var rec *printer.Recorder
+	if o.Record != "" {
+		rec, err = printer.NewRecorder(o.Record, printer.RecordingHeader{ServerVersion: sv.GitVersion, Flags: o.recordedFlags()},
+			resources, o.ShowSecrets, Version)
+		if err != nil {
+			return err
+		}
+		defer rec.Close()
+	}
 	events := make(chan watch.Event, 1024)
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
@@ -285,9 +298,14 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	})
 	scraped, scrapers := o.startScrapers(ctx)
 	summary := printer.NewSummary()
-	var writeErr error
+	var writeErr, recErr error
 	handle := func(ev watch.Event) {
 		summary.Add(&ev)
+		if rec != nil && recErr == nil {
+			if recErr = rec.Print(&ev); recErr != nil {
+				cancel()
+			}
+		}
 		if writeErr != nil {
 			return // drain until the informers stop
 		}
@@ -313,6 +331,14 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		writeErr = p.Flush()
 	}
 	err = <-done
+	if err == nil && recErr != nil {
+		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)
+	}
+	if rec != nil && err == nil {
+		if cerr := rec.Close(); cerr != nil {
+			err = fmt.Errorf("writing the recording %s: %w", o.Record, cerr)
+		}
+	}
 	if err == nil && writeErr == nil && !o.NoSummary {
 		_ = summary.Write(o.ErrOut)
 	}
@@ -349,4 +375,22 @@ func (o *WatchOptions) startScrapers(ctx context.Context) (<-chan watch.Event, *
 		}()
 	}
 	return out, &wg
+}
+
+// recordedFlags are the options that shaped the stream, for a recording's header. Credentials and
+// connection flags are left out on purpose.
+func (o *WatchOptions) recordedFlags() map[string]string {
+	return map[string]string{
+		"resources":      o.resourceArg,
+		"name":           o.name,
+		"namespace":      o.namespace,
+		"selector":       o.LabelSelector,
+		"field-selector": o.fieldSelector(),
+		"resync":         o.Resync.String(),
+		"workers":        fmt.Sprint(o.Workers),
+		"reconcile-time": o.ReconcileTime.String(),
+		"fail-rate":      fmt.Sprint(o.FailRate),
+		"rate-limiter":   o.RateLimiter,
+		"show-secrets":   fmt.Sprint(o.ShowSecrets),
+	}
 }
