@@ -45,7 +45,7 @@ DIST_FLAGS = -version "$(VERSION)" \
 	$(if $(filter command line environment,$(origin COMMIT)),-commit "$(COMMIT)") \
 	$(if $(filter command line environment,$(origin DATE)),-date "$(DATE)")
 dist: ## release archives for 5 platforms, checksums.txt and krew/informer.yaml in ./dist: make dist VERSION=vX.Y.Z
-	@GO="$(GO)" $(GO) run ./hack/dist $(DIST_FLAGS)
+	@$(GO) build -o $(BIN)/dist ./hack/dist && GO="$(GO)" $(BIN)/dist $(DIST_FLAGS)
 
 lint: $(BIN)/golangci-lint
 	$(BIN)/golangci-lint run ./...
