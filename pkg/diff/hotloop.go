@@ -1,0 +1,185 @@
+package diff
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// MinAlternations is how many hand-overs between two managers (A→B→A→B→A is four) within the
+// window make a hot loop, whatever the update count.
+const MinAlternations = 4
+
+// Update is one observed update of an object.
+type Update struct {
+	At time.Time
+	// Managers are the names of the managers that made it (ChangedManagers).
+	Managers []string
+	// Paths are the fields it changed.
+	Paths []string
+}
+
+// HotLoop is a report: one object rewritten too often, or two managers taking turns at it.
+type HotLoop struct {
+	Key string
+	// Reason is "updates" (more than the allowed updates in the window) or "alternating" (two
+	// managers taking turns).
+	Reason string
+	// Managers are the managers of the episode's updates in the window, first seen first.
+	Managers []string
+	// Updates is how many updates the window held when the loop was found.
+	Updates int
+	Window  time.Duration
+	// Fields are the paths changed by more than one update in the window (the ones that flip),
+	// sorted; when no path changed twice, every changed path.
+	Fields []string
+}
+
+// HotLoopDetector finds hot loops in a stream of updates. A key reports at most once per
+// episode; an episode ends when a whole window passes without an update to its key. It is pure
+// (time comes with each update) and not safe for concurrent use.
+type HotLoopDetector struct {
+	// MaxUpdates: more than this many updates of one key within Window is a hot loop.
+	MaxUpdates int
+	Window     time.Duration
+
+	keys     map[string]*episode
+	observed int
+}
+
+type episode struct {
+	updates  []Update // within the window, oldest first
+	last     time.Time
+	reported bool
+}
+
+// NewHotLoopDetector returns a detector; maxUpdates < 1 or window <= 0 disables it.
+func NewHotLoopDetector(maxUpdates int, window time.Duration) *HotLoopDetector {
+	return &HotLoopDetector{MaxUpdates: maxUpdates, Window: window, keys: map[string]*episode{}}
+}
+
+// Observe records an update of key and returns a report when it makes this episode a hot loop
+// for the first time, else nil.
+func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
+	if d == nil || d.MaxUpdates < 1 || d.Window <= 0 {
+		return nil
+	}
+	d.observed++
+	if d.observed%1024 == 0 {
+		d.sweep(u.At)
+	}
+	ep := d.keys[key]
+	if ep == nil || u.At.Sub(ep.last) > d.Window {
+		ep = &episode{}
+		d.keys[key] = ep
+	}
+	ep.last = u.At
+	cutoff := u.At.Add(-d.Window)
+	i := 0
+	for i < len(ep.updates) && ep.updates[i].At.Before(cutoff) {
+		i++
+	}
+	ep.updates = append(ep.updates[i:], u)
+	if ep.reported {
+		return nil
+	}
+	h := &HotLoop{Key: key, Updates: len(ep.updates), Window: d.Window, Fields: flipping(ep.updates)}
+	if n, pair := alternations(ep.updates); n >= MinAlternations {
+		h.Reason, h.Managers = "alternating", pair
+	} else if len(ep.updates) > d.MaxUpdates {
+		h.Reason, h.Managers = "updates", managersOf(ep.updates)
+	} else {
+		return nil
+	}
+	ep.reported = true
+	return h
+}
+
+// Forget drops a key (its object was deleted).
+func (d *HotLoopDetector) Forget(key string) {
+	if d != nil {
+		delete(d.keys, key)
+	}
+}
+
+// Len is the number of keys tracked.
+func (d *HotLoopDetector) Len() int { return len(d.keys) }
+
+// sweep drops keys whose episode ended, so a long watch does not keep every key ever updated.
+func (d *HotLoopDetector) sweep(now time.Time) {
+	for k, ep := range d.keys {
+		if now.Sub(ep.last) > d.Window {
+			delete(d.keys, k)
+		}
+	}
+}
+
+// alternations counts the hand-overs in the longest run at the end of updates that involves
+// only two managers (updates that name no manager are skipped), and returns the two, the one
+// that started the run first.
+func alternations(updates []Update) (int, []string) {
+	var a, b string
+	n := 0
+	prev := ""
+	for i := len(updates) - 1; i >= 0; i-- {
+		m := strings.Join(updates[i].Managers, "+")
+		if m == "" {
+			continue
+		}
+		if m != a && m != b {
+			if a != "" && b != "" {
+				break
+			}
+			if a == "" {
+				a = m
+			} else {
+				b = m
+			}
+		}
+		if prev != "" && m != prev {
+			n++
+		}
+		prev = m
+	}
+	// prev is the run's first manager.
+	if prev == b {
+		a, b = b, a
+	}
+	if b == "" {
+		return n, []string{a}
+	}
+	return n, []string{a, b}
+}
+
+func managersOf(updates []Update) []string {
+	var out []string
+	for _, u := range updates {
+		for _, m := range u.Managers {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+func flipping(updates []Update) []string {
+	count := map[string]int{}
+	for _, u := range updates {
+		for _, p := range u.Paths {
+			count[p]++
+		}
+	}
+	var twice, all []string
+	for p, n := range count {
+		all = append(all, p)
+		if n > 1 {
+			twice = append(twice, p)
+		}
+	}
+	if len(twice) == 0 {
+		twice = all
+	}
+	slices.Sort(twice)
+	return twice
+}
