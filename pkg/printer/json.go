@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -28,6 +29,13 @@ type objectRecord struct {
 	Tombstone          bool           `json:"tombstone"`
 	Object             map[string]any `json:"object"`
 	Queue              *queueRecord   `json:"queue,omitempty"`
+	// Managers: Updated lines that changed the object; the managers whose managedFields entry
+	// the update created or changed.
+	Managers *[]diff.Manager `json:"managers,omitempty"`
+	// Changes: with --diff, the same Updated lines; the changed fields.
+	Changes *[]changeRecord `json:"changes,omitempty"`
+	// Diff: with --diff=full, a unified diff of the object as YAML.
+	Diff string `json:"diff,omitempty"`
 }
 
 // queueRecord is the workqueue's figures (the standard metrics) at one moment.
@@ -154,7 +162,18 @@ func (p *Printer) record(ev *watch.Event) any {
 			r.Object = p.redact(ev.Resource, ev.Object.Object)
 		}
 		r.Queue = queueOf(ev.Queue)
+		if u := p.updateOf(ev); u != nil {
+			managers := append([]diff.Manager{}, u.managers...)
+			r.Managers = &managers
+			if p.opts.Diff != "" {
+				changes := p.changeRecords(u.changes)
+				r.Changes = &changes
+				r.Diff = u.unified
+			}
+		}
 		return r
+	case ev.Type == HotLoop:
+		return hotLoopOf(ev)
 	case ev.Type == watch.ControllerQueue && ev.Sample != nil:
 		q := ev.Sample
 		r := controllerQueueRecord{

@@ -9,12 +9,17 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/cli-runtime/pkg/printers"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // Options says how events are printed.
 type Options struct {
-	// Output is "" (human) or "json".
+	// Output is "" (human), "wide" (human with labels, owner and generations), "json", "yaml",
+	// or a template: "jsonpath=...", "jsonpath-file=...", "jsonpath-as-json=...",
+	// "go-template=...", "go-template-file=...", "template=...", "templatefile=..."
+	// (ValidateOutput checks it).
 	Output        string
 	Color         bool
 	ShowBookmarks bool
@@ -24,25 +29,53 @@ type Options struct {
 	// FlushEach flushes after every event, so `| grep` and terminals see lines live.
 	FlushEach     bool
 	PluginVersion string
+	// Diff is "" (off), "inline" (the changed fields of every update) or "full" (also a unified
+	// YAML diff of the object).
+	Diff string
+	// Timestamps is the human time column: "" or "absolute" (wall clock), "relative" (since
+	// the first event), "none".
+	Timestamps string
+	// NoHeaders drops the `#` header line of human output.
+	NoHeaders bool
+	// ErrOut receives template execution errors (one line per failing event; the stream goes
+	// on). Without it, Print returns them.
+	ErrOut io.Writer
 }
 
 // Printer writes events to one writer. It is used from one goroutine.
 type Printer struct {
-	opts Options
-	w    *bufio.Writer
+	opts  Options
+	w     *bufio.Writer
+	out   outputKind
+	tmpl  printers.ResourcePrinter
+	err   error     // a bad Output: returned by every Print
+	start time.Time // the first event's time, for relative timestamps
 }
 
 // New returns a Printer writing to w.
 func New(w io.Writer, opts Options) *Printer {
-	return &Printer{opts: opts, w: bufio.NewWriterSize(w, 64*1024)}
+	p := &Printer{opts: opts, w: bufio.NewWriterSize(w, 64*1024)}
+	p.out, p.tmpl, p.err = parseOutput(opts.Output)
+	return p
 }
 
 // Print writes one event (or nothing, for events the human output leaves out).
 func (p *Printer) Print(ev *watch.Event) error {
+	if p.err != nil {
+		return p.err
+	}
+	if p.start.IsZero() {
+		p.start = ev.Time
+	}
 	var err error
-	if p.opts.Output == "json" {
+	switch p.out {
+	case outputJSON:
 		err = p.writeJSON(ev)
-	} else {
+	case outputYAML:
+		err = p.writeYAML(ev)
+	case outputTemplate:
+		err = p.writeTemplate(ev)
+	default:
 		err = p.writeHuman(ev)
 	}
 	if err != nil {
@@ -80,6 +113,8 @@ func typeColor(t watch.Type) string {
 		return colorMagent
 	case watch.Relist, watch.Resync:
 		return colorCyan
+	case HotLoop:
+		return colorRed
 	}
 	return colorBlue
 }
@@ -102,8 +137,10 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString(p.paint(colorDim, ev.Time.Local().Format("15:04:05.000")))
-	b.WriteString("  ")
+	if ts := p.timeColumn(ev.Time); ts != "" {
+		b.WriteString(p.paint(colorDim, ts))
+		b.WriteString("  ")
+	}
 	b.WriteString(p.paint(typeColor(ev.Type), fmt.Sprintf("%-11s", ev.Type)))
 	b.WriteString(" ")
 	if ev.Type == watch.ControllerQueue {
@@ -114,17 +151,41 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 	}
 	b.WriteString(Escape(ev.Resource.String()))
 	b.WriteString("  ")
-	if ev.Type.IsObject() {
-		p.objectDetail(&b, ev)
-	} else {
+	var block []string
+	switch {
+	case ev.Type.IsObject():
+		block = p.objectDetail(&b, ev)
+	case ev.Type == HotLoop:
+		p.hotLoopDetail(&b, ev)
+	default:
 		p.lifecycleDetail(&b, ev)
 	}
 	b.WriteByte('\n')
+	for _, l := range block {
+		b.WriteString(blockIndent)
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
 	_, err := p.w.WriteString(b.String())
 	return err
 }
 
-func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) {
+// blockIndent starts the lines printed under an event's line (a longer diff).
+const blockIndent = "    "
+
+// timeColumn is the human time column, or "" with --timestamps=none.
+func (p *Printer) timeColumn(t time.Time) string {
+	switch p.opts.Timestamps {
+	case "none":
+		return ""
+	case "relative":
+		return fmt.Sprintf("%12s", fmt.Sprintf("%+.3fs", t.Sub(p.start).Seconds()))
+	}
+	return t.Local().Format("15:04:05.000")
+}
+
+// objectDetail writes an object event's line and returns the lines to print under it.
+func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 	name := ev.Name
 	if ev.Namespace != "" {
 		name = ev.Namespace + "/" + ev.Name
@@ -142,6 +203,19 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) {
 	if ev.Queue != nil {
 		fmt.Fprintf(b, "  queue=%d", ev.Queue.Depth)
 	}
+	if p.out == outputWide {
+		p.wideDetail(b, ev.Object)
+	}
+	u := p.updateOf(ev)
+	if u != nil && len(u.managers) > 0 {
+		b.WriteString("  by ")
+		for i, m := range u.managers {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(Escape(m.String()))
+		}
+	}
 	var tags []string
 	switch {
 	case ev.Tombstone:
@@ -157,6 +231,15 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) {
 		b.WriteString("  ")
 		b.WriteString(t)
 	}
+	if u == nil || p.opts.Diff == "" {
+		return nil
+	}
+	inline, block := p.humanChanges(u)
+	if inline != "" {
+		b.WriteString("  ")
+		b.WriteString(inline)
+	}
+	return block
 }
 
 func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
@@ -237,6 +320,9 @@ func seconds(f float64) string {
 }
 
 func (p *Printer) writeHeader(ev *watch.Event) error {
+	if p.opts.NoHeaders {
+		return nil
+	}
 	info := ev.Info
 	var res []string
 	for _, r := range info.Resources {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,4 +258,107 @@ func TestPercentile(t *testing.T) {
 	if percentile(nil, 0.5) != 0 {
 		t.Error("empty percentile")
 	}
+}
+
+// deployment is a fuller object for the diff, wide and hot-loop goldens.
+func deployment(rv string, gen, observed int64, replicas int64, image string, labels map[string]any, managers ...map[string]any) *unstructured.Unstructured {
+	mf := []any{}
+	for _, m := range managers {
+		mf = append(mf, m)
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{
+			"namespace": "demo", "name": "web", "resourceVersion": rv, "generation": gen, "labels": labels,
+			"managedFields": mf,
+			"ownerReferences": []any{
+				map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "name": "not-the-controller", "uid": "1"},
+				map[string]any{"apiVersion": "example.com/v1", "kind": "App", "name": "shop", "uid": "2", "controller": true},
+			},
+		},
+		"spec": map[string]any{
+			"replicas": replicas,
+			"template": map[string]any{"spec": map[string]any{"containers": []any{
+				map[string]any{"name": "web", "image": image, "env": []any{map[string]any{"name": "LOG", "value": "info"}}},
+				map[string]any{"name": "sidecar", "image": "envoy:1.30"},
+			}}},
+		},
+		"status": map[string]any{"observedGeneration": observed},
+	}}
+}
+
+func mf(manager, op, at string, fields ...string) map[string]any {
+	f := map[string]any{}
+	for _, x := range fields {
+		f["f:"+x] = map[string]any{}
+	}
+	return map[string]any{"manager": manager, "operation": op, "apiVersion": "apps/v1", "time": "2026-11-21T05:00:" + at + "Z", "fieldsV1": map[string]any{"f:spec": f}}
+}
+
+// changeSample: updates with their old objects, as the informer delivers them, and a hot loop.
+func changeSample(t *testing.T) []watch.Event {
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	create := mf("kubectl-create", "Update", "00", "replicas", "template")
+	app := map[string]any{"app": "web"}
+	v1 := deployment("10", 1, 1, 1, "nginx:1.27", app, create)
+	v2 := deployment("11", 2, 1, 3, "nginx:1.27", app, create, mf("kubectl-scale", "Update", "01", "replicas"))
+	v3 := deployment("12", 3, 2, 3, "nginx:1.28", map[string]any{"app": "web", "tier": "front"}, create, mf("kubectl-edit", "Update", "02", "template"))
+	v3.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["env"] = []any{map[string]any{"name": "LOG", "value": "debug"}}
+	v4 := deployment("13", 3, 3, 3, "nginx:1.28", map[string]any{"app": "web", "tier": "front"}, create, mf("kubectl-edit", "Update", "02", "template"))
+	v4.Object["status"] = map[string]any{"observedGeneration": int64(3)}
+	v5 := deployment("14", 3, 3, 3, "nginx:1.28", map[string]any{"app": "web", "tier": "front"}, create, mf("kubectl-edit", "Update", "02", "template"))
+	upd := func(s int, old, cur *unstructured.Unstructured, delta watch.Delta) watch.Event {
+		return watch.Event{Type: watch.Updated, Time: at(s), Resource: deploy, Namespace: "demo", Name: "web",
+			ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion(), Delta: delta, Object: cur, OldObject: old}
+	}
+	events := []watch.Event{
+		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{deploy}}},
+		{Type: watch.Added, Time: at(0), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "10", InitialList: true, Delta: watch.DeltaReplaced, Object: v1},
+		upd(1, v1, v2, watch.DeltaUpdated), // short: inline
+		upd(2, v2, v3, watch.DeltaUpdated), // long: a block
+		upd(3, v3, v4, watch.DeltaReplaced),
+		upd(4, v4, v5, watch.DeltaUpdated), // only the resourceVersion
+		{Type: watch.Updated, Time: at(5), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "14", OldResourceVersion: "14", Delta: watch.DeltaSync, Object: v5, OldObject: v5},
+	}
+	// Two controllers fighting over spec.replicas: the detector reports the fifth update.
+	h := NewHotLoops(10, 30*time.Second)
+	prev := v5
+	for i := range 5 {
+		manager, replicas := "autoscaler", int64(5)
+		if i%2 == 1 {
+			manager, replicas = "deployer", 3
+		}
+		cur := deployment(fmt.Sprint(20+i), 3, 3, replicas, "nginx:1.28", map[string]any{"app": "web", "tier": "front"}, create, mf(manager, "Update", fmt.Sprintf("%02d", 10+i), "replicas"))
+		ev := upd(10+i, prev, cur, watch.DeltaUpdated)
+		events = append(events, ev)
+		if hl := h.Observe(&ev); hl != nil {
+			if i != 4 {
+				t.Errorf("hot loop reported at update %d, want 4", i)
+			}
+			events = append(events, *hl)
+		}
+		prev = cur
+	}
+	if events[len(events)-1].Type != HotLoop {
+		t.Fatal("no hot loop reported")
+	}
+	events = append(events, watch.Event{Type: watch.Deleted, Time: at(20), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "30", Delta: watch.DeltaDeleted, Object: prev})
+	return events
+}
+
+func TestChangeGoldens(t *testing.T) {
+	t.Setenv("TZ", "UTC")
+	time.Local = time.UTC
+	events := changeSample(t)
+	golden(t, "human-changes.txt", render(t, Options{}, events))
+	golden(t, "human-diff.txt", render(t, Options{Diff: "inline"}, events))
+	golden(t, "human-diff-color.txt", render(t, Options{Diff: "inline", Color: true}, events))
+	golden(t, "human-diff-full.txt", render(t, Options{Diff: "full"}, events))
+	golden(t, "human-wide.txt", render(t, Options{Output: "wide"}, events))
+	golden(t, "human-relative.txt", render(t, Options{Timestamps: "relative", NoHeaders: true, Diff: "inline"}, events))
+	golden(t, "human-no-timestamps.txt", render(t, Options{Timestamps: "none"}, events))
+	golden(t, "events-diff.ndjson", render(t, Options{Output: "json", Diff: "inline", PluginVersion: "v1.0.0"}, events))
+	golden(t, "events-diff.yaml", render(t, Options{Output: "yaml", Diff: "full", PluginVersion: "v1.0.0"}, events))
+	golden(t, "template.txt", render(t, Options{Output: `jsonpath={.type} {.name} {.changes[*].path}{"\n"}`, Diff: "inline"}, events)+
+		render(t, Options{Output: `go-template={{.type}}{{if eq .type "Updated"}}{{range .managers}} by {{.manager}}{{end}}{{end}}`}, events))
 }

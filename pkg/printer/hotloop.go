@@ -1,0 +1,158 @@
+package printer
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// HotLoop is the type of a hot-loop report: one object rewritten too often, or two managers
+// taking turns at it (docs/json.md). pkg/watch has no such event; the printer makes it.
+const HotLoop watch.Type = "HotLoop"
+
+// HotLoops watches the event stream for hot loops (diff.HotLoopDetector) and makes their
+// HotLoop events. It is used from one goroutine.
+type HotLoops struct {
+	d *diff.HotLoopDetector
+}
+
+// NewHotLoops reports an object updated more than maxUpdates times within window, or by two
+// managers taking turns (diff.MinAlternations hand-overs) within it. maxUpdates < 1 or
+// window <= 0 turns it off.
+func NewHotLoops(maxUpdates int, window time.Duration) *HotLoops {
+	return &HotLoops{d: diff.NewHotLoopDetector(maxUpdates, window)}
+}
+
+// Observe feeds one event and returns the HotLoop event to print after it, or nil. Only
+// changes count (IsChange): not resyncs, not a relist's unchanged objects.
+func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
+	if h == nil {
+		return nil
+	}
+	key := ev.Namespace + "/" + ev.Name
+	if ev.Namespace == "" {
+		key = ev.Name
+	}
+	id := ev.Resource.String() + " " + key
+	if ev.Type == watch.Deleted {
+		h.d.Forget(id)
+		return nil
+	}
+	if !IsChange(ev) {
+		return nil
+	}
+	old, cur := ev.OldObject.Object, ev.Object.Object
+	u := diff.Update{At: ev.Time}
+	for _, m := range diff.ChangedManagers(old, cur) {
+		u.Managers = append(u.Managers, m.Manager)
+	}
+	for _, c := range diff.Compute(old, cur) {
+		u.Paths = append(u.Paths, c.Path)
+	}
+	r := h.d.Observe(id, u)
+	if r == nil {
+		return nil
+	}
+	managers := make([]any, len(r.Managers))
+	for i, m := range r.Managers {
+		managers[i] = m
+	}
+	fields := make([]any, len(r.Fields))
+	for i, f := range r.Fields {
+		fields[i] = f
+	}
+	// The report's lists travel in Object; Items, Duration and Reason hold the rest.
+	return &watch.Event{
+		Type: HotLoop, Time: ev.Time, Resource: ev.Resource,
+		Namespace: ev.Namespace, Name: ev.Name, Key: key,
+		Items: r.Updates, Duration: r.Window, Reason: r.Reason,
+		Object: &unstructured.Unstructured{Object: map[string]any{"managers": managers, "fields": fields}},
+	}
+}
+
+// hotLoopRecord is a HotLoop line in the JSON contract.
+type hotLoopRecord struct {
+	Time          string     `json:"time"`
+	Type          watch.Type `json:"type"`
+	Group         string     `json:"group"`
+	Version       string     `json:"version"`
+	Resource      string     `json:"resource"`
+	Kind          string     `json:"kind"`
+	Namespace     string     `json:"namespace"`
+	Name          string     `json:"name"`
+	Key           string     `json:"key"`
+	Reason        string     `json:"reason"`
+	Managers      []string   `json:"managers"`
+	Updates       int        `json:"updates"`
+	WindowSeconds float64    `json:"windowSeconds"`
+	Fields        []string   `json:"fields"`
+}
+
+func hotLoopLists(ev *watch.Event) (managers, fields []string) {
+	managers, fields = []string{}, []string{}
+	if ev.Object == nil {
+		return
+	}
+	for _, m := range asStrings(ev.Object.Object["managers"]) {
+		managers = append(managers, m)
+	}
+	for _, f := range asStrings(ev.Object.Object["fields"]) {
+		fields = append(fields, f)
+	}
+	return
+}
+
+func asStrings(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func hotLoopOf(ev *watch.Event) hotLoopRecord {
+	managers, fields := hotLoopLists(ev)
+	return hotLoopRecord{
+		Time: formatTime(ev.Time), Type: ev.Type,
+		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
+		Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: ev.Reason,
+		Managers: managers, Updates: ev.Items, WindowSeconds: ev.Duration.Seconds(), Fields: fields,
+	}
+}
+
+// hotLoopFieldsShown is how many flipping fields the human line names.
+const hotLoopFieldsShown = 5
+
+func (p *Printer) hotLoopDetail(b *strings.Builder, ev *watch.Event) {
+	managers, fields := hotLoopLists(ev)
+	b.WriteString(Escape(ev.Key))
+	b.WriteString("  ")
+	var what string
+	switch {
+	case ev.Reason == "alternating" && len(managers) == 2:
+		what = fmt.Sprintf("HOT LOOP: %s and %s taking turns, %d updates in %s", managers[0], managers[1], ev.Items, ev.Duration)
+	case len(managers) > 0:
+		what = fmt.Sprintf("HOT LOOP: %d updates in %s by %s", ev.Items, ev.Duration, strings.Join(managers, ", "))
+	default:
+		what = fmt.Sprintf("HOT LOOP: %d updates in %s", ev.Items, ev.Duration)
+	}
+	b.WriteString(p.paint(colorRed, Escape(what)))
+	if len(fields) > 0 {
+		shown := fields
+		more := ""
+		if len(shown) > hotLoopFieldsShown {
+			more = fmt.Sprintf(" (+%d more)", len(shown)-hotLoopFieldsShown)
+			shown = shown[:hotLoopFieldsShown]
+		}
+		b.WriteString("; flipping: ")
+		b.WriteString(Escape(strings.Join(shown, ", ") + more))
+	}
+}
