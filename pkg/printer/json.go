@@ -241,6 +241,11 @@ func (p *Printer) writeJSON(ev *watch.Event) error {
 	if err != nil {
 		return err
 	}
+	if hasFormatChars(string(b)) {
+		// encoding/json leaves C1 controls and bidirectional overrides raw: escape them too,
+		// so that no line can act on a terminal.
+		b = []byte(escapeFormatChars(string(b)))
+	}
 	p.w.Write(b)
 	return p.w.WriteByte('\n')
 }

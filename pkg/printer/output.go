@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -155,7 +156,9 @@ func EscapeKeepLayout(s string) string {
 }
 
 // JSONToYAML converts one JSON value to a YAML document, keeping the order of object keys.
-// Strings holding control characters come out double-quoted with escapes.
+// Strings holding control characters come out double-quoted with escapes (the YAML library's
+// for C0 and C1 controls, \uXXXX for the format characters it would leave raw, such as
+// bidirectional overrides).
 func JSONToYAML(b []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -172,7 +175,51 @@ func JSONToYAML(b []byte) (string, error) {
 	if err := enc.Close(); err != nil {
 		return "", err
 	}
-	return buf.String(), nil
+	out := buf.String()
+	if hasFormatChars(out) {
+		// Only strings yamlString double-quoted hold them: escape them there.
+		out = escapeFormatChars(out)
+	}
+	return out, nil
+}
+
+// yamlString is a string scalar; one holding a format character is double-quoted so that it
+// can be escaped.
+func yamlString(s string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if hasFormatChars(s) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
+}
+
+// isFormatChar: runes Escape escapes that JSON and YAML encoders leave raw (C1 controls,
+// line and paragraph separators, bidirectional controls).
+func isFormatChar(r rune) bool {
+	return (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
+}
+
+func hasFormatChars(s string) bool {
+	for _, r := range s {
+		if isFormatChar(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// escapeFormatChars writes format characters as \uXXXX: valid inside JSON strings and YAML
+// double-quoted scalars, where they can only be.
+func escapeFormatChars(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isFormatChar(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
@@ -195,7 +242,7 @@ func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
 				if err != nil {
 					return nil, err
 				}
-				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, v)
+				n.Content = append(n.Content, yamlString(k), v)
 			}
 			_, err := dec.Token() // }
 			return n, err
@@ -212,7 +259,7 @@ func yamlNode(dec *json.Decoder) (*yaml.Node, error) {
 			return n, err
 		}
 	case string:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t}, nil
+		return yamlString(t), nil
 	case json.Number:
 		tag := "!!int"
 		if strings.ContainsAny(t.String(), ".eE") {

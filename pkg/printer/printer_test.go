@@ -362,3 +362,131 @@ func TestChangeGoldens(t *testing.T) {
 	golden(t, "template.txt", render(t, Options{Output: `jsonpath={.type} {.name} {.changes[*].path}{"\n"}`, Diff: "inline"}, events)+
 		render(t, Options{Output: `go-template={{.type}}{{if eq .type "Updated"}}{{range .managers}} by {{.manager}}{{end}}{{end}}`}, events))
 }
+
+// secretUpdate changes a Secret's values (the password keeps its length) and its last-applied
+// annotation.
+func secretUpdate() []watch.Event {
+	secret := func(rv, password, token, applied string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"namespace": "demo", "name": "db", "resourceVersion": rv,
+				"annotations": map[string]any{lastAppliedAnnotation: applied},
+				"managedFields": []any{map[string]any{"manager": "kubectl-edit", "operation": "Update", "apiVersion": "v1",
+					"time": "2026-11-21T05:00:0" + rv + "Z", "fieldsV1": map[string]any{"f:data": map[string]any{"f:password": map[string]any{}}}}},
+			},
+			"data":       map[string]any{"password": password, "same": "c2FtZXNhbWU="},
+			"stringData": map[string]any{"token": token},
+		}}
+	}
+	old := secret("5", "aHVudGVyMg==", "hunter2", `{"data":{"password":"aHVudGVyMg=="}}`)
+	cur := secret("6", "c2VjcmV0Mg==", "s3cr3t!", `{"data":{"password":"c2VjcmV0Mg=="}}`)
+	return []watch.Event{
+		{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Resources: []discovery.Resource{secrets}}},
+		{Type: watch.Added, Time: t0, Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "5", Delta: watch.DeltaAdded, Object: old},
+		{Type: watch.Updated, Time: t0.Add(time.Second), Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "6", OldResourceVersion: "5", Delta: watch.DeltaUpdated, Object: cur, OldObject: old},
+		{Type: watch.Deleted, Time: t0.Add(2 * time.Second), Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "7", Delta: watch.DeltaDeleted, Object: cur},
+	}
+}
+
+// No output form shows a Secret value, and a change of value still shows as a change.
+func TestSecretsNeverLeak(t *testing.T) {
+	leaks := []string{"aHVudGVyMg==", "hunter2", "c2VjcmV0Mg==", "s3cr3t!", "c2FtZXNhbWU=", "secret2"}
+	forms := []struct {
+		name string
+		opts Options
+		want []string // proof that the change shows
+	}{
+		{"human", Options{}, []string{"by kubectl-edit (Update)"}},
+		{"wide", Options{Output: "wide"}, nil},
+		{"diff inline", Options{Diff: "inline"}, []string{"data.password: <redacted: 12 bytes> → <redacted: 12 bytes>", "stringData.token: <redacted: 7 bytes> → <redacted: 7 bytes>"}},
+		{"diff full", Options{Diff: "full"}, []string{"-  password: '<redacted: 12 bytes>'", "+  password: '<redacted: 12 bytes, changed>'", "+    kubectl.kubernetes.io/last-applied-configuration: '<redacted: 36 bytes, changed>'", "   same: '<redacted: 12 bytes>'"}},
+		{"diff color", Options{Diff: "inline", Color: true}, nil},
+		{"json", Options{Output: "json", Diff: "full"}, []string{`{"path":"data.password","old":"\u003credacted: 12 bytes\u003e","new":"\u003credacted: 12 bytes\u003e"}`}},
+		{"yaml", Options{Output: "yaml", Diff: "full"}, []string{"path: data.password"}},
+		{"jsonpath", Options{Output: `jsonpath={.object.data.password} {.object.stringData} {.object.metadata.annotations} {.changes} {.diff}`, Diff: "full"}, []string{"<redacted: 12 bytes>"}},
+		{"go-template", Options{Output: `go-template={{.object}} {{.changes}} {{.diff}}`, Diff: "full"}, []string{"<redacted: 12 bytes>"}},
+	}
+	for _, f := range forms {
+		t.Run(f.name, func(t *testing.T) {
+			out := render(t, f.opts, secretUpdate())
+			for _, leak := range leaks {
+				if strings.Contains(out, leak) {
+					t.Errorf("leaks %q:\n%s", leak, out)
+				}
+			}
+			for _, w := range f.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	shown := render(t, Options{Diff: "inline", ShowSecrets: true}, secretUpdate())
+	if !strings.Contains(shown, `data.password: "aHVudGVyMg==" → "c2VjcmV0Mg=="`) {
+		t.Errorf("--show-secrets --diff does not show the values:\n%s", shown)
+	}
+}
+
+// hostileUpdate changes an annotation to text a terminal would act on, and a very long line.
+func hostileUpdate() []watch.Event {
+	evil := "x\x1b]8;;http://evil\x07y\rz\x1b[2J\u009b31m\u202e"
+	long := strings.Repeat("long line ", 2000)
+	mk := func(rv, ann string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"namespace": "demo", "name": "c" + evil, "resourceVersion": rv, "generation": int64(1),
+				"labels":      map[string]any{"k" + evil: "v" + evil},
+				"annotations": map[string]any{"note" + evil: ann, "long": long + ann},
+				"ownerReferences": []any{map[string]any{"kind": "K" + evil, "name": "n" + evil, "controller": true}},
+				"managedFields": []any{map[string]any{"manager": "m" + evil, "operation": "Update", "time": rv}},
+			},
+			"data": map[string]any{"k" + evil: ann + "\nsecond line"},
+		}}
+	}
+	cm := discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	old, cur := mk("1", "before"+evil), mk("2", "after"+evil)
+	upd := watch.Event{Type: watch.Updated, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "2", OldResourceVersion: "1", Delta: watch.DeltaUpdated, Object: cur, OldObject: old}
+	h := NewHotLoops(1, time.Minute)
+	h.Observe(&upd)
+	hl := h.Observe(&upd)
+	if hl == nil {
+		panic("no hot loop")
+	}
+	return []watch.Event{
+		{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Namespace: "demo" + evil, LabelSelector: "a=" + evil, Resources: []discovery.Resource{cm}}},
+		{Type: watch.Added, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "1\x1b[2J", Delta: watch.DeltaAdded, Object: old},
+		upd, *hl,
+		{Type: watch.Error, Time: t0, Resource: cm, Reason: "R" + evil, Message: "M" + evil},
+	}
+}
+
+// Server text never reaches a terminal raw, in any human form: no control bytes but the line
+// ends without color, no OSC or BEL (only the printer's own SGR colors) with color.
+func TestHostileTextAllForms(t *testing.T) {
+	for _, opts := range []Options{
+		{}, {Output: "wide"}, {Diff: "inline"}, {Diff: "full"}, {Timestamps: "relative"},
+		{Output: `jsonpath={.name} {.object.metadata.annotations} {.changes}{"\n"}`, Diff: "inline"},
+		{Output: `go-template={{.name}} {{.reason}} {{.managers}} {{.fields}}`},
+		{Output: "yaml", Diff: "full"}, {Output: "json", Diff: "full"},
+	} {
+		for _, color := range []bool{false, true} {
+			opts.Color = color
+			out := render(t, opts, hostileUpdate())
+			body := out
+			if color {
+				if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") {
+					t.Errorf("%+v: OSC or BEL in %q", opts, out)
+				}
+				body = strings.NewReplacer(colorReset, "", colorRed, "", colorGreen, "", colorYellow, "", colorBlue, "", colorMagent, "", colorCyan, "", colorDim, "").Replace(out)
+			}
+			for i, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+				if strings.ContainsAny(line, "\x1b\x07\r\u009b\u202e") {
+					t.Errorf("%+v: raw control bytes in line %d: %q", opts, i+1, line)
+				}
+				if opts.Output == "" && opts.Diff != "full" && len(line) > 2000 {
+					t.Errorf("%+v: line %d is %d bytes long", opts, i+1, len(line))
+				}
+			}
+		}
+	}
+}
