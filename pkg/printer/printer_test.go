@@ -435,10 +435,10 @@ func hostileUpdate() []watch.Event {
 		return &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"namespace": "demo", "name": "c" + evil, "resourceVersion": rv, "generation": int64(1),
-				"labels":      map[string]any{"k" + evil: "v" + evil},
-				"annotations": map[string]any{"note" + evil: ann, "long": long + ann},
+				"labels":          map[string]any{"k" + evil: "v" + evil},
+				"annotations":     map[string]any{"note" + evil: ann, "long": long + ann},
 				"ownerReferences": []any{map[string]any{"kind": "K" + evil, "name": "n" + evil, "controller": true}},
-				"managedFields": []any{map[string]any{"manager": "m" + evil, "operation": "Update", "time": rv}},
+				"managedFields":   []any{map[string]any{"manager": "m" + evil, "operation": "Update", "time": rv}},
 			},
 			"data": map[string]any{"k" + evil: ann + "\nsecond line"},
 		}}
