@@ -29,6 +29,8 @@ const (
 	Relist      Type = "Relist"
 	Error       Type = "Error"
 	Reconciled  Type = "Reconciled"
+	// Recovered follows Error lines once a list or watch succeeds again.
+	Recovered Type = "Recovered"
 	// ControllerQueue is a running controller's workqueue, scraped from its /metrics.
 	ControllerQueue Type = "ControllerQueue"
 )

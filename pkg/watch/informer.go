@@ -2,8 +2,10 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,12 +41,23 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 		return nil
 	}
 	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var fatalOnce sync.Once
+	var fatal error
+	fail := func(err error) {
+		fatalOnce.Do(func() {
+			fatal = err
+			cancel()
+		})
+	}
 	var informers []*resourceInformer
 	for _, res := range cfg.Resources {
 		ri, err := newResourceInformer(cfg, res, out)
 		if err != nil {
 			return err
 		}
+		ri.fail = fail
 		informers = append(informers, ri)
 	}
 	for _, ri := range informers {
@@ -55,7 +68,38 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 		}()
 	}
 	wg.Wait()
-	return nil
+	return fatal
+}
+
+// ForbiddenError is a list or watch the user may not make, before the informer ever synced.
+type ForbiddenError struct {
+	Resource  string
+	Namespace string // "" for all namespaces or cluster-scoped
+	Verb      string // list or watch ("" when only the reflector's error handler saw it)
+	Message   string // the server's words
+}
+
+func (e *ForbiddenError) Error() string {
+	verb := e.Verb
+	if verb == "" {
+		verb = "list"
+	}
+	var scope, check string
+	if e.Namespace != "" {
+		scope = fmt.Sprintf(" in namespace %q", e.Namespace)
+		check = fmt.Sprintf("kubectl auth can-i list %s -n %s && kubectl auth can-i watch %s -n %s", e.Resource, e.Namespace, e.Resource, e.Namespace)
+	} else {
+		check = "kubectl auth can-i list " + e.Resource + " --all-namespaces && kubectl auth can-i watch " + e.Resource + " --all-namespaces"
+	}
+	return fmt.Sprintf("cannot %s %s%s: %s (check with: %s)", verb, e.Resource, scope, e.Message, check)
+}
+
+// namespace is the namespace this informer lists in ("" for all or cluster-scoped).
+func (ri *resourceInformer) namespace() string {
+	if ri.res.Namespaced {
+		return ri.cfg.Namespace
+	}
+	return ""
 }
 
 // Describe reports the machinery Run will use for cfg.
@@ -102,12 +146,16 @@ type resourceInformer struct {
 	wg      sync.WaitGroup
 	start   time.Time
 	synced  bool
-	queue   *workQueue
-	ctx     context.Context // the run's context, for the delta processor
+	// hasSynced mirrors synced for other goroutines (the tap).
+	hasSynced atomic.Bool
+	// fail stops the run with a fatal error.
+	fail  func(error)
+	queue *workQueue
+	ctx   context.Context // the run's context, for the delta processor
 }
 
 func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
-	ri := &resourceInformer{cfg: cfg, res: res, out: out}
+	ri := &resourceInformer{cfg: cfg, res: res, out: out, fail: func(error) {}}
 	wq, err := newWorkQueue(res.String(), cfg.Queue)
 	if err != nil {
 		return nil, err

@@ -151,6 +151,7 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 	}
 	if initial && !ri.synced {
 		ri.synced = true
+		ri.hasSynced.Store(true)
 		ri.emit(ri.ctx, Event{Type: Synced, Items: len(info.Objects), Duration: time.Since(ri.start),
 			ResourceVersion: info.ResourceVersion})
 	}

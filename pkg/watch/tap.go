@@ -46,6 +46,19 @@ type tap struct {
 	pageFromRV  string
 	pageReason  string
 	pendingList []listInfo
+	failing     int // list/watch errors since the last success
+}
+
+// succeeded notes a list or watch call that worked, and says so after a failure streak.
+func (t *tap) succeeded(ctx context.Context, verb string) {
+	t.mu.Lock()
+	n := t.failing
+	t.failing = 0
+	t.lastErrMsg = ""
+	t.mu.Unlock()
+	if n > 0 {
+		t.ri.emit(ctx, Event{Type: Recovered, Verb: verb, Message: fmt.Sprintf("%s works again after %d failed attempts", verb, n)})
+	}
 }
 
 func (t *tap) beginList() (fromRV, reason string, initial bool) {
@@ -86,6 +99,7 @@ func (t *tap) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object
 		t.recordError(ctx, "list", err)
 		return nil, err
 	}
+	t.succeeded(ctx, "list")
 	t.mu.Lock()
 	t.pageItems += len(obj.Items)
 	if obj.GetContinue() != "" {
@@ -108,6 +122,7 @@ func (t *tap) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interfa
 		t.recordError(ctx, "watch", err)
 		return nil, err
 	}
+	t.succeeded(ctx, "watch")
 	var timeout int64
 	if opts.TimeoutSeconds != nil {
 		timeout = *opts.TimeoutSeconds
@@ -139,7 +154,15 @@ func (t *tap) recordError(ctx context.Context, verb string, err error) {
 	dup := msg == t.lastErrMsg
 	t.lastErrMsg = msg
 	t.lastReason = reason + ": " + msg
+	if verb == "list" || verb == "watch" {
+		t.failing++
+	}
 	t.mu.Unlock()
+	// A debugging tool must not retry a forbidden initial list forever in silence the way a
+	// reflector does: without permission there is nothing to show.
+	if apierrors.IsForbidden(err) && !t.ri.hasSynced.Load() {
+		t.ri.fail(&ForbiddenError{Resource: t.ri.res.String(), Namespace: t.ri.namespace(), Verb: verb, Message: msg})
+	}
 	if dup {
 		return
 	}

@@ -112,7 +112,11 @@ func (c *Cluster) Environ() []string {
 // kubectlArgs puts --kubeconfig after args (kubectl only finds a plugin when no flag precedes
 // its name), but before a "--".
 func (c *Cluster) kubectlArgs(args []string) []string {
-	flag := "--kubeconfig=" + c.KubeconfigPath
+	return withKubeconfig(args, c.KubeconfigPath)
+}
+
+func withKubeconfig(args []string, kubeconfig string) []string {
+	flag := "--kubeconfig=" + kubeconfig
 	for i, a := range args {
 		if a == "--" {
 			return append(append(append([]string{}, args[:i]...), flag), args[i:]...)
@@ -147,10 +151,16 @@ type PluginRun struct {
 // test ends or ctx is done. If the test failed, its stderr and last lines are logged.
 func (c *Cluster) RunPlugin(t testing.TB, ctx context.Context, args ...string) *PluginRun {
 	t.Helper()
+	return c.RunPluginAs(t, ctx, c.KubeconfigPath, args...)
+}
+
+// RunPluginAs is RunPlugin with another kubeconfig (another user of this cluster).
+func (c *Cluster) RunPluginAs(t testing.TB, ctx context.Context, kubeconfig string, args ...string) *PluginRun {
+	t.Helper()
 	if c.PluginDir == "" {
 		c.PluginDir = BuildPlugin(t)
 	}
-	cmd := exec.CommandContext(ctx, "kubectl", c.kubectlArgs(append([]string{"informer"}, args...))...)
+	cmd := exec.CommandContext(ctx, "kubectl", withKubeconfig(append([]string{"informer"}, args...), kubeconfig)...)
 	cmd.Env = c.Environ()
 	// Own process group, so that killing it also gets anything the plugin started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
