@@ -58,10 +58,17 @@ type WatchOptions struct {
 	ShowReconciles bool
 	NoSummary      bool
 
-	Record string
+	Record      string
+	SyncTimeout time.Duration
 
 	MetricsURLs     []string
 	MetricsInterval time.Duration
+
+	Diff           string
+	HotLoopUpdates int
+	HotLoopWindow  time.Duration
+	Timestamps     string
+	NoHeaders      bool
 
 	resourceArg string
 	name        string
@@ -71,7 +78,7 @@ type WatchOptions struct {
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", MetricsInterval: 5 * time.Second}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", MetricsInterval: 5 * time.Second, SyncTimeout: 60 * time.Second}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -81,6 +88,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Use:     "watch RESOURCE[,RESOURCE...] [NAME] | RESOURCE/NAME",
 		Short:   "Stream what an informer receives for one or more resources",
 		Example: watchExample,
+		// Resource names from the discovery cache, then object names.
+		ValidArgsFunction: completeWatchArgs(configFlags),
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
@@ -104,7 +113,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Watch across all namespaces. The --namespace flag is ignored.")
 	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Label selector to filter on (e.g. -l key1=value1,key2=value2); the informer's list and watch use it.")
 	f.StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Field selector to filter on (e.g. --field-selector metadata.name=web).")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for human lines, or json (one JSON object per line, see docs/json.md).")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for human lines, wide (plus labels, controller owner, generation/observedGeneration), json (one JSON object per line, see docs/json.md), yaml (one document per event), jsonpath=TEMPLATE, go-template=TEMPLATE (applied to each event's JSON record; also jsonpath-file, jsonpath-as-json, go-template-file).")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Stop after this long (e.g. 30s, 5m); 0 runs until interrupted.")
 	f.DurationVar(&o.Resync, "resync", o.Resync, "Resync period of the informer (0, the default, as most controllers run: no periodic resync).")
 	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
@@ -116,9 +125,17 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
+	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
 	f.StringArrayVar(&o.MetricsURLs, "metrics-url", o.MetricsURLs, "A running controller's Prometheus endpoint (e.g. http://127.0.0.1:8080/metrics through kubectl port-forward); its workqueues print as ControllerQueue lines. Repeatable.")
 	f.DurationVar(&o.MetricsInterval, "metrics-interval", o.MetricsInterval, "How often to scrape --metrics-url.")
+	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
+	f.Lookup("diff").NoOptDefVal = "inline"
+	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window (0: never), or by two managers taking turns.")
+	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", 30*time.Second, "The window of --hot-loop-updates; a hot loop ends when a window passes without an update.")
+	f.StringVar(&o.Timestamps, "timestamps", "absolute", "Time column of human output: absolute (wall clock), relative (since the first event) or none.")
+	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header line of human output.")
+	registerWatchFlagCompletions(cmd)
 	return cmd
 }
 
@@ -168,13 +185,30 @@ func (o *WatchOptions) Validate() error {
 	if o.Timeout < 0 {
 		return fmt.Errorf("--timeout must be >= 0, got %s", o.Timeout)
 	}
+	if o.SyncTimeout < 0 {
+		return fmt.Errorf("--sync-timeout must be >= 0, got %s", o.SyncTimeout)
+	}
 	if o.Resync < 0 {
 		return fmt.Errorf("--resync must be >= 0, got %s", o.Resync)
 	}
-	switch o.Output {
-	case "", "json":
+	if err := printer.ValidateOutput(o.Output); err != nil {
+		return err
+	}
+	switch o.Diff {
+	case "", "inline", "full":
 	default:
-		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json", o.Output)
+		return fmt.Errorf("--diff must be inline or full, got %q", o.Diff)
+	}
+	switch o.Timestamps {
+	case "", "absolute", "relative", "none":
+	default:
+		return fmt.Errorf("--timestamps must be one of absolute, relative, none; got %q", o.Timestamps)
+	}
+	if o.HotLoopUpdates < 0 {
+		return fmt.Errorf("--hot-loop-updates must be >= 0, got %d", o.HotLoopUpdates)
+	}
+	if o.HotLoopWindow <= 0 {
+		return fmt.Errorf("--hot-loop-window must be > 0, got %s", o.HotLoopWindow)
 	}
 	switch o.Color {
 	case "auto", "always", "never":
@@ -269,6 +303,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.fieldSelector(),
 		Resync:        o.Resync,
+		SyncTimeout:   o.SyncTimeout,
 		Queue: watch.QueueConfig{
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
@@ -295,7 +330,12 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		ShowReconciles: o.ShowReconciles,
 		FlushEach:      true,
 		PluginVersion:  Version,
+		Diff:           o.Diff,
+		Timestamps:     o.Timestamps,
+		NoHeaders:      o.NoHeaders,
+		ErrOut:         o.ErrOut,
 	})
+	hotLoops := printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
 	scraped, scrapers := o.startScrapers(ctx)
 	summary := printer.NewSummary()
 	var writeErr, recErr error
@@ -322,6 +362,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 				continue
 			}
 			handle(ev)
+			if hot := hotLoops.Observe(&ev); hot != nil {
+				handle(*hot)
+			}
 		case ev := <-scraped:
 			handle(ev)
 		}
