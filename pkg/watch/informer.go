@@ -28,6 +28,9 @@ type Config struct {
 	FieldSelector string
 	Resync        time.Duration
 	Queue         QueueConfig
+	// SyncTimeout bounds a streaming list (WatchList): when its initial-events-end bookmark has
+	// not arrived by then, the resource falls back to LIST+WATCH. 0 waits forever.
+	SyncTimeout time.Duration
 }
 
 // Run starts one informer per resource, sends what they receive to out, and returns when ctx is
@@ -167,14 +170,19 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 	}
 	ri.tap = &tap{ri: ri, inner: cfg.Client.Resource(res.GVR()).Namespace(ns)}
 	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
-	ri.fifo = cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{
+	ri.fifo = newFIFO(res)
+	return ri, nil
+}
+
+// newFIFO is the delta queue client-go v0.36+ informers use by default.
+func newFIFO(res discovery.Resource) *cache.RealFIFO {
+	return cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{
 		Name:                  "kubectl-informer " + res.String(),
 		KeyFunction:           cache.MetaNamespaceKeyFunc,
 		AtomicEvents:          true,
 		UnlockWhileProcessing: clientfeatures.FeatureGates().Enabled(clientfeatures.UnlockWhileProcessingFIFO),
 		EmitDeltaTypeBookmark: true,
 	})
-	return ri, nil
 }
 
 func (ri *resourceInformer) tweak(opts *metav1.ListOptions) {
@@ -185,30 +193,77 @@ func (ri *resourceInformer) tweak(opts *metav1.ListOptions) {
 func (ri *resourceInformer) run(ctx context.Context) {
 	ri.start = time.Now()
 	ri.ctx = ctx
+	ri.queue.run(ctx, &ri.wg, func(ev Event) { ri.emit(ctx, ev) })
+	defer ri.wg.Wait()
+	if !clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) || ri.cfg.SyncTimeout <= 0 {
+		ri.runController(ctx, false)
+		return
+	}
+	// A server or proxy that never sends the initial-events-end bookmark leaves a streaming list
+	// hanging forever with nothing said (HasSynced stays false): bound it and fall back.
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stalled atomic.Bool
+	first := ri.tap
+	timer := time.AfterFunc(ri.cfg.SyncTimeout, func() {
+		if !ri.hasSynced.Load() && first.streamingStarted() {
+			stalled.Store(true)
+			cancel()
+		}
+	})
+	ri.runController(streamCtx, false)
+	timer.Stop()
+	if !stalled.Load() || ctx.Err() != nil {
+		return
+	}
+	ri.emit(ctx, Event{Type: Error, Reason: "SyncTimeout", Message: fmt.Sprintf(
+		"the streaming list did not end within %s (no initial-events-end bookmark; the server or a proxy in between does not finish streaming lists): falling back to LIST+WATCH",
+		ri.cfg.SyncTimeout)})
+	ri.reset()
+	ri.runController(ctx, true)
+}
+
+// reset gives the informer a fresh queue, cache and tap for a new start.
+func (ri *resourceInformer) reset() {
+	inner := ri.tap.inner
+	ri.tap = &tap{ri: ri, inner: inner}
+	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	ri.fifo = newFIFO(ri.res)
+}
+
+// listWatchNoStreaming is a ListerWatcher the reflector will not use streaming lists with.
+type listWatchNoStreaming struct{ *cache.ListWatch }
+
+func (listWatchNoStreaming) IsWatchListSemanticsUnSupported() bool { return true }
+
+func (ri *resourceInformer) runController(ctx context.Context, noStreaming bool) {
 	example := &unstructured.Unstructured{}
 	example.SetGroupVersionKind(ri.res.GVK())
+	tap := ri.tap
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			ri.tweak(&opts)
-			return ri.tap.list(ctx, opts)
+			return tap.list(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			ri.tweak(&opts)
-			return ri.tap.watch(ctx, opts)
+			return tap.watch(ctx, opts)
 		},
+	}
+	var lwi cache.ListerWatcher = lw
+	if noStreaming {
+		lwi = listWatchNoStreaming{lw}
 	}
 	ctrl := cache.New(&cache.Config{
 		Queue:                        ri.fifo,
-		ListerWatcher:                lw,
+		ListerWatcher:                lwi,
 		ObjectType:                   example,
 		ObjectDescription:            ri.res.String(),
 		FullResyncPeriod:             ri.cfg.Resync,
 		Process:                      ri.process,
 		WatchErrorHandlerWithContext: ri.onWatchError,
 	})
-	ri.queue.run(ctx, &ri.wg, func(ev Event) { ri.emit(ctx, ev) })
 	ctrl.RunWithContext(ctx)
-	ri.wg.Wait()
 }
 
 // onWatchError hears what ListAndWatch returned; the tap has usually reported it already.

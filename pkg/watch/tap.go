@@ -46,7 +46,15 @@ type tap struct {
 	pageFromRV  string
 	pageReason  string
 	pendingList []listInfo
-	failing     int // list/watch errors since the last success
+	failing     int  // list/watch errors since the last success
+	streaming   bool // a streaming list (WATCH with sendInitialEvents) was opened
+}
+
+// streamingStarted reports whether a streaming list was opened.
+func (t *tap) streamingStarted() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.streaming
 }
 
 // succeeded notes a list or watch call that worked, and says so after a failure streak.
@@ -133,6 +141,7 @@ func (t *tap) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interfa
 	}
 	if streaming {
 		t.mu.Lock()
+		t.streaming = true
 		tw.fromRV, tw.reason, _ = t.beginList()
 		t.mu.Unlock()
 	}
