@@ -1,0 +1,573 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+const (
+	namespace = "bench"
+	// Object names are objPrefix and six digits; no other output of any tool contains that.
+	objPrefix    = "bench-"
+	fieldManager = "kubectl-informer-bench"
+)
+
+func objName(i int) string { return fmt.Sprintf("%s%06d", objPrefix, i) }
+
+type bench struct {
+	c       config
+	cl      *testenv.Cluster
+	cs      kubernetes.Interface
+	bins    binaries
+	apiPID  int
+	etcdPID int
+}
+
+func newBench(_ context.Context, c config, cl *testenv.Cluster, bins binaries) (*bench, error) {
+	cfg := rest.CopyConfig(cl.RESTConfig)
+	cfg.QPS, cfg.Burst = 100000, 100000
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{c: c, cl: cl, cs: cs, bins: bins}
+	b.apiPID = findProcess("kube-apiserver", cl.Dir)
+	b.etcdPID = findProcess("etcd", cl.Dir)
+	if b.apiPID == 0 {
+		logf("note: kube-apiserver's process not found; no server CPU figures")
+	}
+	return b, nil
+}
+
+// populate creates the namespace and the objects, c.concurrency at a time.
+func (b *bench) populate(ctx context.Context) error {
+	for _, ns := range []string{namespace, namespace + "-warm"} {
+		if _, err := b.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create namespace %s: %w", ns, err)
+		}
+	}
+	logf("creating %d ConfigMaps of %d bytes in namespace %s (%d at a time)", b.c.objects, b.c.size, namespace, b.c.concurrency)
+	start := time.Now()
+	var done atomic.Int64
+	err := parallel(ctx, b.c.objects, b.c.concurrency, func(ctx context.Context, i int) error {
+		rng := rand.New(rand.NewPCG(uint64(i), 42))
+		payload := make([]byte, b.c.size)
+		for j := range payload {
+			payload[j] = 'a' + byte(rng.IntN(26))
+		}
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: objName(i), Namespace: namespace, Labels: map[string]string{"app": "bench"}},
+			Data:       map[string]string{"payload": string(payload), "rev": "0"},
+		}
+		_, err := b.cs.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{FieldManager: fieldManager})
+		if err != nil {
+			return fmt.Errorf("create %s: %w", cm.Name, err)
+		}
+		if n := done.Add(1); n%5000 == 0 {
+			logf("  %d created", n)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	el := time.Since(start)
+	logf("created %d objects in %s (%.0f/s)", b.c.objects, el.Round(time.Millisecond), float64(b.c.objects)/el.Seconds())
+	return nil
+}
+
+// warmUp runs each binary once against an empty namespace: page cache, and the discovery
+// cache that the plugin and kubectl share (KUBECACHEDIR), so no measured run pays for them.
+func (b *bench) warmUp(ctx context.Context) error {
+	kc := b.cl.KubeconfigPath
+	runs := [][]string{{b.bins.plugin, "watch", "cm", "-n", namespace + "-warm", "--timeout", "2s", "--kubeconfig", kc}}
+	if b.bins.kubectl != "" {
+		runs = append(runs, []string{b.bins.kubectl, "get", "cm", "-n", namespace + "-warm", "--kubeconfig", kc},
+			[]string{b.bins.kubectl, "api-resources", "--kubeconfig", kc})
+	}
+	for _, r := range runs {
+		cmd := exec.CommandContext(ctx, r[0], r[1:]...)
+		cmd.Env = b.cl.Environ()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("warm-up %s: %w\n%s", strings.Join(r, " "), err, out)
+		}
+	}
+	// The minimal informer: start and stop it.
+	cmd := exec.CommandContext(ctx, b.bins.minimal, "-kubeconfig", kc, "-n", namespace+"-warm")
+	cmd.Env = b.cl.Environ()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	time.Sleep(time.Second)
+	_ = cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Wait()
+	return nil
+}
+
+// result is one run of one tool.
+type result struct {
+	Tool     string
+	Round    int // 1-based
+	Position int // 1-based position in its round
+
+	Sync     time.Duration // process start -> the line of the last object of the initial list
+	SyncCPU  time.Duration // the tool's user+sys CPU at that moment
+	Settle   time.Duration // after the sync until the output was quiet
+	Patches  time.Duration // first patch sent -> last patch acknowledged
+	Updates  time.Duration // first patch sent -> the line of the last patched object
+	Lag      time.Duration // last patch acknowledged -> that line
+	User     time.Duration // rusage at exit
+	Sys      time.Duration
+	MaxRSS   int64 // KiB
+	Lines    int64 // stdout lines
+	Bytes    int64 // stdout bytes
+	Stray    int64 // object lines after the sync that were not for a patched object
+	APICPU   time.Duration
+	EtcdCPU  time.Duration
+	ExitNote string
+	Err      string
+	Stderr   string
+}
+
+func (r *result) CPU() time.Duration { return r.User + r.Sys }
+
+func (b *bench) runRounds(ctx context.Context) ([]*result, error) {
+	var results []*result
+	for round := 1; round <= b.c.rounds; round++ {
+		order := orderFor(b.c.tools, round-1)
+		logf("round %d/%d: %s", round, b.c.rounds, strings.Join(order, ", "))
+		for pos, name := range order {
+			if ctx.Err() != nil {
+				return results, ctx.Err()
+			}
+			r := b.runOne(ctx, toolByName(name), round, pos+1)
+			results = append(results, r)
+			if r.Err != "" {
+				logf("  %-12s FAILED: %s", name, r.Err)
+				if r.Stderr != "" {
+					logf("  stderr tail:\n%s", r.Stderr)
+				}
+			} else {
+				logf("  %-12s sync %6.2fs (cpu %5.2fs)  updates %6.2fs (lag %5.2fs)  cpu %6.2fs (user %5.2f sys %5.2f)  rss %6.1f MiB  api cpu %5.2fs  lines %d",
+					name, r.Sync.Seconds(), r.SyncCPU.Seconds(), r.Updates.Seconds(), r.Lag.Seconds(), r.CPU().Seconds(),
+					r.User.Seconds(), r.Sys.Seconds(), float64(r.MaxRSS)/1024, r.APICPU.Seconds(), r.Lines)
+				if b.c.verbose {
+					logf("    settle %s, patches %s, stray %d, bytes %d, %s", r.Settle.Round(time.Millisecond), r.Patches.Round(time.Millisecond), r.Stray, r.Bytes, r.ExitNote)
+				}
+				if b.c.keep && r.Stderr != "" {
+					logf("  stderr tail:\n%s", r.Stderr)
+				}
+			}
+			// Let the server finish whatever the stopped watch left behind.
+			time.Sleep(time.Second)
+		}
+	}
+	return results, nil
+}
+
+// tracker follows one tool's stdout.
+type tracker struct {
+	objects, updates int
+	accept           func([]byte) bool
+	pid              int
+
+	mu        sync.Mutex
+	seen      []bool // initial sync: objects seen
+	nSeen     int
+	updSeen   []bool // after armed: patched objects seen
+	nUpd      int
+	syncAt    time.Time
+	syncCPU   time.Duration
+	updAt     time.Time
+	lastLine  time.Time
+	lines     int64
+	bytes     int64
+	stray     int64
+	armed     atomic.Bool
+	syncedCh  chan struct{}
+	updatedCh chan struct{}
+	eofCh     chan struct{}
+	readErr   error
+}
+
+func newTracker(objects, updates int, accept func([]byte) bool) *tracker {
+	return &tracker{
+		objects: objects, updates: updates, accept: accept,
+		seen: make([]bool, objects), updSeen: make([]bool, updates),
+		syncedCh: make(chan struct{}), updatedCh: make(chan struct{}), eofCh: make(chan struct{}),
+	}
+}
+
+// objectIndex finds objPrefix followed by six digits in line and returns the number, or -1.
+func objectIndex(line []byte) int {
+	for off := 0; ; {
+		i := bytes.Index(line[off:], []byte(objPrefix))
+		if i < 0 {
+			return -1
+		}
+		start := off + i + len(objPrefix)
+		if start+6 <= len(line) {
+			n := 0
+			ok := true
+			for _, c := range line[start : start+6] {
+				if c < '0' || c > '9' {
+					ok = false
+					break
+				}
+				n = n*10 + int(c-'0')
+			}
+			if ok && (start+6 == len(line) || line[start+6] < '0' || line[start+6] > '9') {
+				return n
+			}
+		}
+		off = start
+	}
+}
+
+func (t *tracker) read(r io.Reader) {
+	defer close(t.eofCh)
+	br := bufio.NewReaderSize(r, 1<<20)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if long != nil {
+			line = append(long, chunk...)
+			long = nil
+		}
+		if len(line) > 0 {
+			t.line(line, time.Now())
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.readErr = err
+			}
+			return
+		}
+	}
+}
+
+func (t *tracker) line(line []byte, now time.Time) {
+	idx := objectIndex(line)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines++
+	t.bytes += int64(len(line))
+	t.lastLine = now
+	if idx < 0 || idx >= t.objects || (t.accept != nil && !t.accept(line)) {
+		return
+	}
+	if t.nSeen < t.objects {
+		if !t.seen[idx] {
+			t.seen[idx] = true
+			t.nSeen++
+			if t.nSeen == t.objects {
+				t.syncAt = now
+				t.syncCPU, _ = procCPU(t.pid)
+				close(t.syncedCh)
+			}
+		}
+		return
+	}
+	if !t.armed.Load() || idx >= t.updates || t.updSeen[idx] {
+		t.stray++
+		return
+	}
+	t.updSeen[idx] = true
+	t.nUpd++
+	if t.nUpd == t.updates {
+		t.updAt = now
+		close(t.updatedCh)
+	}
+}
+
+func (t *tracker) quietSince() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastLine
+}
+
+// runOne starts tl, waits for its initial sync, patches, waits for the updates, stops it.
+func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int) *result {
+	res := &result{Tool: tl.name, Round: round, Position: pos}
+	path, args := tl.args(b.bins, b.cl.KubeconfigPath)
+	cmd := exec.Command(path, args...)
+	cmd.Env = b.cl.Environ()
+	// Own process group (a Ctrl-C of the bench reaches only the bench, which stops the tool
+	// itself); killed if the bench dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	stderr := &tail{max: 8 << 10}
+	cmd.Stderr = stderr
+	tr := newTracker(b.c.objects, b.c.updates, tl.accept)
+
+	api0, _ := procCPU(b.apiPID)
+	etcd0, _ := procCPU(b.etcdPID)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	tr.pid = cmd.Process.Pid
+	var out io.Reader = stdout
+	if b.c.dump != "" {
+		f, err := os.Create(filepath.Join(b.c.dump, fmt.Sprintf("%d-%s.out", round, tl.name)))
+		if err != nil {
+			res.Err = err.Error()
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return res
+		}
+		defer f.Close()
+		out = io.TeeReader(stdout, f)
+	}
+	go tr.read(out)
+
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-tr.eofCh:
+		case <-time.After(30 * time.Second):
+			res.ExitNote = "did not stop within 30s of SIGINT: killed"
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-tr.eofCh
+		}
+		_ = cmd.Wait()
+	}
+	defer stop()
+	fail := func(format string, args ...any) *result {
+		res.Err = fmt.Sprintf(format, args...)
+		stop()
+		res.Stderr = stderr.String()
+		return res
+	}
+
+	// Phase 1: the initial sync.
+	select {
+	case <-tr.syncedCh:
+	case <-tr.eofCh:
+		return fail("exited before the initial sync (%d of %d objects seen)", tr.nSeenLocked(), b.c.objects)
+	case <-time.After(b.c.timeout):
+		return fail("no initial sync within %s (%d of %d objects seen)", b.c.timeout, tr.nSeenLocked(), b.c.objects)
+	case <-ctx.Done():
+		return fail("interrupted")
+	}
+	tr.mu.Lock()
+	res.Sync, res.SyncCPU = tr.syncAt.Sub(start), tr.syncCPU
+	syncAt := tr.syncAt
+	tr.mu.Unlock()
+
+	// Let trailing output (Synced lines, queued Reconciled lines) drain, so that the update
+	// phase measures the updates only.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		if time.Since(tr.quietSince()) >= b.c.settle {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res.Settle = time.Since(syncAt)
+
+	// Phase 2: patch c.updates objects, each once, with a value unique to this run.
+	value := fmt.Sprintf("%s-round%d", tl.name, round)
+	patch := []byte(`{"data":{"rev":"` + value + `"}}`)
+	tr.armed.Store(true)
+	p0 := time.Now()
+	err = parallel(ctx, b.c.updates, b.c.concurrency, func(ctx context.Context, i int) error {
+		_, err := b.cs.CoreV1().ConfigMaps(namespace).Patch(ctx, objName(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		return err
+	})
+	p1 := time.Now()
+	res.Patches = p1.Sub(p0)
+	if err != nil {
+		return fail("patching: %v", err)
+	}
+	select {
+	case <-tr.updatedCh:
+	case <-tr.eofCh:
+		return fail("exited before all updates were seen (%d of %d)", tr.nUpdLocked(), b.c.updates)
+	case <-time.After(b.c.timeout):
+		return fail("not all updates seen within %s (%d of %d)", b.c.timeout, tr.nUpdLocked(), b.c.updates)
+	case <-ctx.Done():
+		return fail("interrupted")
+	}
+	tr.mu.Lock()
+	res.Updates = tr.updAt.Sub(p0)
+	res.Lag = tr.updAt.Sub(p1)
+	tr.mu.Unlock()
+
+	stop()
+	api1, _ := procCPU(b.apiPID)
+	etcd1, _ := procCPU(b.etcdPID)
+	res.APICPU, res.EtcdCPU = api1-api0, etcd1-etcd0
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.User = time.Duration(ru.Utime.Nano())
+		res.Sys = time.Duration(ru.Stime.Nano())
+		res.MaxRSS = ru.Maxrss // KiB on Linux
+	}
+	if res.ExitNote == "" {
+		res.ExitNote = cmd.ProcessState.String()
+	}
+	tr.mu.Lock()
+	res.Lines, res.Bytes, res.Stray = tr.lines, tr.bytes, tr.stray
+	tr.mu.Unlock()
+	res.Stderr = stderr.String()
+	if tr.readErr != nil {
+		res.Err = "reading stdout: " + tr.readErr.Error()
+	}
+	return res
+}
+
+func (t *tracker) nSeenLocked() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.nSeen
+}
+
+func (t *tracker) nUpdLocked() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.nUpd
+}
+
+// parallel runs fn(0..n-1) on workers goroutines; the first error cancels the rest.
+func parallel(ctx context.Context, n, workers int, fn func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(ctx, i); err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// procCPU is a process's user+sys CPU so far, from /proc/PID/stat (0 and an error if pid is 0
+// or gone).
+func procCPU(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return 0, errors.New("no pid")
+	}
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after "(comm)": state is field 3; utime and stime are fields 14 and 15.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, errors.New("unexpected /proc stat")
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("unexpected /proc stat")
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("unexpected /proc stat")
+	}
+	const clkTck = 100 // USER_HZ, 100 on every Linux platform Go supports
+	return time.Duration(ut+st) * time.Second / clkTck, nil
+}
+
+// findProcess finds a process whose command line names exe (the base name of its argv[0])
+// and mentions dir.
+func findProcess(exe, dir string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := bytes.Split(cmdline, []byte{0})
+		if len(args) == 0 || filepath.Base(string(args[0])) != exe {
+			continue
+		}
+		if bytes.Contains(cmdline, []byte(dir)) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// tail keeps the last max bytes written.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimRight(string(t.buf), "\n")
+}

@@ -1,0 +1,185 @@
+// Command bench measures kubectl-informer against kubectl and a minimal informer on a local
+// kube-apiserver (test/testenv: etcd + kube-apiserver on 127.0.0.1): time to the initial sync,
+// time to see a burst of updates, CPU and peak RSS. `make bench` runs it with -write, which
+// puts the results into docs/performance.md.
+//
+//	go run ./hack/bench                                          # the default: 20000 objects, 3 rounds
+//	go run ./hack/bench -objects 2000 -updates 200 -rounds 1     # a quick run
+//	go run ./hack/bench -tools plugin,minimal                    # a subset
+//
+// It creates -objects ConfigMaps of -size bytes of data in one namespace, then, for -rounds
+// rounds, runs each tool in turn (the order rotates every round, so no tool always runs first
+// or last on a noisy machine): it starts the tool with its stdout on a pipe, waits until the
+// tool printed a line for every object (the initial sync), lets the output settle, patches
+// -updates objects (each once, with a value unique to the run), waits until a line for every
+// patched object came out, and stops the tool with SIGINT. CPU (user+sys) and peak RSS come
+// from the tool's rusage at exit.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+type config struct {
+	objects     int
+	size        int
+	updates     int
+	rounds      int
+	tools       []string
+	concurrency int
+	settle      time.Duration
+	timeout     time.Duration
+	write       bool
+	out         string
+	plugin      string
+	kubectl     string
+	keep        bool
+	dump        string
+	verbose     bool
+}
+
+func main() {
+	var c config
+	var tools string
+	flag.IntVar(&c.objects, "objects", 20000, "ConfigMaps to create in the namespace")
+	flag.IntVar(&c.size, "size", 1024, "bytes of data in each ConfigMap")
+	flag.IntVar(&c.updates, "updates", 2000, "objects patched (each once) per run, after the initial sync; at most -objects")
+	flag.IntVar(&c.rounds, "rounds", 3, "rounds; every round runs every tool once, in a rotated order")
+	flag.StringVar(&tools, "tools", strings.Join(toolNames(), ","), "tools to run, comma-separated")
+	flag.IntVar(&c.concurrency, "concurrency", 32, "concurrent creates and patches")
+	flag.DurationVar(&c.settle, "settle", 500*time.Millisecond, "after the initial sync, wait until a tool printed nothing for this long (at most 30s) before patching")
+	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "give up on a phase (initial sync, updates) of one run after this long")
+	flag.BoolVar(&c.write, "write", false, "write the results into docs/performance.md (between its bench markers)")
+	flag.StringVar(&c.out, "out", "", "file for -write (default: docs/performance.md in the module root)")
+	flag.StringVar(&c.plugin, "plugin", "", "kubectl-informer binary (default: build ./cmd/kubectl-informer with -trimpath)")
+	flag.StringVar(&c.kubectl, "kubectl", "", "kubectl binary (default: kubectl on PATH; a gcloud dispatcher is resolved to the newest kubectl.1.N beside it)")
+	flag.BoolVar(&c.keep, "keep", false, "keep the tools' stderr tails in the output even when they succeed")
+	flag.StringVar(&c.dump, "dump", "", "also write each run's stdout to DIR/ROUND-TOOL.out (for debugging a tool's matching)")
+	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
+	flag.Parse()
+	c.tools = splitList(tools)
+	if err := validate(&c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func validate(c *config) error {
+	switch {
+	case c.objects < 1 || c.objects > 999999:
+		return fmt.Errorf("-objects must be between 1 and 999999, got %d", c.objects)
+	case c.updates < 1 || c.updates > c.objects:
+		return fmt.Errorf("-updates must be between 1 and -objects (%d), got %d", c.objects, c.updates)
+	case c.rounds < 1:
+		return fmt.Errorf("-rounds must be >= 1, got %d", c.rounds)
+	case c.size < 0:
+		return fmt.Errorf("-size must be >= 0, got %d", c.size)
+	case c.concurrency < 1:
+		return fmt.Errorf("-concurrency must be >= 1, got %d", c.concurrency)
+	case len(c.tools) == 0:
+		return errors.New("-tools is empty")
+	}
+	for _, t := range c.tools {
+		if toolByName(t) == nil {
+			return fmt.Errorf("unknown tool %q; known: %s", t, strings.Join(toolNames(), ", "))
+		}
+	}
+	return nil
+}
+
+func run(c config) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root, err := testenv.ModuleRoot()
+	if err != nil {
+		return err
+	}
+	if c.out == "" {
+		c.out = filepath.Join(root, "docs", "performance.md")
+	}
+	work, err := os.MkdirTemp("", "kubectl-informer-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	logf("building the plugin and the minimal informer")
+	bins, err := buildTools(ctx, root, work, c)
+	if err != nil {
+		return err
+	}
+
+	logf("starting etcd and kube-apiserver")
+	started := time.Now()
+	cl, err := testenv.Start(ctx, testenv.Options{APIServerFlags: map[string]string{
+		"max-requests-inflight":          "2000",
+		"max-mutating-requests-inflight": "1000",
+	}})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		logf("stopping the cluster")
+		if err := cl.Stop(); err != nil {
+			logf("stop: %v", err)
+		}
+	}()
+	logf("control plane up in %s", time.Since(started).Round(time.Millisecond))
+
+	b, err := newBench(ctx, c, cl, bins)
+	if err != nil {
+		return err
+	}
+	machine := describeMachine(ctx, bins)
+	machine.LoadBefore = loadAvg()
+	if err := b.populate(ctx); err != nil {
+		return err
+	}
+	if err := b.warmUp(ctx); err != nil {
+		return err
+	}
+	results, err := b.runRounds(ctx)
+	machine.LoadAfter = loadAvg()
+	if err != nil && len(results) == 0 {
+		return err
+	}
+	rep := newReport(c, machine, results, os.Args[1:])
+	fmt.Println()
+	fmt.Print(rep.markdown())
+	if c.write {
+		if werr := writeReport(c.out, rep.markdown()); werr != nil {
+			return errors.Join(err, werr)
+		}
+		logf("wrote %s", c.out)
+	}
+	return err
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: %s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// A tool is one command the bench measures. Its stdout is read line by line; a line counts
+// for an object when it contains the object's name (objPrefix followed by six digits) and
+// accept (if set) agrees.
+type tool struct {
+	name  string // flag and table name
+	label string // the command, for the report
+	args  func(b binaries, kubeconfig string) (path string, args []string)
+	// accept says whether a line that mentions an object name is a line for that object.
+	accept func(line []byte) bool
+}
+
+type binaries struct {
+	plugin, minimal, kubectl string
+	kubectlNote              string // how kubectl was resolved
+}
+
+var tools = []*tool{
+	{
+		name:  "plugin",
+		label: "kubectl-informer watch cm -n NS --color never",
+		args: func(b binaries, kc string) (string, []string) {
+			return b.plugin, []string{"watch", "cm", "-n", namespace, "--color", "never", "--kubeconfig", kc}
+		},
+	},
+	{
+		name:  "plugin-json",
+		label: "kubectl-informer watch cm -n NS -o json",
+		args: func(b binaries, kc string) (string, []string) {
+			return b.plugin, []string{"watch", "cm", "-n", namespace, "-o", "json", "--kubeconfig", kc}
+		},
+		// Reconciled lines (always in JSON: the simulated worker behind the queue) carry
+		// the key "NS/name" too; only Added/Updated/Deleted are the object's lines.
+		accept: func(line []byte) bool {
+			head := line[:min(len(line), 96)]
+			return !bytes.Contains(head, []byte(`"type":"Reconciled"`))
+		},
+	},
+	{
+		name:  "kubectl",
+		label: "kubectl get cm -n NS -w",
+		args: func(b binaries, kc string) (string, []string) {
+			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--kubeconfig", kc}
+		},
+	},
+	{
+		name:  "kubectl-json",
+		label: "kubectl get cm -n NS -w --output-watch-events -o json",
+		args: func(b binaries, kc string) (string, []string) {
+			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--kubeconfig", kc}
+		},
+		// One compact {"type":...,"object":...} per line (kubectl 1.33); older kubectls
+		// indent it, one field per line, so the object's line is its metadata.name there.
+		accept: func(line []byte) bool {
+			return bytes.Contains(line, []byte(`"name":"`+objPrefix)) ||
+				bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte(`"name": "`+objPrefix))
+		},
+	},
+	{
+		name:  "minimal",
+		label: "minimal dynamic informer (hack/bench/minimal)",
+		args: func(b binaries, kc string) (string, []string) {
+			return b.minimal, []string{"-kubeconfig", kc, "-n", namespace}
+		},
+	},
+}
+
+func toolNames() []string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.name)
+	}
+	return names
+}
+
+func toolByName(name string) *tool {
+	for _, t := range tools {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// goCmd is the go command: $GO (as the Makefile passes it) or go.
+func goCmd() string {
+	if g := os.Getenv("GO"); g != "" {
+		return g
+	}
+	return "go"
+}
+
+// buildTools builds the plugin (unless -plugin) and the minimal informer into dir, with
+// -trimpath and the release build's -s -w, and finds kubectl.
+func buildTools(ctx context.Context, root, dir string, c config) (binaries, error) {
+	var b binaries
+	build := func(out, pkg string) error {
+		cmd := exec.CommandContext(ctx, goCmd(), "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+		cmd.Dir = root
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
+		}
+		return nil
+	}
+	if c.plugin != "" {
+		b.plugin = c.plugin
+	} else {
+		b.plugin = filepath.Join(dir, "kubectl-informer")
+		if err := build(b.plugin, "./cmd/kubectl-informer"); err != nil {
+			return b, err
+		}
+	}
+	b.minimal = filepath.Join(dir, "minimal")
+	if err := build(b.minimal, "./hack/bench/minimal"); err != nil {
+		return b, err
+	}
+	if needsKubectl(c.tools) {
+		var err error
+		if b.kubectl, b.kubectlNote, err = findKubectl(ctx, c.kubectl); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+func needsKubectl(names []string) bool {
+	for _, n := range names {
+		if strings.HasPrefix(n, "kubectl") {
+			return true
+		}
+	}
+	return false
+}
+
+// findKubectl returns the kubectl to run. The Google Cloud SDK installs a "dispatcher" as
+// kubectl that picks one of the kubectl.1.N binaries beside it for each call; measuring it
+// would add the dispatcher's own start and a second process, so the newest kubectl.1.N is run
+// directly instead.
+func findKubectl(ctx context.Context, explicit string) (path, note string, err error) {
+	if explicit != "" {
+		return explicit, "given with -kubectl", nil
+	}
+	path, err = exec.LookPath("kubectl")
+	if err != nil {
+		return "", "", fmt.Errorf("kubectl not found on PATH (the bench compares against kubectl get -w; use -tools to leave it out): %w", err)
+	}
+	v := kubectlVersion(ctx, path)
+	if !strings.Contains(v, "dispatcher") {
+		return path, "kubectl on PATH", nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path, "kubectl on PATH (a dispatcher)", nil //nolint:nilerr // measure the dispatcher then
+	}
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(real), "kubectl.1.*"))
+	best, bestMinor := "", -1
+	for _, m := range matches {
+		if minor, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(m), "kubectl.1.")); err == nil && minor > bestMinor {
+			best, bestMinor = m, minor
+		}
+	}
+	if best == "" {
+		return path, "kubectl on PATH (a dispatcher)", nil
+	}
+	return best, fmt.Sprintf("%s: kubectl on PATH is the Google Cloud SDK dispatcher (%s); its newest kubectl is run directly", filepath.Base(best), v), nil
+}
+
+// kubectlVersion is kubectl's client gitVersion ("" if it cannot tell).
+func kubectlVersion(ctx context.Context, path string) string {
+	out, err := exec.CommandContext(ctx, path, "version", "--client", "-o", "json").Output()
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		ClientVersion struct {
+			GitVersion string `json:"gitVersion"`
+			GoVersion  string `json:"goVersion"`
+		} `json:"clientVersion"`
+	}
+	if json.Unmarshal(out, &v) != nil {
+		return ""
+	}
+	s := v.ClientVersion.GitVersion
+	if v.ClientVersion.GoVersion != "" {
+		s += " (" + v.ClientVersion.GoVersion + ")"
+	}
+	return s
+}
+
+// orderFor rotates the tool list by round, so that every tool runs in every position.
+func orderFor(names []string, round int) []string {
+	out := make([]string, 0, len(names))
+	for i := range names {
+		out = append(out, names[(i+round)%len(names)])
+	}
+	return out
+}
