@@ -1,0 +1,566 @@
+package replay
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	watchapi "k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/configmaps.ndjson")
+
+var (
+	cmRes = discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	cmGVR = cmRes.GVR()
+	t0    = time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+)
+
+func cm(name, rv, value string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"namespace": "demo", "name": name, "resourceVersion": rv},
+		"data":     map[string]any{"v": value},
+	}}
+}
+
+// traffic is what the plugin records for: an initial list of a, b, c (streaming); d added, a
+// updated, d deleted; a resync; the watch lost; a relist that finds b gone (tombstone), a
+// unchanged, c changed and e new; then e updated on the new watch.
+func traffic() []watch.Event {
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	obj := func(t watch.Type, delta watch.Delta, ms int, name, oldRV, rv, value string) watch.Event {
+		return watch.Event{Type: t, Time: at(ms), Resource: cmRes, Namespace: "demo", Name: name,
+			ResourceVersion: rv, OldResourceVersion: oldRV, Delta: delta, Object: cm(name, rv, value)}
+	}
+	initial := func(ms int, name, rv string) watch.Event {
+		ev := obj(watch.Added, watch.DeltaReplaced, ms, name, "", rv, "1")
+		ev.InitialList = true
+		return ev
+	}
+	tomb := obj(watch.Deleted, watch.DeltaDeleted, 4200, "b", "", "11", "1")
+	tomb.Tombstone = true
+	return []watch.Event{
+		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{cmRes}}},
+		{Type: watch.Watch, Time: at(1), Resource: cmRes, SendInitialEvents: true, TimeoutSeconds: 480},
+		{Type: watch.Bookmark, Time: at(5), Resource: cmRes, ResourceVersion: "100", InitialEventsEnd: true},
+		initial(5, "a", "10"),
+		initial(5, "b", "11"),
+		initial(5, "c", "12"),
+		{Type: watch.Synced, Time: at(5), Resource: cmRes, Items: 3, Duration: 5 * time.Millisecond, ResourceVersion: "100"},
+		obj(watch.Added, watch.DeltaAdded, 1000, "d", "", "101", "1"),
+		obj(watch.Updated, watch.DeltaUpdated, 1500, "a", "10", "102", "2"),
+		obj(watch.Deleted, watch.DeltaDeleted, 2000, "d", "", "103", "1"),
+		{Type: watch.Reconciled, Time: at(2100), Resource: cmRes, Key: "demo/d", Work: time.Millisecond, Queue: &watch.QueueFigures{}},
+		{Type: watch.Resync, Time: at(3000), Resource: cmRes, Items: 3},
+		obj(watch.Updated, watch.DeltaSync, 3000, "a", "102", "102", "2"),
+		{Type: watch.WatchClosed, Time: at(4000), Resource: cmRes, Reason: "connection lost or closed by the server after 4s", ResourceVersion: "103"},
+		{Type: watch.Error, Time: at(4100), Resource: cmRes, Verb: "watch", Reason: "Expired", Message: "too old resource version: 103 (115)"},
+		{Type: watch.Watch, Time: at(4100), Resource: cmRes, ResourceVersion: "103", SendInitialEvents: true, TimeoutSeconds: 480},
+		{Type: watch.Bookmark, Time: at(4200), Resource: cmRes, ResourceVersion: "120", InitialEventsEnd: true},
+		{Type: watch.Relist, Time: at(4200), Resource: cmRes, Reason: "Expired: too old resource version: 103 (115)", FromResourceVersion: "103", ResourceVersion: "120",
+			Counts: watch.RelistCounts{Added: 1, Updated: 1, Deleted: 1, Unchanged: 1}},
+		tomb,
+		obj(watch.Updated, watch.DeltaReplaced, 4200, "a", "102", "102", "2"),
+		obj(watch.Updated, watch.DeltaReplaced, 4200, "c", "12", "115", "2"),
+		obj(watch.Added, watch.DeltaReplaced, 4200, "e", "", "118", "1"),
+		obj(watch.Updated, watch.DeltaUpdated, 5000, "e", "118", "121", "2"),
+	}
+}
+
+// writeRecording records events as `watch --record` does, with a fixed header time.
+func writeRecording(t testing.TB, path string, events []watch.Event) {
+	t.Helper()
+	r, err := printer.NewRecorder(path, printer.RecordingHeader{ServerVersion: "v1.37.1",
+		Flags: map[string]string{"resources": "cm", "namespace": "demo"}}, []discovery.Resource{cmRes}, false, "v0.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range events {
+		if err := r.Print(&events[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = regexp.MustCompile(`^(\{"type":"Recording","formatVersion":\d+,"time":)"[^"]*"`).ReplaceAll(b, []byte(`$1"2026-11-21T05:00:00.000000000Z"`))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testdata/configmaps.ndjson is traffic() as the plugin records it (go test -update rewrites it).
+func TestTestdataUpToDate(t *testing.T) {
+	tmp := filepath.Join(t.TempDir(), "rec.ndjson")
+	writeRecording(t, tmp, traffic())
+	got, err := os.ReadFile(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "configmaps.ndjson")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./pkg/replay -update writes it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s is stale (go test ./pkg/replay -update rewrites it):\n%s", path, diff)
+	}
+}
+
+// call is one handler call, in words.
+type call struct {
+	Op, Key, RV string
+	Old         string // OnUpdate: the old object's resourceVersion
+	Initial     bool   // OnAdd: isInInitialList
+	Tombstone   bool   // OnDelete: a cache.DeletedFinalStateUnknown
+}
+
+type recorder struct {
+	mu    sync.Mutex
+	calls []call
+	added chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{added: make(chan struct{}, 1000)} }
+
+func (r *recorder) add(c call) {
+	r.mu.Lock()
+	r.calls = append(r.calls, c)
+	r.mu.Unlock()
+	r.added <- struct{}{}
+}
+
+func (r *recorder) handler() cache.ResourceEventHandler {
+	key := func(o any) string { k, _ := cache.DeletionHandlingMetaNamespaceKeyFunc(o); return k }
+	rv := func(o any) string { return o.(*unstructured.Unstructured).GetResourceVersion() }
+	return cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(o any, initial bool) { r.add(call{Op: "add", Key: key(o), RV: rv(o), Initial: initial}) },
+		UpdateFunc: func(old, o any) {
+			r.add(call{Op: "update", Key: key(o), RV: rv(o), Old: rv(old)})
+		},
+		DeleteFunc: func(o any) {
+			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				r.add(call{Op: "delete", Key: t.Key, RV: rv(t.Obj), Tombstone: true})
+				return
+			}
+			r.add(call{Op: "delete", Key: key(o), RV: rv(o)})
+		},
+	}
+}
+
+// wait waits for n calls and the ListerWatcher's end, then returns the calls.
+func (r *recorder) wait(t *testing.T, n int, lw *ListerWatcher) []call {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for i := 0; i < n; i++ {
+		select {
+		case <-r.added:
+		case <-timeout:
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			t.Fatalf("%d handler calls, want %d: %+v", len(r.calls), n, r.calls)
+		}
+	}
+	select {
+	case <-lw.Done():
+	case <-timeout:
+		t.Fatal("the ListerWatcher did not finish")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]call(nil), r.calls...)
+}
+
+func runInformer(t *testing.T, lw cache.ListerWatcher, example *unstructured.Unstructured, resync time.Duration, h cache.ResourceEventHandler) cache.SharedIndexInformer {
+	t.Helper()
+	inf := cache.NewSharedIndexInformer(lw, example, resync, cache.Indexers{})
+	if _, err := inf.AddEventHandler(h); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); inf.RunWithContext(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return inf
+}
+
+// A controller's own shared informer, fed the recording, calls its handler as it was called
+// live: the initial list, watch deltas, then after the relist a tombstone, the unchanged, the
+// changed and the new object; the recorded resync is not replayed.
+func TestInformerReplaysRecording(t *testing.T) {
+	rec, err := Open(filepath.Join("testdata", "configmaps.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Header == nil || rec.Header.ServerVersion != "v1.37.1" {
+		t.Errorf("header %+v", rec.Header)
+	}
+	if diff := cmp.Diff([]schema.GroupVersionResource{cmGVR}, rec.Resources()); diff != "" {
+		t.Errorf("resources:\n%s", diff)
+	}
+	want := []call{
+		{Op: "add", Key: "demo/a", RV: "10", Initial: true},
+		{Op: "add", Key: "demo/b", RV: "11", Initial: true},
+		{Op: "add", Key: "demo/c", RV: "12", Initial: true},
+		{Op: "add", Key: "demo/d", RV: "101"},
+		{Op: "update", Key: "demo/a", RV: "102", Old: "10"},
+		{Op: "delete", Key: "demo/d", RV: "103"},
+		{Op: "delete", Key: "demo/b", RV: "11", Tombstone: true},
+		// Unchanged, yet delivered: without a resync period, client-go's handlers stay "due".
+		{Op: "update", Key: "demo/a", RV: "102", Old: "102"},
+		{Op: "update", Key: "demo/c", RV: "115", Old: "12"},
+		{Op: "add", Key: "demo/e", RV: "118"},
+		{Op: "update", Key: "demo/e", RV: "121", Old: "118"},
+	}
+	if diff := cmp.Diff(want, callsOf(rec.HandlerCalls(cmGVR))); diff != "" {
+		t.Errorf("HandlerCalls (-want +got):\n%s", diff)
+	}
+
+	for _, example := range []*unstructured.Unstructured{
+		{},
+		// With a kind, the reflector checks every watch event's kind.
+		{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}},
+	} {
+		t.Run(fmt.Sprintf("example kind %q", example.GetKind()), func(t *testing.T) {
+			lw := rec.ListerWatcher(cmGVR)
+			if lw.Relists() != 1 {
+				t.Errorf("Relists() = %d", lw.Relists())
+			}
+			r := newRecorder()
+			inf := runInformer(t, lw, example, 0, r.handler())
+			got := r.wait(t, len(want), lw)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("handler calls (-want +got):\n%s", diff)
+			}
+			var final []string
+			for _, o := range inf.GetStore().List() {
+				u := o.(*unstructured.Unstructured)
+				final = append(final, u.GetName()+"@"+u.GetResourceVersion())
+			}
+			if diff := cmp.Diff([]string{"a@102", "c@115", "e@121"}, sorted(final)); diff != "" {
+				t.Errorf("final cache:\n%s", diff)
+			}
+			if inf.LastSyncResourceVersion() != "121" {
+				t.Errorf("LastSyncResourceVersion = %q, want 121", inf.LastSyncResourceVersion())
+			}
+			select {
+			case <-rec.Done():
+			case <-time.After(10 * time.Second):
+				t.Error("Recording.Done not closed")
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// What the reflector is served, call by call: resourceVersions from the recording, a 410 where
+// the recording relisted, the final state on a List after the end.
+func TestListerWatcherServes(t *testing.T) {
+	rec := FromEvents(traffic())
+	lw := rec.ListerWatcher(cmGVR)
+	if !lw.IsWatchListSemanticsUnSupported() {
+		t.Error("WatchList semantics not declined")
+	}
+	list := func(wantRV string, want ...string) {
+		t.Helper()
+		obj, err := lw.List(metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := obj.(*unstructured.UnstructuredList)
+		var got []string
+		for _, it := range l.Items {
+			got = append(got, it.GetName()+"@"+it.GetResourceVersion())
+		}
+		if l.GetResourceVersion() != wantRV || !cmp.Equal(got, want) {
+			t.Errorf("List: rv %q %v, want rv %q %v", l.GetResourceVersion(), got, wantRV, want)
+		}
+		if l.GetKind() != "ConfigMapList" || l.GetAPIVersion() != "v1" {
+			t.Errorf("List kind %s %s", l.GetAPIVersion(), l.GetKind())
+		}
+	}
+	watchEvents := func(want ...string) {
+		t.Helper()
+		w, err := lw.Watch(metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		var got []string
+		for range want {
+			select {
+			case ev := <-w.ResultChan():
+				switch o := ev.Object.(type) {
+				case *metav1.Status:
+					got = append(got, fmt.Sprintf("%s %d %s", ev.Type, o.Code, o.Reason))
+				case *unstructured.Unstructured:
+					got = append(got, fmt.Sprintf("%s %s@%s", ev.Type, o.GetName(), o.GetResourceVersion()))
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("watch: got %v, want %v", got, want)
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("watch events (-want +got):\n%s", diff)
+		}
+	}
+	list("100", "a@10", "b@11", "c@12")
+	watchEvents("ADDED d@101", "MODIFIED a@102", "DELETED d@103", "ERROR 410 Expired")
+	list("120", "a@102", "c@115", "e@118")
+	select {
+	case <-lw.Done():
+		t.Fatal("done before the last event")
+	default:
+	}
+	watchEvents("MODIFIED e@121", "BOOKMARK @121")
+	select {
+	case <-lw.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not done after the last event")
+	}
+	// After the end: the final state, and a quiet watch.
+	list("121", "a@102", "c@115", "e@121")
+	watchEvents("BOOKMARK @121")
+
+	// Streaming lists are declined; the reflector falls back to LIST.
+	yes := true
+	if _, err := lw.Watch(metav1.ListOptions{SendInitialEvents: &yes}); err == nil {
+		t.Error("a streaming list was accepted")
+	}
+}
+
+// A watch that ends early (the reflector restarted it) resumes where it stopped.
+func TestWatchResumes(t *testing.T) {
+	lw := FromEvents(traffic()).ListerWatcher(cmGVR)
+	if _, err := lw.List(metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := lw.Watch(metav1.ListOptions{})
+	first := <-w.ResultChan()
+	w.Stop()
+	for range w.ResultChan() { // drained and closed
+	}
+	w2, _ := lw.Watch(metav1.ListOptions{})
+	defer w2.Stop()
+	second := <-w2.ResultChan()
+	if first.Type != watchapi.Added || second.Type != watchapi.Modified {
+		t.Errorf("first %s, then %s; want ADDED then MODIFIED", first.Type, second.Type)
+	}
+}
+
+// A resource the recording does not hold: an empty list, then done.
+func TestUnknownResource(t *testing.T) {
+	rec := FromEvents(traffic())
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	lw := rec.ListerWatcher(gvr)
+	r := newRecorder()
+	inf := runInformer(t, lw, &unstructured.Unstructured{}, 0, r.handler())
+	if got := r.wait(t, 0, lw); len(got) != 0 || len(inf.GetStore().List()) != 0 {
+		t.Errorf("calls %v, store %v", got, inf.GetStore().List())
+	}
+	if len(rec.HandlerCalls(gvr)) != 0 {
+		t.Error("HandlerCalls for an absent resource")
+	}
+}
+
+// A relist as the last thing recorded, two relists in a row, and a recording cut by a filter
+// (deliveries without their Relist line): the informer still ends in the recorded state.
+func TestRelistShapes(t *testing.T) {
+	all := traffic()
+	tests := []struct {
+		name   string
+		events []watch.Event
+		want   []string
+	}{
+		{"ends with a relist", all[:len(all)-1], []string{"a@102", "c@115", "e@118"}},
+		{"no relist line", withoutType(all, watch.Relist), []string{"a@102", "c@115", "e@121"}},
+		{"only object lines", objectsOnly(all), []string{"a@102", "c@115", "e@121"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := FromEvents(tt.events)
+			lw := rec.ListerWatcher(cmGVR)
+			r := newRecorder()
+			inf := runInformer(t, lw, &unstructured.Unstructured{}, 0, r.handler())
+			got := r.wait(t, len(rec.HandlerCalls(cmGVR)), lw)
+			var final []string
+			for _, o := range inf.GetStore().List() {
+				u := o.(*unstructured.Unstructured)
+				final = append(final, u.GetName()+"@"+u.GetResourceVersion())
+			}
+			if diff := cmp.Diff(tt.want, sorted(final)); diff != "" {
+				t.Errorf("final cache (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(callsOf(rec.HandlerCalls(cmGVR)), got); diff != "" {
+				t.Errorf("handler calls (-HandlerCalls +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// callsOf is what HandlerCalls promises, as calls.
+func callsOf(events []watch.Event) []call {
+	var out []call
+	for _, ev := range events {
+		c := call{Key: ev.Namespace + "/" + ev.Name, RV: ev.ResourceVersion}
+		switch ev.Type {
+		case watch.Added:
+			c.Op, c.Initial = "add", ev.InitialList
+		case watch.Updated:
+			c.Op, c.Old = "update", ev.OldResourceVersion
+		case watch.Deleted:
+			c.Op, c.Tombstone = "delete", ev.Tombstone
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func withoutType(events []watch.Event, typ watch.Type) []watch.Event {
+	var out []watch.Event
+	for _, ev := range events {
+		if ev.Type != typ {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func objectsOnly(events []watch.Event) []watch.Event {
+	var out []watch.Event
+	for _, ev := range events {
+		if ev.Type.IsObject() {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(filepath.Join("testdata", "configmaps.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(good), "\n")
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	damaged := append(append(append([]string{}, lines[:3]...), "{\"type\":\"Added\",\n"), lines[3:]...)
+	if _, err := Open(write("damaged", strings.Join(damaged, ""))); err == nil || !strings.Contains(err.Error(), "line 4: invalid JSON") {
+		t.Errorf("damaged line: %v", err)
+	}
+	newer := strings.Replace(string(good), `"formatVersion":1`, `"formatVersion":2`, 1)
+	var ferr *FormatError
+	if _, err := Open(write("newer", newer)); !errors.As(err, &ferr) || ferr.Version != 2 || !strings.Contains(err.Error(), "format version 2") {
+		t.Errorf("newer format: %v", err)
+	}
+	// Plain -o json output (no header), blank lines, an unknown line type and unknown fields.
+	plain := strings.Join(lines[1:4], "") + "\n\n" +
+		`{"time":"2026-11-21T05:00:09Z","type":"FutureThing","x":1}` + "\n" +
+		strings.Replace(strings.Join(lines[4:], ""), `"type":"Added"`, `"future":true,"type":"Added"`, -1)
+	rec, err := Open(write("plain", plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Header != nil || len(rec.Events) != len(traffic()) {
+		t.Errorf("headerless: header %v, %d events, want %d", rec.Header, len(rec.Events), len(traffic()))
+	}
+	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestReaderGzipAndLines(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "configmaps.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zbuf bytes.Buffer
+	zw := gzip.NewWriter(&zbuf)
+	_, _ = zw.Write(good)
+	_ = zw.Close()
+	rec, err := Read(&zbuf)
+	if err != nil || rec.Header == nil || len(rec.Events) != len(traffic()) {
+		t.Fatalf("gzip: %v, %d events", err, len(rec.Events))
+	}
+
+	// Line numbers count every line, blank ones too; a bad line does not stop the reader.
+	in := strings.SplitAfter(string(good), "\n")
+	text := in[0] + "\n" + in[1] + "not json\n" + strings.TrimSuffix(in[2], "\n") // last line without newline
+	rd, err := NewReader(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		l, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var lerr *LineError
+		switch {
+		case errors.As(err, &lerr):
+			got = append(got, lerr.Error())
+		case err != nil:
+			t.Fatal(err)
+		case l.Header != nil:
+			got = append(got, fmt.Sprintf("%d header", l.Number))
+		default:
+			got = append(got, fmt.Sprintf("%d %s", l.Number, l.Event.Type))
+		}
+	}
+	want := []string{"1 header", "3 Informer", "line 4: invalid JSON: not an object (starts with \"not json\")", "5 Watch"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if rd.Headerless || rd.Header == nil {
+		t.Errorf("Headerless %v, Header %v", rd.Headerless, rd.Header)
+	}
+}
