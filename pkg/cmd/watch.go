@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -336,6 +337,11 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		ErrOut:         o.ErrOut,
 	})
 	hotLoops := printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
+	var stdoutGone atomic.Bool
+	watchClosedStdout(ctx, o.Out, func() {
+		stdoutGone.Store(true)
+		cancel()
+	})
 	scraped, scrapers := o.startScrapers(ctx)
 	summary := printer.NewSummary()
 	var writeErr, recErr error
@@ -382,7 +388,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			err = fmt.Errorf("writing the recording %s: %w", o.Record, cerr)
 		}
 	}
-	if err == nil && writeErr == nil && !o.NoSummary {
+	// A reader that went away (| head) ends the run quietly.
+	if err == nil && writeErr == nil && !stdoutGone.Load() && !o.NoSummary {
 		_ = summary.Write(o.ErrOut)
 	}
 	return err
