@@ -41,7 +41,7 @@ func (e *UnknownTypeError) Error() string { return fmt.Sprintf("unknown line typ
 var KnownTypes = []watch.Type{
 	watch.Informer, watch.Added, watch.Updated, watch.Deleted, watch.List, watch.Watch,
 	watch.WatchClosed, watch.Bookmark, watch.Synced, watch.Resync, watch.Relist, watch.Error,
-	watch.Reconciled, watch.ControllerQueue,
+	watch.Recovered, watch.Reconciled, watch.ControllerQueue, HotLoop,
 }
 
 // wireLine is the union of every line type's fields. Pointers tell "absent" from "zero" where a
@@ -67,6 +67,13 @@ type wireLine struct {
 	// Queue is an object ({depth, adds, retries}) on object and Reconciled lines, and a
 	// string (the delta queue's name) on the Informer line.
 	Queue json.RawMessage `json:"queue"`
+
+	// HotLoop. Managers is a list of names there, of objects on Updated lines (ignored: the
+	// printer computes them again from the objects).
+	Managers      json.RawMessage `json:"managers"`
+	Fields        []string        `json:"fields"`
+	Updates       int             `json:"updates"`
+	WindowSeconds float64         `json:"windowSeconds"`
 
 	// Reconciled.
 	Key      string  `json:"key"`
@@ -254,13 +261,65 @@ func DecodeLine(line []byte) (Decoded, error) {
 	case watch.Relist:
 		ev.Reason, ev.FromResourceVersion, ev.ResourceVersion = w.Reason, w.FromResourceVersion, w.ResourceVersion
 		ev.Counts = watch.RelistCounts{Added: w.Added, Updated: w.Updated, Deleted: w.Deleted, Unchanged: w.Unchanged}
-	case watch.Error:
+	case watch.Error, watch.Recovered:
 		ev.Reason, ev.Message, ev.Verb = w.Reason, w.Message, w.Verb
+	case HotLoop:
+		var managers []string
+		if len(w.Managers) > 0 && string(w.Managers) != "null" {
+			if err := json.Unmarshal(w.Managers, &managers); err != nil {
+				return Decoded{}, errors.New(`field "managers": want an array of strings on a HotLoop line`)
+			}
+		}
+		ev.Namespace, ev.Name, ev.Key, ev.Reason = w.Namespace, w.Name, w.Key, w.Reason
+		ev.Items, ev.Duration = w.Updates, time.Duration(math.Round(w.WindowSeconds*float64(time.Second)))
+		ev.Object = &unstructured.Unstructured{Object: map[string]any{"managers": anys(managers), "fields": anys(w.Fields)}}
 	default:
 		return Decoded{}, &UnknownTypeError{Type: typ}
 	}
 	d.Event = ev
 	return d, nil
+}
+
+// Decoder decodes the lines of one stream, in order. Beyond DecodeLine, it gives each Updated
+// event back its OldObject: the previous object of the same key in the stream, which is what
+// the live informer's cache held. Printing the decoded events then shows the same managers,
+// --diff changes and hot loops as the live run did. (For redacted Secrets, only changes the
+// redaction shows: a value's length.)
+type Decoder struct {
+	last map[string]*unstructured.Unstructured
+}
+
+// NewDecoder returns a Decoder at the start of a stream.
+func NewDecoder() *Decoder { return &Decoder{last: map[string]*unstructured.Unstructured{}} }
+
+// Decode decodes one line, as DecodeLine, and passes its event to Observe.
+func (d *Decoder) Decode(line []byte) (Decoded, error) {
+	dec, err := DecodeLine(line)
+	if err == nil && dec.Header == nil {
+		d.Observe(&dec.Event)
+	}
+	return dec, err
+}
+
+// Observe follows the cache through ev and fills in ev.OldObject for an update whose old
+// resourceVersion is the cached object's. An Informer line (a new run) empties the cache.
+func (d *Decoder) Observe(ev *watch.Event) {
+	switch {
+	case ev.Type == watch.Informer:
+		clear(d.last)
+		return
+	case !ev.Type.IsObject():
+		return
+	}
+	key := ev.Resource.String() + " " + ev.Namespace + "/" + ev.Name
+	if prev, ok := d.last[key]; ok && ev.Type == watch.Updated && ev.OldObject == nil && prev.GetResourceVersion() == ev.OldResourceVersion {
+		ev.OldObject = prev
+	}
+	if ev.Type == watch.Deleted || ev.Object == nil {
+		delete(d.last, key)
+		return
+	}
+	d.last[key] = ev.Object
 }
 
 // decodeObject decodes an event's object the way the dynamic client does: integers as int64,
@@ -290,6 +349,14 @@ func decodeQueue(raw json.RawMessage) (*watch.QueueFigures, error) {
 // fromMs inverts msFloat: milliseconds with microsecond precision.
 func fromMs(ms float64) time.Duration {
 	return time.Duration(math.Round(ms*1000)) * time.Microsecond
+}
+
+func anys(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }
 
 func deref(f *float64) float64 {

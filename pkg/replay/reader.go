@@ -49,9 +49,11 @@ func (e *FormatError) Error() string {
 }
 
 // Reader reads a recording one line at a time. Blank lines are skipped; gzip-compressed input
-// is decompressed.
+// is decompressed. Updated events get their OldObject back from the stream (printer.Decoder),
+// so that printing them shows what changed, as the live run did.
 type Reader struct {
 	br   *bufio.Reader
+	dec  *printer.Decoder
 	n    int
 	seen bool
 	err  error // sticky: a FormatError or a read error
@@ -72,7 +74,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		}
 		br = bufio.NewReaderSize(zr, 256*1024)
 	}
-	return &Reader{br: br}, nil
+	return &Reader{br: br, dec: printer.NewDecoder()}, nil
 }
 
 // Next returns the next line: a header (Line.Header set) or an event. At the end it returns
@@ -99,7 +101,7 @@ func (r *Reader) Next() (Line, error) {
 		}
 		first := !r.seen
 		r.seen = true
-		d, derr := printer.DecodeLine(raw)
+		d, derr := r.dec.Decode(raw)
 		if derr != nil {
 			return Line{Number: r.n}, &LineError{Line: r.n, Err: derr}
 		}
