@@ -190,7 +190,7 @@ func (b *bench) runRounds(ctx context.Context) ([]*result, error) {
 // tracker follows one tool's stdout.
 type tracker struct {
 	objects, updates int
-	accept           func([]byte) bool
+	names            func([]byte, func(int))
 	pid              int
 
 	mu        sync.Mutex
@@ -210,39 +210,17 @@ type tracker struct {
 	updatedCh chan struct{}
 	eofCh     chan struct{}
 	readErr   error
+	idx       []int // scratch of the reading goroutine
 }
 
-func newTracker(objects, updates int, accept func([]byte) bool) *tracker {
+func newTracker(objects, updates int, names func([]byte, func(int))) *tracker {
+	if names == nil {
+		names = firstName
+	}
 	return &tracker{
-		objects: objects, updates: updates, accept: accept,
+		objects: objects, updates: updates, names: names,
 		seen: make([]bool, objects), updSeen: make([]bool, updates),
 		syncedCh: make(chan struct{}), updatedCh: make(chan struct{}), eofCh: make(chan struct{}),
-	}
-}
-
-// objectIndex finds objPrefix followed by six digits in line and returns the number, or -1.
-func objectIndex(line []byte) int {
-	for off := 0; ; {
-		i := bytes.Index(line[off:], []byte(objPrefix))
-		if i < 0 {
-			return -1
-		}
-		start := off + i + len(objPrefix)
-		if start+6 <= len(line) {
-			n := 0
-			ok := true
-			for _, c := range line[start : start+6] {
-				if c < '0' || c > '9' {
-					ok = false
-					break
-				}
-				n = n*10 + int(c-'0')
-			}
-			if ok && (start+6 == len(line) || line[start+6] < '0' || line[start+6] > '9') {
-				return n
-			}
-		}
-		off = start
 	}
 }
 
@@ -274,18 +252,26 @@ func (t *tracker) read(r io.Reader) {
 }
 
 func (t *tracker) line(line []byte, now time.Time) {
-	idx := objectIndex(line)
+	t.idx = t.idx[:0]
+	t.names(line, func(i int) { t.idx = append(t.idx, i) })
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.lines++
 	t.bytes += int64(len(line))
 	t.lastLine = now
-	if idx < 0 || idx >= t.objects || (t.accept != nil && !t.accept(line)) {
+	for _, i := range t.idx {
+		t.object(i, now)
+	}
+}
+
+// object counts a line for object i (under mu).
+func (t *tracker) object(i int, now time.Time) {
+	if i >= t.objects {
 		return
 	}
 	if t.nSeen < t.objects {
-		if !t.seen[idx] {
-			t.seen[idx] = true
+		if !t.seen[i] {
+			t.seen[i] = true
 			t.nSeen++
 			if t.nSeen == t.objects {
 				t.syncAt = now
@@ -295,11 +281,11 @@ func (t *tracker) line(line []byte, now time.Time) {
 		}
 		return
 	}
-	if !t.armed.Load() || idx >= t.updates || t.updSeen[idx] {
+	if !t.armed.Load() || i >= t.updates || t.updSeen[i] {
 		t.stray++
 		return
 	}
-	t.updSeen[idx] = true
+	t.updSeen[i] = true
 	t.nUpd++
 	if t.nUpd == t.updates {
 		t.updAt = now
@@ -329,7 +315,7 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int) *result {
 	}
 	stderr := &tail{max: 8 << 10}
 	cmd.Stderr = stderr
-	tr := newTracker(b.c.objects, b.c.updates, tl.accept)
+	tr := newTracker(b.c.objects, b.c.updates, tl.names)
 
 	api0, _ := procCPU(b.apiPID)
 	etcd0, _ := procCPU(b.etcdPID)

@@ -126,6 +126,7 @@ var (
 	mSyncCPU = metric{"CPU to sync (s)", func(x *result) float64 { return x.SyncCPU.Seconds() }, "%.2f"}
 	mUpdates = metric{"updates seen (s)", func(x *result) float64 { return x.Updates.Seconds() }, "%.2f"}
 	mLag     = metric{"lag after last patch (ms)", func(x *result) float64 { return float64(x.Lag.Milliseconds()) }, "%.0f"}
+	mUpdCPU  = metric{"CPU after sync (s)", func(x *result) float64 { return (x.CPU() - x.SyncCPU).Seconds() }, "%.2f"}
 	mCPU     = metric{"CPU total (s)", func(x *result) float64 { return x.CPU().Seconds() }, "%.2f"}
 	mUser    = metric{"user (s)", func(x *result) float64 { return x.User.Seconds() }, "%.2f"}
 	mSys     = metric{"sys (s)", func(x *result) float64 { return x.Sys.Seconds() }, "%.2f"}
@@ -232,7 +233,7 @@ func (r *report) markdown() string {
 	w("  kube-apiserver spent during the run\n\n")
 
 	w("### Results (medians)\n\n")
-	cols := []metric{mSync, mSyncCPU, mUpdates, mLag, mCPU, mUser, mSys, mRSS, mOut, mLines, mAPI}
+	cols := []metric{mSync, mSyncCPU, mUpdates, mLag, mUpdCPU, mCPU, mUser, mSys, mRSS, mOut, mLines, mAPI}
 	w("| tool |")
 	for _, m := range cols {
 		w(" %s |", m.name)
@@ -267,7 +268,7 @@ func (r *report) markdown() string {
 
 	w("### Ratios\n\n")
 	w("Median of the per-round ratios (the range over the rounds in brackets).\n\n")
-	rcols := []metric{mSync, mSyncCPU, mLag, mCPU, mRSS}
+	rcols := []metric{mSync, mSyncCPU, mUpdCPU, mCPU, mRSS}
 	w("| | ")
 	for _, m := range rcols {
 		w(" %s |", strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m.name, " (s)"), " (ms)"), " (MiB)"))

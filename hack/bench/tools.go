@@ -12,21 +12,31 @@ import (
 	"strings"
 )
 
-// A tool is one command the bench measures. Its stdout is read line by line; a line counts
-// for an object when it contains the object's name (objPrefix followed by six digits) and
-// accept (if set) agrees.
+// A tool is one command the bench measures. Its stdout is read line by line, and names says
+// which objects a line stands for.
 type tool struct {
 	name  string // flag and table name
 	label string // the command, for the report
 	args  func(b binaries, kubeconfig string) (path string, args []string)
-	// accept says whether a line that mentions an object name is a line for that object.
-	accept func(line []byte) bool
+	// names calls fn with the number of every object line stands for (default: the first
+	// object name in the line, objPrefix and six digits; nothing else any tool prints
+	// contains that).
+	names func(line []byte, fn func(int))
 }
 
 type binaries struct {
 	plugin, minimal, kubectl string
 	kubectlNote              string // how kubectl was resolved
 }
+
+var (
+	anyName         = []byte(objPrefix)
+	jsonName        = []byte(`"name":"` + objPrefix)
+	jsonNameIndent  = []byte(`"name": "` + objPrefix)
+	reconciledField = []byte(`"type":"Reconciled"`)
+)
+
+func firstName(line []byte, fn func(int)) { scanNames(line, anyName, false, fn) }
 
 var tools = []*tool{
 	{
@@ -44,9 +54,10 @@ var tools = []*tool{
 		},
 		// Reconciled lines (always in JSON: the simulated worker behind the queue) carry
 		// the key "NS/name" too; only Added/Updated/Deleted are the object's lines.
-		accept: func(line []byte) bool {
-			head := line[:min(len(line), 96)]
-			return !bytes.Contains(head, []byte(`"type":"Reconciled"`))
+		names: func(line []byte, fn func(int)) {
+			if !bytes.Contains(line[:min(len(line), 96)], reconciledField) {
+				firstName(line, fn)
+			}
 		},
 	},
 	{
@@ -62,11 +73,15 @@ var tools = []*tool{
 		args: func(b binaries, kc string) (string, []string) {
 			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--kubeconfig", kc}
 		},
-		// One compact {"type":...,"object":...} per line (kubectl 1.33); older kubectls
-		// indent it, one field per line, so the object's line is its metadata.name there.
-		accept: func(line []byte) bool {
-			return bytes.Contains(line, []byte(`"name":"`+objPrefix)) ||
-				bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte(`"name": "`+objPrefix))
+		// kubectl prints each page of its initial list (500 objects) as one line,
+		// {"type":"ADDED","object":{"kind":"List","items":[...]}}, then one line per watch
+		// event: every metadata.name in a line counts. (Older kubectls indent the JSON, one
+		// field per line.)
+		names: func(line []byte, fn func(int)) {
+			scanNames(line, jsonName, true, fn)
+			if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), jsonNameIndent) {
+				firstName(line, fn)
+			}
 		},
 	},
 	{
@@ -77,6 +92,38 @@ var tools = []*tool{
 		},
 	},
 }
+
+// scanNames calls fn with the six-digit number following marker in line: the first one, or
+// every one.
+func scanNames(line, marker []byte, all bool, fn func(int)) {
+	for off := 0; off < len(line); {
+		i := bytes.Index(line[off:], marker)
+		if i < 0 {
+			return
+		}
+		start := off + i + len(marker)
+		off = start
+		if start+6 > len(line) || (start+6 < len(line) && isDigit(line[start+6])) {
+			continue
+		}
+		n := 0
+		for _, c := range line[start : start+6] {
+			if !isDigit(c) {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			fn(n)
+			if !all {
+				return
+			}
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func toolNames() []string {
 	var names []string
