@@ -37,6 +37,10 @@ e2e: testcluster ## end-to-end tests: the built plugin as `kubectl informer` on 
 demo: testcluster ## a local API server, a generator, and `kubectl informer watch deployments`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
 
+.PHONY: bench
+bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local API server (~5 min); writes docs/performance.md
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
+
 .PHONY: dist
 # COMMIT and DATE are passed on only when given (make dist VERSION=v0.1.0 COMMIT=abc DATE=...);
 # otherwise hack/dist stamps git HEAD (with -dirty) and HEAD's commit time, so archives are
