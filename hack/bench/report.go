@@ -22,6 +22,7 @@ type machine struct {
 	Kubectl    string
 	KubectlHow string
 	APIServer  string
+	Plugin     string
 	LoadBefore string
 	LoadAfter  string
 }
@@ -42,6 +43,12 @@ func describeMachine(ctx context.Context, bins binaries) machine {
 		m.Go = strings.TrimPrefix(strings.TrimSpace(string(out)), "go version ")
 	} else {
 		m.Go = runtime.Version()
+	}
+	m.Plugin = "built from the working tree with -trimpath -ldflags \"-s -w\""
+	if bins.pluginGiven {
+		m.Plugin = bins.plugin + " (-plugin)"
+	} else if out, err := exec.CommandContext(ctx, "git", "describe", "--tags", "--always", "--dirty").Output(); err == nil {
+		m.Plugin = "git " + strings.TrimSpace(string(out)) + ", " + m.Plugin
 	}
 	if bins.kubectl != "" {
 		m.Kubectl = kubectlVersion(ctx, bins.kubectl)
@@ -211,6 +218,7 @@ func (r *report) markdown() string {
 	w("| memory | %s |\n", orDash(r.m.Memory))
 	w("| kernel | %s |\n", orDash(r.m.Kernel))
 	w("| Go | %s |\n", orDash(r.m.Go))
+	w("| kubectl-informer | %s |\n", r.m.Plugin)
 	if r.m.Kubectl != "" {
 		w("| kubectl | %s; %s |\n", r.m.Kubectl, r.m.KubectlHow)
 	}

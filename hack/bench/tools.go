@@ -27,6 +27,7 @@ type tool struct {
 type binaries struct {
 	plugin, minimal, kubectl string
 	kubectlNote              string // how kubectl was resolved
+	pluginGiven              bool   // -plugin
 }
 
 var (
@@ -163,7 +164,7 @@ func buildTools(ctx context.Context, root, dir string, c config) (binaries, erro
 		return nil
 	}
 	if c.plugin != "" {
-		b.plugin = c.plugin
+		b.plugin, b.pluginGiven = c.plugin, true
 	} else {
 		b.plugin = filepath.Join(dir, "kubectl-informer")
 		if err := build(b.plugin, "./cmd/kubectl-informer"); err != nil {
