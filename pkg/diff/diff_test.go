@@ -158,6 +158,11 @@ func TestChangedManagers(t *testing.T) {
 		{"apply", managed(kubectlCreate), managed(kubectlCreate, applied), []Manager{{"my-ctl", "Apply", ""}}},
 		{"one manager, two apiVersions: named once", managed(kubectlCreate), managed(kubectlCreate, kubectlEdit, editV2), []Manager{{"kubectl-edit", "Update", ""}}},
 		{"entry removed: nobody", managed(kubectlCreate, kubectlEdit), managed(kubectlCreate), nil},
+		{"fields taken over: the taker, not the loser",
+			managed(kubectlCreate, kubectlEditMore),
+			managed(`{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsV1":{"f:data":{}}}`,
+				kubectlEditMore, `{"manager":"rotator","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsV1":{"f:data":{"f:a":{}}}}`),
+			[]Manager{{"rotator", "Update", ""}}},
 		{"no managedFields", `{}`, `{"metadata":{}}`, nil},
 	}
 	for _, tt := range tests {

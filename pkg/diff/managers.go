@@ -47,11 +47,13 @@ func managedFields(obj map[string]any) (map[entryID]entry, []entryID) {
 	return byID, order
 }
 
-// ChangedManagers returns the managers whose managedFields entry this update created or changed
-// (its time or its fieldsV1), in the new object's order, without duplicates. The API server
-// stamps an entry's time, to the second, whenever its manager's operation changes the object,
-// so an update normally names exactly its author. It cannot tell two updates by one manager
-// within the same second that touch the same fields: then the update names nobody.
+// ChangedManagers returns the managers that made this update, in the new object's order,
+// without duplicates: those whose managedFields entry is new, has a new time, or owns fields it
+// did not own before. An entry that only lost fields (another manager took them over) does not
+// count. The API server stamps an entry's time, to the second, whenever its manager's operation
+// changes the object, so an update normally names exactly its author. It cannot tell two
+// updates by one manager within the same second that touch fields it already owned: then the
+// update names nobody.
 func ChangedManagers(old, new map[string]any) []Manager {
 	before, _ := managedFields(old)
 	after, order := managedFields(new)
@@ -59,7 +61,7 @@ func ChangedManagers(old, new map[string]any) []Manager {
 	seen := map[Manager]bool{}
 	for _, id := range order {
 		a := after[id]
-		if b, ok := before[id]; ok && equal(a.time, b.time) && equal(a.fieldsV1, b.fieldsV1) {
+		if b, ok := before[id]; ok && equal(a.time, b.time) && !gained(a.fieldsV1, b.fieldsV1) {
 			continue
 		}
 		m := Manager{Manager: id.manager, Operation: id.operation, Subresource: id.subresource}
@@ -69,4 +71,17 @@ func ChangedManagers(old, new map[string]any) []Manager {
 		}
 	}
 	return out
+}
+
+// gained reports whether the fieldsV1 tree now holds a field that before does not.
+func gained(now, before any) bool {
+	n, _ := now.(map[string]any)
+	b, _ := before.(map[string]any)
+	for k, v := range n {
+		bv, ok := b[k]
+		if !ok || gained(v, bv) {
+			return true
+		}
+	}
+	return false
 }
