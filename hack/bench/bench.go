@@ -304,7 +304,7 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int) *result {
 	res := &result{Tool: tl.name, Round: round, Position: pos}
 	path, args := tl.args(b.bins, b.cl.KubeconfigPath)
 	cmd := exec.Command(path, args...)
-	cmd.Env = b.cl.Environ()
+	cmd.Env = append(b.cl.Environ(), tl.env...)
 	// Own process group (a Ctrl-C of the bench reaches only the bench, which stops the tool
 	// itself); killed if the bench dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -277,7 +277,7 @@ func (r *report) markdown() string {
 	w("### Ratios\n\n")
 	w("Median of the per-round ratios (the range over the rounds in brackets).\n\n")
 	rcols := []metric{mSync, mSyncCPU, mUpdCPU, mCPU, mRSS}
-	w("| | ")
+	w("| |")
 	for _, m := range rcols {
 		w(" %s |", strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(m.name, " (s)"), " (ms)"), " (MiB)"))
 	}
@@ -287,6 +287,11 @@ func (r *report) markdown() string {
 	}
 	w("\n")
 	pairs := [][2]string{{"plugin", "minimal"}, {"plugin", "kubectl"}, {"plugin-json", "kubectl-json"}, {"plugin-json", "plugin"}, {"kubectl", "minimal"}}
+	for _, name := range r.c.tools {
+		if base, _, ok := strings.Cut(name, "+"); ok {
+			pairs = append(pairs, [2]string{name, base})
+		}
+	}
 	for _, p := range pairs {
 		if !slices.Contains(r.c.tools, p[0]) || !slices.Contains(r.c.tools, p[1]) {
 			continue

@@ -22,6 +22,8 @@ type tool struct {
 	// object name in the line, objPrefix and six digits; nothing else any tool prints
 	// contains that).
 	names func(line []byte, fn func(int))
+	// env is added to the tool's environment (a variant: "plugin+GOGC=50").
+	env []string
 }
 
 type binaries struct {
@@ -87,7 +89,7 @@ var tools = []*tool{
 	},
 	{
 		name:  "minimal",
-		label: "minimal dynamic informer (hack/bench/minimal)",
+		label: "hack/bench/minimal -n NS (a dynamic shared informer, one line per event)",
 		args: func(b binaries, kc string) (string, []string) {
 			return b.minimal, []string{"-kubeconfig", kc, "-n", namespace}
 		},
@@ -134,11 +136,29 @@ func toolNames() []string {
 	return names
 }
 
+// toolByName finds a tool, or makes a variant of one: "BASE+KEY=VALUE[+KEY=VALUE...]" runs
+// BASE with those environment variables (e.g. plugin+GOGC=50,
+// minimal+KUBE_FEATURE_WatchListClient=false).
 func toolByName(name string) *tool {
+	base, envs, variant := strings.Cut(name, "+")
 	for _, t := range tools {
-		if t.name == name {
+		if t.name != base {
+			continue
+		}
+		if !variant {
 			return t
 		}
+		v := *t
+		v.name = name
+		v.env = nil
+		for _, kv := range strings.Split(envs, "+") {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				return nil
+			}
+			v.env = append(v.env, kv)
+		}
+		v.label = strings.Join(v.env, " ") + " " + t.label
+		return &v
 	}
 	return nil
 }
