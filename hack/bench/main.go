@@ -46,6 +46,7 @@ type config struct {
 	kubectl     string
 	keep        bool
 	dump        string
+	compare     [][2]string
 	verbose     bool
 }
 
@@ -66,9 +67,14 @@ func main() {
 	flag.StringVar(&c.kubectl, "kubectl", "", "kubectl binary (default: kubectl on PATH; a gcloud dispatcher is resolved to the newest kubectl.1.N beside it)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the tools' stderr tails in the output even when they succeed")
 	flag.StringVar(&c.dump, "dump", "", "also write each run's stdout to DIR/ROUND-TOOL.out (for debugging a tool's matching)")
+	compare := flag.String("compare", "", "extra ratio rows, comma-separated A/B pairs of tool names")
 	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
 	flag.Parse()
 	c.tools = splitList(tools)
+	for _, p := range splitList(*compare) {
+		a, b, _ := strings.Cut(p, "/")
+		c.compare = append(c.compare, [2]string{a, b})
+	}
 	if err := validate(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
