@@ -328,7 +328,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var in io.Reader = o.In
+	in := o.In
 	name := "standard input"
 	if o.file != "-" {
 		f, err := os.Open(o.file)

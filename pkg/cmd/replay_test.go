@@ -343,7 +343,7 @@ func TestReplayFormat(t *testing.T) {
 	}
 	// Unknown types and fields, from a newer plugin: one warning per type, the rest replayed.
 	future := `{"time":"2026-11-21T05:30:09Z","type":"Teleported","group":"","version":"v1","resource":"configmaps"}` + "\n"
-	fut := write("future", strings.Join(lines[:3], "")+future+future+strings.Replace(strings.Join(lines[3:], ""), `"type":"Added",`, `"type":"Added","someday":{"x":1},`, -1))
+	fut := write("future", strings.Join(lines[:3], "")+future+future+strings.ReplaceAll(strings.Join(lines[3:], ""), `"type":"Added",`, `"type":"Added","someday":{"x":1},`))
 	out, stderr, err = runReplay(t, context.Background(), "", fut, "-o", "json", "--no-summary")
 	if err != nil || strings.Count(stderr, "unknown line type \"Teleported\"") != 1 || !strings.Contains(stderr, "warning: line 4:") || out != strings.Join(lines[1:], "")+"\n" {
 		t.Errorf("forward compatibility: %v; stderr %q\n%s", err, stderr, out)

@@ -504,7 +504,7 @@ func TestOpenErrors(t *testing.T) {
 	// Plain -o json output (no header), blank lines, an unknown line type and unknown fields.
 	plain := strings.Join(lines[1:4], "") + "\n\n" +
 		`{"time":"2026-11-21T05:00:09Z","type":"FutureThing","x":1}` + "\n" +
-		strings.Replace(strings.Join(lines[4:], ""), `"type":"Added"`, `"future":true,"type":"Added"`, -1)
+		strings.ReplaceAll(strings.Join(lines[4:], ""), `"type":"Added"`, `"future":true,"type":"Added"`)
 	rec, err := Open(write("plain", plain))
 	if err != nil {
 		t.Fatal(err)
