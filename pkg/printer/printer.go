@@ -141,7 +141,7 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		b.WriteString(p.paint(colorDim, ts))
 		b.WriteString("  ")
 	}
-	b.WriteString(p.paint(typeColor(ev.Type), fmt.Sprintf("%-11s", ev.Type)))
+	b.WriteString(p.paint(typeColor(ev.Type), fmt.Sprintf("%-11s", Escape(string(ev.Type)))))
 	b.WriteString(" ")
 	if ev.Type == watch.ControllerQueue {
 		p.controllerQueueDetail(&b, ev)
