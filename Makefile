@@ -9,7 +9,7 @@ PKG := github.com/kubectl-informer/kubectl-informer
 LDFLAGS := -s -w -X $(PKG)/pkg/cmd.Version=$(VERSION) -X $(PKG)/pkg/cmd.Commit=$(COMMIT) -X $(PKG)/pkg/cmd.Date=$(DATE)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
-.PHONY: all build install test unit e2e testcluster demo lint fmt vet tidy clean
+.PHONY: all build install test unit fuzz e2e testcluster demo lint fmt vet tidy clean
 
 all: build
 
@@ -22,7 +22,7 @@ install: ## install kubectl-informer into GOBIN (or GOPATH/bin), so kubectl find
 testcluster: ## build kube-apiserver and etcd from the module proxy into the cache (once)
 	@hack/testcluster/build.sh >/dev/null
 
-test: vet unit e2e ## everything CI runs
+test: vet unit fuzz e2e ## everything CI runs
 
 vet:
 	@test -z "$$(gofmt -l cmd pkg test hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg test hack; exit 1; }
@@ -30,6 +30,16 @@ vet:
 
 unit: ## unit tests, with the race detector
 	$(GO) test -race -count=1 ./pkg/... ./cmd/...
+
+FUZZTIME ?= 10s
+# Every fuzz target, as package:Target; each runs for FUZZTIME (seeds always run in `unit`).
+FUZZ_TARGETS := ./pkg/discovery:FuzzResolve ./pkg/printer:FuzzPrint ./pkg/scrape:FuzzParse
+
+fuzz: ## a short run of every fuzz target
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $${t#*:} ($$(echo $$t | cut -d: -f1), $(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 e2e: testcluster ## end-to-end tests: the built plugin as `kubectl informer` on a real API server
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -count=1 -timeout 40m ./test/...
