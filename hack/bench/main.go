@@ -47,6 +47,7 @@ type config struct {
 	keep        bool
 	dump        string
 	compare     [][2]string
+	toolsGiven  bool
 	verbose     bool
 }
 
@@ -71,6 +72,7 @@ func main() {
 	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
 	flag.Parse()
 	c.tools = splitList(tools)
+	flag.Visit(func(f *flag.Flag) { c.toolsGiven = c.toolsGiven || f.Name == "tools" })
 	for _, p := range splitList(*compare) {
 		a, b, _ := strings.Cut(p, "/")
 		c.compare = append(c.compare, [2]string{a, b})
@@ -135,7 +137,7 @@ func run(c config) error {
 	defer os.RemoveAll(work)
 
 	logf("building the plugin and the minimal informer")
-	bins, err := buildTools(ctx, root, work, c)
+	bins, err := buildTools(ctx, root, work, &c)
 	if err != nil {
 		return err
 	}

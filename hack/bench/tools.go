@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -173,7 +174,7 @@ func goCmd() string {
 
 // buildTools builds the plugin (unless -plugin) and the minimal informer into dir, with
 // -trimpath and the release build's -s -w, and finds kubectl.
-func buildTools(ctx context.Context, root, dir string, c config) (binaries, error) {
+func buildTools(ctx context.Context, root, dir string, c *config) (binaries, error) {
 	var b binaries
 	build := func(out, pkg string) error {
 		cmd := exec.CommandContext(ctx, goCmd(), "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
@@ -198,7 +199,12 @@ func buildTools(ctx context.Context, root, dir string, c config) (binaries, erro
 	if needsKubectl(c.tools) {
 		var err error
 		if b.kubectl, b.kubectlNote, err = findKubectl(ctx, c.kubectl); err != nil {
-			return b, err
+			if c.toolsGiven || c.kubectl != "" {
+				return b, err
+			}
+			// The default set on a machine without kubectl: measure the rest.
+			logf("warning: %v; leaving out the kubectl tools", err)
+			c.tools = slices.DeleteFunc(c.tools, func(n string) bool { return strings.HasPrefix(n, "kubectl") })
 		}
 	}
 	return b, nil
