@@ -52,7 +52,10 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 		u.Managers = append(u.Managers, m.Manager)
 	}
 	for _, c := range diff.Compute(old, cur) {
-		u.Paths = append(u.Paths, c.Path)
+		// The API server bumps it on every spec change: it would "flip" in every loop.
+		if c.Path != "metadata.generation" {
+			u.Paths = append(u.Paths, c.Path)
+		}
 	}
 	r := h.d.Observe(id, u)
 	if r == nil {
