@@ -59,8 +59,9 @@ type WatchOptions struct {
 	ShowReconciles bool
 	NoSummary      bool
 
-	Record      string
-	SyncTimeout time.Duration
+	Record       string
+	SyncTimeout  time.Duration
+	OutputBuffer int
 
 	MetricsURLs     []string
 	MetricsInterval time.Duration
@@ -79,7 +80,7 @@ type WatchOptions struct {
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", MetricsInterval: 5 * time.Second, SyncTimeout: 60 * time.Second}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", MetricsInterval: 5 * time.Second, SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -126,6 +127,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
+	f.IntVar(&o.OutputBuffer, "output-buffer", o.OutputBuffer, "Events that may wait for a slow reader of stdout; beyond it human output drops lines (counted in a Dropped line) and machine-readable output makes the informers wait.")
+	_ = f.MarkHidden("output-buffer")
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
 	f.StringArrayVar(&o.MetricsURLs, "metrics-url", o.MetricsURLs, "A running controller's Prometheus endpoint (e.g. http://127.0.0.1:8080/metrics through kubectl port-forward); its workqueues print as ControllerQueue lines. Repeatable.")
@@ -329,7 +332,6 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		ShowBookmarks:  o.ShowBookmarks,
 		ShowSecrets:    o.ShowSecrets,
 		ShowReconciles: o.ShowReconciles,
-		FlushEach:      true,
 		PluginVersion:  Version,
 		Diff:           o.Diff,
 		Timestamps:     o.Timestamps,
@@ -344,7 +346,16 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	})
 	scraped, scrapers := o.startScrapers(ctx)
 	summary := printer.NewSummary()
-	var writeErr, recErr error
+	// The informers never wait for a terminal: human output goes through a bounded, lossy
+	// outbox (dropped lines are counted in a Dropped line); machine-readable output never drops
+	// and waits instead, saying so once per streak.
+	lossy := o.Output == "" || o.Output == "wide"
+	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
+		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events)\n", o.Output)
+	})
+	printed := make(chan error, 1)
+	go func() { printed <- drainOutbox(outbox, p, cancel) }()
+	var recErr error
 	handle := func(ev watch.Event) {
 		summary.Add(&ev)
 		if rec != nil && recErr == nil {
@@ -352,12 +363,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 				cancel()
 			}
 		}
-		if writeErr != nil {
-			return // drain until the informers stop
-		}
-		if writeErr = p.Print(&ev); writeErr != nil {
-			// stdout is gone (| head): stop quietly.
-			cancel()
+		if p.Shows(&ev) {
+			outbox.Put(ev)
 		}
 	}
 	for eventsIn != nil {
@@ -376,9 +383,8 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 	scrapers.Wait()
-	if writeErr == nil {
-		writeErr = p.Flush()
-	}
+	outbox.Close()
+	writeErr := waitPrinted(ctx, printed, outbox)
 	err = <-done
 	if err == nil && recErr != nil {
 		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)
@@ -442,5 +448,61 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"fail-rate":      fmt.Sprint(o.FailRate),
 		"rate-limiter":   o.RateLimiter,
 		"show-secrets":   fmt.Sprint(o.ShowSecrets),
+	}
+}
+
+// outboxSize bounds the events waiting for stdout.
+const outboxSize = 10000
+
+// drainOutbox prints what the outbox hands out, flushing whenever it runs empty (so a live
+// terminal sees every line at once, and a busy pipe gets large writes). After a write error
+// (stdout gone) it keeps draining without printing, so nothing waits on it.
+func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func()) error {
+	var werr error
+	for {
+		ev, dropped, ok := outbox.Get()
+		if !ok {
+			break
+		}
+		if werr != nil {
+			continue
+		}
+		if dropped > 0 {
+			werr = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
+		}
+		if werr == nil && ev.Type != "" {
+			werr = p.Print(&ev)
+		}
+		if werr == nil && outbox.Len() == 0 {
+			werr = p.Flush()
+		}
+		if werr != nil {
+			cancel()
+		}
+	}
+	if werr == nil {
+		werr = p.Flush()
+	}
+	return werr
+}
+
+// waitPrinted waits for the printer to drain the outbox. Once the run was stopped (signal,
+// --timeout, a closed stdout), it gives up when the reader has taken nothing for a second: a
+// stuck pager must not keep the process alive after Ctrl-C.
+func waitPrinted(ctx context.Context, printed <-chan error, outbox *printer.Outbox) error {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := -1
+	for {
+		select {
+		case err := <-printed:
+			return err
+		case <-tick.C:
+			n := outbox.Len()
+			if ctx.Err() != nil && n == last {
+				return nil
+			}
+			last = n
+		}
 	}
 }

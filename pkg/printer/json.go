@@ -225,6 +225,10 @@ func (p *Printer) record(ev *watch.Event) any {
 		r.ResourceVersion, r.InitialEventsEnd = ptr(ev.ResourceVersion), ptr(ev.InitialEventsEnd)
 	case watch.Synced:
 		r.Items, r.DurationMs, r.ResourceVersion = ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.ResourceVersion)
+	case watch.Dropped:
+		r.Items = ptr(ev.Items)
+	case watch.Recovered:
+		r.Verb, r.Message = ptr(ev.Verb), ptr(ev.Message)
 	case watch.Resync:
 		r.Items = ptr(ev.Items)
 	case watch.Relist:

@@ -276,6 +276,8 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 		if ev.Reason != "" {
 			fmt.Fprintf(b, " (after: %s)", Escape(ev.Reason))
 		}
+	case watch.Dropped:
+		fmt.Fprintf(b, "%d lines not shown: the output did not keep up (the informer never waits for a terminal; -o json and --record keep everything)", ev.Items)
 	case watch.Reconciled:
 		result := p.paint(colorGreen, "ok")
 		if ev.Failed {

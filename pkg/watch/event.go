@@ -29,6 +29,8 @@ const (
 	Relist      Type = "Relist"
 	Error       Type = "Error"
 	Reconciled  Type = "Reconciled"
+	// Dropped counts human lines a slow reader of the output never got (Items).
+	Dropped Type = "Dropped"
 	// Recovered follows Error lines once a list or watch succeeds again.
 	Recovered Type = "Recovered"
 	// ControllerQueue is a running controller's workqueue, scraped from its /metrics.
