@@ -135,7 +135,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.MetricsInterval, "metrics-interval", o.MetricsInterval, "How often to scrape --metrics-url.")
 	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
 	f.Lookup("diff").NoOptDefVal = "inline"
-	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window (0: never), or by two managers taking turns.")
+	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
 	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", 30*time.Second, "The window of --hot-loop-updates; a hot loop ends when a window passes without an update.")
 	f.StringVar(&o.Timestamps, "timestamps", "absolute", "Time column of human output: absolute (wall clock), relative (since the first event) or none.")
 	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header line of human output.")

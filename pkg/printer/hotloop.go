@@ -43,7 +43,7 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 		h.d.Forget(id)
 		return nil
 	}
-	if !IsChange(ev) {
+	if !IsChange(ev) || h.d.MaxUpdates < 1 || h.d.Window <= 0 {
 		return nil
 	}
 	old, cur := ev.OldObject.Object, ev.Object.Object
@@ -97,17 +97,10 @@ type hotLoopRecord struct {
 }
 
 func hotLoopLists(ev *watch.Event) (managers, fields []string) {
-	managers, fields = []string{}, []string{}
 	if ev.Object == nil {
-		return
+		return []string{}, []string{}
 	}
-	for _, m := range asStrings(ev.Object.Object["managers"]) {
-		managers = append(managers, m)
-	}
-	for _, f := range asStrings(ev.Object.Object["fields"]) {
-		fields = append(fields, f)
-	}
-	return
+	return asStrings(ev.Object.Object["managers"]), asStrings(ev.Object.Object["fields"])
 }
 
 func asStrings(v any) []string {

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -245,7 +246,7 @@ func (p *Printer) writeJSON(ev *watch.Event) error {
 	if err != nil {
 		return err
 	}
-	if hasFormatChars(string(b)) {
+	if bytes.IndexFunc(b, isFormatChar) >= 0 {
 		// encoding/json leaves C1 controls and bidirectional overrides raw: escape them too,
 		// so that no line can act on a terminal.
 		b = []byte(escapeFormatChars(string(b)))

@@ -200,12 +200,7 @@ func isFormatChar(r rune) bool {
 }
 
 func hasFormatChars(s string) bool {
-	for _, r := range s {
-		if isFormatChar(r) {
-			return true
-		}
-	}
-	return false
+	return strings.IndexFunc(s, isFormatChar) >= 0
 }
 
 // escapeFormatChars writes format characters as \uXXXX: valid inside JSON strings and YAML

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -487,6 +488,37 @@ func TestHostileTextAllForms(t *testing.T) {
 					t.Errorf("%+v: line %d is %d bytes long", opts, i+1, len(line))
 				}
 			}
+		}
+	}
+}
+
+// A template that fails on one event says so on ErrOut and the stream goes on; without ErrOut,
+// Print returns the error. A template that does not parse fails like kubectl.
+func TestTemplateErrors(t *testing.T) {
+	events := changeSample(t)
+	var errOut bytes.Buffer
+	out := render(t, Options{Output: `go-template={{.type}} {{index .managers 0}}`, ErrOut: &errOut}, events)
+	if !strings.Contains(out, "Updated map[manager:kubectl-scale operation:Update subresource:]\n") {
+		t.Errorf("output:\n%s", out)
+	}
+	if !strings.HasPrefix(errOut.String(), "error: Informer event: error executing template") || strings.Count(errOut.String(), "\n") < 3 {
+		t.Errorf("errors:\n%s", errOut.String())
+	}
+	p := New(io.Discard, Options{Output: `go-template={{index .managers 0}}`})
+	if err := p.Print(&events[0]); err == nil || !strings.Contains(err.Error(), "Informer event: error executing template") {
+		t.Errorf("Print without ErrOut: %v", err)
+	}
+	for output, want := range map[string]string{
+		"jsonpath={.type":    "error parsing jsonpath {.type, unclosed action",
+		"go-template={{.x":   "error parsing template {{.x, template: output:1: unclosed action",
+		"jsonpath=":          "template format specified but no template given",
+		"custom-columns=A:B": `unable to match a printer suitable for the output format "custom-columns=A:B", allowed formats are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,template,templatefile,wide,yaml`,
+	} {
+		if err := ValidateOutput(output); err == nil || err.Error() != want {
+			t.Errorf("ValidateOutput(%q) = %v, want %q", output, err, want)
+		}
+		if err := New(io.Discard, Options{Output: output}).Print(&events[0]); err == nil {
+			t.Errorf("Print with -o %q did not fail", output)
 		}
 	}
 }
