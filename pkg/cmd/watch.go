@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -62,6 +63,7 @@ type WatchOptions struct {
 	Record       string
 	SyncTimeout  time.Duration
 	OutputBuffer int
+	MetadataOnly bool
 
 	MetricsURLs     []string
 	MetricsInterval time.Duration
@@ -127,6 +129,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
+	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost. For huge resources.")
 	f.IntVar(&o.OutputBuffer, "output-buffer", o.OutputBuffer, "Events that may wait for a slow reader of stdout; beyond it human output drops lines (counted in a Dropped line) and machine-readable output makes the informers wait.")
 	_ = f.MarkHidden("output-buffer")
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
@@ -300,7 +303,14 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	var mdClient metadata.Interface
+	if o.MetadataOnly {
+		if mdClient, err = metadata.NewForConfig(restCfg); err != nil {
+			return err
+		}
+	}
 	cfg := watch.Config{
+		Metadata:      mdClient,
 		Client:        client,
 		Resources:     resources,
 		Namespace:     o.namespace,

@@ -122,6 +122,7 @@ type wireLine struct {
 	LabelSelector         string           `json:"labelSelector"`
 	FieldSelector         string           `json:"fieldSelector"`
 	SecretsRedacted       bool             `json:"secretsRedacted"`
+	MetadataOnly          bool             `json:"metadataOnly"`
 	Resources             []resourceRecord `json:"resources"`
 }
 
@@ -227,6 +228,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			ClientGoVersion: w.ClientGoVersion, AtomicEvents: w.AtomicEvents,
 			UnlockWhileProcessing: w.UnlockWhileProcessing, WatchList: w.WatchList,
 			Namespace: w.Namespace, LabelSelector: w.LabelSelector, FieldSelector: w.FieldSelector,
+			MetadataOnly: w.MetadataOnly,
 		}
 		if len(w.Queue) > 0 && string(w.Queue) != "null" {
 			if err := json.Unmarshal(w.Queue, &info.Queue); err != nil {

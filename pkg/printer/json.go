@@ -136,6 +136,7 @@ type informerRecord struct {
 	LabelSelector         string           `json:"labelSelector"`
 	FieldSelector         string           `json:"fieldSelector"`
 	SecretsRedacted       bool             `json:"secretsRedacted"`
+	MetadataOnly          bool             `json:"metadataOnly"`
 	Resources             []resourceRecord `json:"resources"`
 }
 
@@ -205,6 +206,7 @@ func (p *Printer) record(ev *watch.Event) any {
 			ResyncPeriod: info.ResyncPeriod.String(), ResyncSeconds: info.ResyncPeriod.Seconds(),
 			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
 			SecretsRedacted: !p.opts.ShowSecrets, Resources: []resourceRecord{},
+			MetadataOnly: info.MetadataOnly,
 		}
 		for _, res := range info.Resources {
 			r.Resources = append(r.Resources, resourceRecord{res.Group, res.Version, res.Resource, res.Kind, res.Namespaced})

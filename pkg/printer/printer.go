@@ -346,6 +346,9 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 	if info.AtomicEvents {
 		queue += " (atomic)"
 	}
+	if info.MetadataOnly {
+		queue += ", metadata only"
+	}
 	line := fmt.Sprintf("# watching %s in %s; client-go %s, %s, streaming lists %s, resync %s",
 		strings.Join(res, ","), scope, info.ClientGoVersion, queue, streaming, resync)
 	if info.LabelSelector != "" {

@@ -72,6 +72,7 @@ type InformerInfo struct {
 	LabelSelector         string
 	FieldSelector         string
 	Resources             []discovery.Resource
+	MetadataOnly          bool
 }
 
 // Event is one thing the informer received or did. Object events fill the object fields;

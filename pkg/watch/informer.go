@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
@@ -21,7 +22,10 @@ import (
 
 // Config is everything the informers need; pkg/cmd builds it from flags.
 type Config struct {
-	Client        dynamic.Interface
+	Client dynamic.Interface
+	// Metadata, when set, serves every resource through the metadata client instead
+	// (--metadata-only): objects hold apiVersion, kind and metadata only.
+	Metadata      metadata.Interface
 	Resources     []discovery.Resource
 	Namespace     string // "" for all namespaces (and for cluster-scoped resources)
 	LabelSelector string
@@ -119,6 +123,7 @@ func Describe(cfg Config) InformerInfo {
 		LabelSelector:         cfg.LabelSelector,
 		FieldSelector:         cfg.FieldSelector,
 		Resources:             cfg.Resources,
+		MetadataOnly:          cfg.Metadata != nil,
 	}
 }
 
@@ -168,7 +173,11 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 	if res.Namespaced {
 		ns = cfg.Namespace
 	}
-	ri.tap = &tap{ri: ri, inner: cfg.Client.Resource(res.GVR()).Namespace(ns)}
+	var inner lister = cfg.Client.Resource(res.GVR()).Namespace(ns)
+	if cfg.Metadata != nil {
+		inner = metadataLister{r: cfg.Metadata.Resource(res.GVR()).Namespace(ns), gvk: res.GVK()}
+	}
+	ri.tap = &tap{ri: ri, inner: inner}
 	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
 	ri.fifo = newFIFO(res)
 	return ri, nil

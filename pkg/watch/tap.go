@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
 )
 
 // initialEventsEndAnnotation marks the bookmark that ends a streaming list.
@@ -34,7 +33,7 @@ type listInfo struct {
 // to label a relist (why the watch was lost, and from which resourceVersion).
 type tap struct {
 	ri    *resourceInformer
-	inner dynamic.ResourceInterface
+	inner lister
 
 	mu          sync.Mutex
 	lastRV      string
