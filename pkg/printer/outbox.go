@@ -32,7 +32,7 @@ func NewOutbox(max int, lossy bool, behind func()) *Outbox {
 }
 
 func keepAlways(t watch.Type) bool {
-	return !(t.IsObject() || t == watch.Reconciled || t == watch.ControllerQueue || t == watch.Bookmark)
+	return !t.IsObject() && t != watch.Reconciled && t != watch.ControllerQueue && t != watch.Bookmark
 }
 
 // Put adds an event. Lossy: it never blocks. Lossless: it blocks while the outbox is full.

@@ -438,11 +438,11 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n <= 0 {
 		// Probe one byte: an input of exactly the limit is fine.
 		var one [1]byte
-		if n, err := l.r.Read(one[:]); n > 0 {
+		n, err := l.r.Read(one[:])
+		if n > 0 {
 			return 0, errBodyTooLarge
-		} else {
-			return 0, err
 		}
+		return 0, err
 	}
 	if int64(len(p)) > l.n {
 		p = p[:l.n]

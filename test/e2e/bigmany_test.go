@@ -102,7 +102,7 @@ func TestManyVersionCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cluster.Dynamic.Resource(gvr).Delete(ctx, name, metav1.DeleteOptions{})
+	defer func() { _ = cluster.Dynamic.Resource(gvr).Delete(ctx, name, metav1.DeleteOptions{}) }()
 	for arg, version := range map[string]string{"gz": "v1", "gizmos.v2beta1.multi.example.com": "v2beta1", "Gizmo": "v1"} {
 		r := runPlugin(t, cluster, "watch", arg, name, "-o", "json", "--timeout", "3s")
 		if r.code != 0 {

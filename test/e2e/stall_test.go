@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -51,17 +50,15 @@ func stallingProxy(t *testing.T, cfg *rest.Config) string {
 		br := bufio.NewReader(resp.Body)
 		for {
 			line, err := br.ReadBytes('\n')
-			if len(line) > 0 && !(streaming && bytes.Contains(line, []byte("k8s.io/initial-events-end"))) {
+			dropped := streaming && bytes.Contains(line, []byte("k8s.io/initial-events-end"))
+			if len(line) > 0 && !dropped {
 				_, _ = w.Write(line)
 				if flusher != nil {
 					flusher.Flush()
 				}
 			}
 			if err != nil {
-				if err != io.EOF {
-					return
-				}
-				return
+				return // io.EOF or a broken stream: either way the response is over
 			}
 		}
 	}))
