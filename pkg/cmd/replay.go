@@ -192,29 +192,8 @@ func (o *ReplayOptions) Validate() error {
 	if strings.TrimSpace(o.file) == "" {
 		return errors.New("you must specify a recording")
 	}
-	if err := printer.ValidateOutput(o.Output); err != nil {
+	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
 		return err
-	}
-	switch o.Color {
-	case "auto", "always", "never":
-	default:
-		return fmt.Errorf("--color must be one of auto, always, never; got %q", o.Color)
-	}
-	switch o.Diff {
-	case "", "inline", "full":
-	default:
-		return fmt.Errorf("--diff must be inline or full, got %q", o.Diff)
-	}
-	switch o.Timestamps {
-	case "", "absolute", "relative", "none":
-	default:
-		return fmt.Errorf("--timestamps must be one of absolute, relative, none; got %q", o.Timestamps)
-	}
-	if o.HotLoopUpdates < 0 {
-		return fmt.Errorf("--hot-loop-updates must be >= 0, got %d", o.HotLoopUpdates)
-	}
-	if o.HotLoopWindow <= 0 {
-		return fmt.Errorf("--hot-loop-window must be > 0, got %s", o.HotLoopWindow)
 	}
 	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
 		return fmt.Errorf("--speed must be 0 (as fast as possible) or a factor > 0 (1: real time), got %v", o.Speed)

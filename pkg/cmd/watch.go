@@ -198,29 +198,8 @@ func (o *WatchOptions) Validate() error {
 	if o.Resync < 0 {
 		return fmt.Errorf("--resync must be >= 0, got %s", o.Resync)
 	}
-	if err := printer.ValidateOutput(o.Output); err != nil {
+	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
 		return err
-	}
-	switch o.Diff {
-	case "", "inline", "full":
-	default:
-		return fmt.Errorf("--diff must be inline or full, got %q", o.Diff)
-	}
-	switch o.Timestamps {
-	case "", "absolute", "relative", "none":
-	default:
-		return fmt.Errorf("--timestamps must be one of absolute, relative, none; got %q", o.Timestamps)
-	}
-	if o.HotLoopUpdates < 0 {
-		return fmt.Errorf("--hot-loop-updates must be >= 0, got %d", o.HotLoopUpdates)
-	}
-	if o.HotLoopWindow <= 0 {
-		return fmt.Errorf("--hot-loop-window must be > 0, got %s", o.HotLoopWindow)
-	}
-	switch o.Color {
-	case "auto", "always", "never":
-	default:
-		return fmt.Errorf("--color must be one of auto, always, never; got %q", o.Color)
 	}
 	if o.Workers < 1 {
 		return fmt.Errorf("--workers must be >= 1, got %d", o.Workers)
