@@ -144,6 +144,7 @@ type result struct {
 	Lines    int64 // stdout lines
 	Bytes    int64 // stdout bytes
 	Stray    int64 // object lines after the sync that were not for a patched object
+	Dropped  int   // object lines the tool said it did not show (the plugin's Dropped lines)
 	APICPU   time.Duration
 	EtcdCPU  time.Duration
 	ExitNote string
@@ -191,34 +192,38 @@ func (b *bench) runRounds(ctx context.Context) ([]*result, error) {
 type tracker struct {
 	objects, updates int
 	names            func([]byte, func(int))
+	droppedOf        func([]byte) int
 	pid              int
 
-	mu        sync.Mutex
-	seen      []bool // initial sync: objects seen
-	nSeen     int
-	updSeen   []bool // after armed: patched objects seen
-	nUpd      int
-	syncAt    time.Time
-	syncCPU   time.Duration
-	updAt     time.Time
-	lastLine  time.Time
-	lines     int64
-	bytes     int64
-	stray     int64
-	armed     atomic.Bool
-	syncedCh  chan struct{}
-	updatedCh chan struct{}
-	eofCh     chan struct{}
-	readErr   error
-	idx       []int // scratch of the reading goroutine
+	mu       sync.Mutex
+	seen     []bool // initial sync: objects seen
+	nSeen    int
+	updSeen  []bool // after armed: patched objects seen
+	nUpd     int
+	syncAt   time.Time
+	syncCPU  time.Duration
+	updAt    time.Time
+	lastLine time.Time
+	lines    int64
+	bytes    int64
+	stray    int64
+	// lines the tool said it dropped, in the initial sync, between, and in the updates
+	droppedSync, droppedOther, droppedUpd int
+	armed                                 atomic.Bool
+	syncedCh                              chan struct{}
+	updatedCh                             chan struct{}
+	eofCh                                 chan struct{}
+	readErr                               error
+	idx                                   []int // scratch of the reading goroutine
 }
 
-func newTracker(objects, updates int, names func([]byte, func(int))) *tracker {
+func newTracker(objects, updates int, tl *tool) *tracker {
+	names := tl.names
 	if names == nil {
 		names = firstName
 	}
 	return &tracker{
-		objects: objects, updates: updates, names: names,
+		objects: objects, updates: updates, names: names, droppedOf: tl.dropped,
 		seen: make([]bool, objects), updSeen: make([]bool, updates),
 		syncedCh: make(chan struct{}), updatedCh: make(chan struct{}), eofCh: make(chan struct{}),
 	}
@@ -262,6 +267,44 @@ func (t *tracker) line(line []byte, now time.Time) {
 	for _, i := range t.idx {
 		t.object(i, now)
 	}
+	if t.droppedOf != nil && len(t.idx) == 0 {
+		if n := t.droppedOf(line); n > 0 {
+			t.drop(n, now)
+		}
+	}
+}
+
+// drop counts n object lines the tool says it did not show (under mu): they count as seen,
+// for the phase the tool is in.
+func (t *tracker) drop(n int, now time.Time) {
+	if t.nSeen+t.droppedSync < t.objects {
+		t.droppedSync += n
+		if t.nSeen+t.droppedSync >= t.objects {
+			t.synced(now)
+		}
+		return
+	}
+	if !t.armed.Load() {
+		t.droppedOther += n
+		return
+	}
+	if t.nUpd+t.droppedUpd < t.updates {
+		t.droppedUpd += n
+		if t.nUpd+t.droppedUpd >= t.updates {
+			t.updated(now)
+		}
+	}
+}
+
+func (t *tracker) synced(now time.Time) {
+	t.syncAt = now
+	t.syncCPU, _ = procCPU(t.pid)
+	close(t.syncedCh)
+}
+
+func (t *tracker) updated(now time.Time) {
+	t.updAt = now
+	close(t.updatedCh)
 }
 
 // object counts a line for object i (under mu).
@@ -269,14 +312,12 @@ func (t *tracker) object(i int, now time.Time) {
 	if i >= t.objects {
 		return
 	}
-	if t.nSeen < t.objects {
+	if t.nSeen+t.droppedSync < t.objects {
 		if !t.seen[i] {
 			t.seen[i] = true
 			t.nSeen++
-			if t.nSeen == t.objects {
-				t.syncAt = now
-				t.syncCPU, _ = procCPU(t.pid)
-				close(t.syncedCh)
+			if t.nSeen+t.droppedSync == t.objects {
+				t.synced(now)
 			}
 		}
 		return
@@ -287,9 +328,8 @@ func (t *tracker) object(i int, now time.Time) {
 	}
 	t.updSeen[i] = true
 	t.nUpd++
-	if t.nUpd == t.updates {
-		t.updAt = now
-		close(t.updatedCh)
+	if t.nUpd+t.droppedUpd == t.updates {
+		t.updated(now)
 	}
 }
 
@@ -315,7 +355,7 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int) *result {
 	}
 	stderr := &tail{max: 8 << 10}
 	cmd.Stderr = stderr
-	tr := newTracker(b.c.objects, b.c.updates, tl.names)
+	tr := newTracker(b.c.objects, b.c.updates, tl)
 
 	api0, _ := procCPU(b.apiPID)
 	etcd0, _ := procCPU(b.etcdPID)
@@ -430,6 +470,7 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int) *result {
 	}
 	tr.mu.Lock()
 	res.Lines, res.Bytes, res.Stray = tr.lines, tr.bytes, tr.stray
+	res.Dropped = tr.droppedSync + tr.droppedOther + tr.droppedUpd
 	tr.mu.Unlock()
 	res.Stderr = stderr.String()
 	if tr.readErr != nil {

@@ -286,7 +286,8 @@ func (r *report) markdown() string {
 		w("---:|")
 	}
 	w("\n")
-	pairs := [][2]string{{"plugin", "minimal"}, {"plugin", "kubectl"}, {"plugin-json", "kubectl-json"}, {"plugin-json", "plugin"}, {"kubectl", "minimal"}}
+	pairs := [][2]string{{"plugin", "minimal"}, {"plugin", "kubectl"}, {"plugin-json", "kubectl-json"}, {"plugin-json", "plugin"},
+		{"plugin-meta", "minimal"}, {"plugin-meta", "kubectl"}, {"kubectl", "minimal"}}
 	for _, name := range r.c.tools {
 		if base, _, ok := strings.Cut(name, "+"); ok {
 			pairs = append(pairs, [2]string{name, base})
@@ -308,17 +309,25 @@ func (r *report) markdown() string {
 	w("### Targets\n\n")
 	w("```\n")
 	for _, t := range targets {
-		med, lo, hi, ok := r.pairedRatio(t.a, t.b, t.m)
-		switch {
-		case !ok:
-			w("n/a   %s: not measured\n", t.what)
-		case med <= t.limit:
-			w("pass  %s: %.2f× (rounds %.2f–%.2f)\n", t.what, med, lo, hi)
-		default:
-			w("MISS  %s: %.2f× (rounds %.2f–%.2f)\n", t.what, med, lo, hi)
-		}
+		r.targetLine(w, t)
 	}
 	w("```\n\n")
+	if slices.Contains(r.c.tools, "plugin-meta") {
+		w("The same targets for `--metadata-only` (not the issue's targets; for comparison):\n\n```\n")
+		for _, t := range targets {
+			if t.a != "plugin" {
+				continue
+			}
+			t.a = "plugin-meta"
+			t.what = strings.Replace(t.what, "plugin", "plugin --metadata-only", 1)
+			r.targetLine(w, t)
+		}
+		w("```\n\n")
+	}
+	if n := r.droppedRuns(); n > 0 {
+		w("In %d runs the plugin's human output dropped object lines because stdout fell behind (its\n", n)
+		w("bounded, lossy outbox; see the note column below). A `Dropped N lines` line counts as those N lines.\n\n")
+	}
 
 	w("### Every run\n\n")
 	w("| round | # | tool | sync (s) | CPU to sync (s) | updates (s) | lag (ms) | user (s) | sys (s) | peak RSS (MiB) | apiserver CPU (s) | note |\n")
@@ -328,15 +337,41 @@ func (r *report) markdown() string {
 			w("| %d | %d | %s | | | | | | | | | failed: %s |\n", x.Round, x.Position, x.Tool, strings.ReplaceAll(x.Err, "|", "/"))
 			continue
 		}
-		note := ""
-		if x.Stray > 0 {
-			note = fmt.Sprintf("%d extra object lines after the sync", x.Stray)
+		var notes []string
+		if x.Dropped > 0 {
+			notes = append(notes, fmt.Sprintf("%d lines dropped by the tool", x.Dropped))
 		}
+		if x.Stray > 0 {
+			notes = append(notes, fmt.Sprintf("%d extra object lines after the sync", x.Stray))
+		}
+		note := strings.Join(notes, "; ")
 		w("| %d | %d | %s | %.2f | %.2f | %.2f | %d | %.2f | %.2f | %.0f | %.2f | %s |\n", x.Round, x.Position, x.Tool,
 			x.Sync.Seconds(), x.SyncCPU.Seconds(), x.Updates.Seconds(), x.Lag.Milliseconds(), x.User.Seconds(), x.Sys.Seconds(),
 			float64(x.MaxRSS)/1024, x.APICPU.Seconds(), note)
 	}
 	return b.String()
+}
+
+func (r *report) targetLine(w func(string, ...any), t target) {
+	med, lo, hi, ok := r.pairedRatio(t.a, t.b, t.m)
+	switch {
+	case !ok:
+		w("n/a   %s: not measured\n", t.what)
+	case med <= t.limit:
+		w("pass  %s: %.2f× (rounds %.2f–%.2f)\n", t.what, med, lo, hi)
+	default:
+		w("MISS  %s: %.2f× (rounds %.2f–%.2f)\n", t.what, med, lo, hi)
+	}
+}
+
+func (r *report) droppedRuns() int {
+	n := 0
+	for _, x := range r.results {
+		if x.Dropped > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func orDash(s string) string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,9 @@ type tool struct {
 	// object name in the line, objPrefix and six digits; nothing else any tool prints
 	// contains that).
 	names func(line []byte, fn func(int))
+	// dropped, if set, returns the number of lines a line says were not shown (the plugin's
+	// human output drops object lines when stdout falls behind, and says how many).
+	dropped func(line []byte) int
 	// env is added to the tool's environment (a variant: "plugin+GOGC=50").
 	env []string
 }
@@ -49,6 +53,15 @@ var tools = []*tool{
 		args: func(b binaries, kc string) (string, []string) {
 			return b.plugin, []string{"watch", "cm", "-n", namespace, "--color", "never", "--kubeconfig", kc}
 		},
+		dropped: droppedLine,
+	},
+	{
+		name:  "plugin-meta",
+		label: "kubectl-informer watch cm -n NS --color never --metadata-only",
+		args: func(b binaries, kc string) (string, []string) {
+			return b.plugin, []string{"watch", "cm", "-n", namespace, "--color", "never", "--metadata-only", "--kubeconfig", kc}
+		},
+		dropped: droppedLine,
 	},
 	{
 		name:  "plugin-json",
@@ -95,6 +108,21 @@ var tools = []*tool{
 			return b.minimal, []string{"-kubeconfig", kc, "-n", namespace}
 		},
 	},
+}
+
+// droppedRE is the plugin's human Dropped line: "... Dropped     202 lines not shown: ...".
+var droppedRE = regexp.MustCompile(`\bDropped +(\d+) lines? not shown`)
+
+func droppedLine(line []byte) int {
+	if !bytes.Contains(line, []byte("Dropped")) {
+		return 0
+	}
+	m := droppedRE.FindSubmatch(line)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
 }
 
 // scanNames calls fn with the six-digit number following marker in line: the first one, or

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func names(tl *tool, line string) []int {
+	var got []int
+	fn := tl.names
+	if fn == nil {
+		fn = firstName
+	}
+	fn([]byte(line), func(i int) { got = append(got, i) })
+	return got
+}
+
+func TestNames(t *testing.T) {
+	for _, tc := range []struct {
+		tool, line string
+		want       []int
+	}{
+		{"plugin", "06:00:57.327  Added       configmaps  bench/bench-000034  rv=254  queue=1  [initial list]\n", []int{34}},
+		{"plugin", "# watching configmaps in namespace bench; client-go v0.37.1\n", nil},
+		{"plugin", "06:00:57.327  Synced      configmaps  cache synced: 20000 objects in 2s\n", nil},
+		{"kubectl", "bench-019999   2      5s\n", []int{19999}},
+		{"kubectl", "NAME           DATA   AGE\n", nil},
+		{"minimal", "MODIFIED bench/bench-000007 rv=99\n", []int{7}},
+		{"minimal", "ADDED bench/bench-0000071 rv=99\n", nil}, // seven digits: not ours
+		{"plugin-json", `{"time":"2026-11-21T05:22:47.294885835Z","type":"Added","group":"","namespace":"bench","name":"bench-000012","object":{}}`, []int{12}},
+		{"plugin-json", `{"time":"2026-11-21T05:22:47.294885835Z","type":"Reconciled","group":"","key":"bench/bench-000012"}`, nil},
+		{"kubectl-json", `{"type":"ADDED","object":{"kind":"List","items":[{"metadata":{"name":"bench-000001","namespace":"bench"}},{"metadata":{"name":"bench-000002"}}]}}`, []int{1, 2}},
+		{"kubectl-json", `            "name": "bench-000003",`, []int{3}},
+		{"kubectl-json", `            "manager": "kubectl-informer-bench",`, nil},
+	} {
+		if got := names(toolByName(tc.tool), tc.line); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q: got %v, want %v", tc.tool, tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestDropped(t *testing.T) {
+	line := "05:43:20.154  Dropped     202 lines not shown: the output did not keep up (the informer never waits for a terminal; -o json and --record keep everything)\n"
+	if got := droppedLine([]byte(line)); got != 202 {
+		t.Errorf("got %d, want 202", got)
+	}
+	if got := droppedLine([]byte("05:43:20.154  Added  bench/bench-000001  rv=1\n")); got != 0 {
+		t.Errorf("got %d, want 0", got)
+	}
+
+	tr := newTracker(3, 2, toolByName("plugin"))
+	now := time.Now()
+	tr.line([]byte("Added  bench/bench-000000  rv=1\n"), now)
+	tr.line([]byte("Dropped     2 lines not shown: ...\n"), now)
+	select {
+	case <-tr.syncedCh:
+	default:
+		t.Fatal("not synced after 1 line and 2 dropped of 3")
+	}
+	tr.armed.Store(true)
+	tr.line([]byte("Updated  bench/bench-000001  rv=1→5\n"), now)
+	tr.line([]byte("Updated  bench/bench-000001  rv=5→6\n"), now) // again: stray
+	tr.line([]byte("Updated  bench/bench-000000  rv=1→7\n"), now)
+	select {
+	case <-tr.updatedCh:
+	default:
+		t.Fatal("updates not complete")
+	}
+	if tr.stray != 1 {
+		t.Errorf("stray = %d, want 1", tr.stray)
+	}
+}
+
+func TestToolVariant(t *testing.T) {
+	v := toolByName("plugin+GOGC=50+KUBE_FEATURE_WatchListClient=false")
+	if v == nil || !slices.Equal(v.env, []string{"GOGC=50", "KUBE_FEATURE_WatchListClient=false"}) || v.dropped == nil {
+		t.Fatalf("variant: %+v", v)
+	}
+	if toolByName("plugin+GOGC") != nil || toolByName("nope") != nil {
+		t.Error("bad names accepted")
+	}
+	if got := orderFor([]string{"a", "b", "c"}, 1); !slices.Equal(got, []string{"b", "c", "a"}) {
+		t.Errorf("orderFor: %v", got)
+	}
+}
