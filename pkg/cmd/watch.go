@@ -64,6 +64,7 @@ type WatchOptions struct {
 	SyncTimeout  time.Duration
 	OutputBuffer int
 	MetadataOnly bool
+	DropManaged  bool
 
 	MetricsURLs     []string
 	MetricsInterval time.Duration
@@ -130,6 +131,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
 	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost. For huge resources.")
+	f.BoolVar(&o.DropManaged, "drop-managed-fields", o.DropManaged, "Drop metadata.managedFields before objects are cached (an informer transform): much less memory on big clusters, but no manager attribution and objects without managedFields.")
 	f.IntVar(&o.OutputBuffer, "output-buffer", o.OutputBuffer, "Events that may wait for a slow reader of stdout; beyond it human output drops lines (counted in a Dropped line) and machine-readable output makes the informers wait.")
 	_ = f.MarkHidden("output-buffer")
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
@@ -289,14 +291,15 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 	cfg := watch.Config{
-		Metadata:      mdClient,
-		Client:        client,
-		Resources:     resources,
-		Namespace:     o.namespace,
-		LabelSelector: o.LabelSelector,
-		FieldSelector: o.fieldSelector(),
-		Resync:        o.Resync,
-		SyncTimeout:   o.SyncTimeout,
+		Metadata:          mdClient,
+		DropManagedFields: o.DropManaged,
+		Client:            client,
+		Resources:         resources,
+		Namespace:         o.namespace,
+		LabelSelector:     o.LabelSelector,
+		FieldSelector:     o.fieldSelector(),
+		Resync:            o.Resync,
+		SyncTimeout:       o.SyncTimeout,
 		Queue: watch.QueueConfig{
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},

@@ -123,6 +123,7 @@ type wireLine struct {
 	FieldSelector         string           `json:"fieldSelector"`
 	SecretsRedacted       bool             `json:"secretsRedacted"`
 	MetadataOnly          bool             `json:"metadataOnly"`
+	DropManagedFields     bool             `json:"dropManagedFields"`
 	Resources             []resourceRecord `json:"resources"`
 }
 
@@ -228,7 +229,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			ClientGoVersion: w.ClientGoVersion, AtomicEvents: w.AtomicEvents,
 			UnlockWhileProcessing: w.UnlockWhileProcessing, WatchList: w.WatchList,
 			Namespace: w.Namespace, LabelSelector: w.LabelSelector, FieldSelector: w.FieldSelector,
-			MetadataOnly: w.MetadataOnly,
+			MetadataOnly: w.MetadataOnly, DropManagedFields: w.DropManagedFields,
 		}
 		if len(w.Queue) > 0 && string(w.Queue) != "null" {
 			if err := json.Unmarshal(w.Queue, &info.Queue); err != nil {

@@ -137,6 +137,7 @@ type informerRecord struct {
 	FieldSelector         string           `json:"fieldSelector"`
 	SecretsRedacted       bool             `json:"secretsRedacted"`
 	MetadataOnly          bool             `json:"metadataOnly"`
+	DropManagedFields     bool             `json:"dropManagedFields"`
 	Resources             []resourceRecord `json:"resources"`
 }
 
@@ -206,7 +207,7 @@ func (p *Printer) record(ev *watch.Event) any {
 			ResyncPeriod: info.ResyncPeriod.String(), ResyncSeconds: info.ResyncPeriod.Seconds(),
 			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
 			SecretsRedacted: !p.opts.ShowSecrets, Resources: []resourceRecord{},
-			MetadataOnly: info.MetadataOnly,
+			MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
 		}
 		for _, res := range info.Resources {
 			r.Resources = append(r.Resources, resourceRecord{res.Group, res.Version, res.Resource, res.Kind, res.Namespaced})

@@ -349,6 +349,9 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 	if info.MetadataOnly {
 		queue += ", metadata only"
 	}
+	if info.DropManagedFields {
+		queue += ", managedFields dropped (no manager attribution)"
+	}
 	line := fmt.Sprintf("# watching %s in %s; client-go %s, %s, streaming lists %s, resync %s",
 		strings.Join(res, ","), scope, info.ClientGoVersion, queue, streaming, resync)
 	if info.LabelSelector != "" {

@@ -73,6 +73,7 @@ type InformerInfo struct {
 	FieldSelector         string
 	Resources             []discovery.Resource
 	MetadataOnly          bool
+	DropManagedFields     bool
 }
 
 // Event is one thing the informer received or did. Object events fill the object fields;

@@ -35,6 +35,9 @@ type Config struct {
 	// SyncTimeout bounds a streaming list (WatchList): when its initial-events-end bookmark has
 	// not arrived by then, the resource falls back to LIST+WATCH. 0 waits forever.
 	SyncTimeout time.Duration
+	// DropManagedFields removes metadata.managedFields before objects are queued and cached, as
+	// memory-conscious controllers do with SetTransform: less memory, no manager attribution.
+	DropManagedFields bool
 }
 
 // Run starts one informer per resource, sends what they receive to out, and returns when ctx is
@@ -124,6 +127,7 @@ func Describe(cfg Config) InformerInfo {
 		FieldSelector:         cfg.FieldSelector,
 		Resources:             cfg.Resources,
 		MetadataOnly:          cfg.Metadata != nil,
+		DropManagedFields:     cfg.DropManagedFields,
 	}
 }
 
@@ -179,13 +183,18 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 	}
 	ri.tap = &tap{ri: ri, inner: inner}
 	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
-	ri.fifo = newFIFO(res)
+	ri.fifo = newFIFO(res, cfg.DropManagedFields)
 	return ri, nil
 }
 
 // newFIFO is the delta queue client-go v0.36+ informers use by default.
-func newFIFO(res discovery.Resource) *cache.RealFIFO {
+func newFIFO(res discovery.Resource, dropManagedFields bool) *cache.RealFIFO {
+	var transform cache.TransformFunc
+	if dropManagedFields {
+		transform = dropManagedFieldsTransform
+	}
 	return cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{
+		Transformer:           transform,
 		Name:                  "kubectl-informer " + res.String(),
 		KeyFunction:           cache.MetaNamespaceKeyFunc,
 		AtomicEvents:          true,
@@ -237,7 +246,7 @@ func (ri *resourceInformer) reset() {
 	inner := ri.tap.inner
 	ri.tap = &tap{ri: ri, inner: inner}
 	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
-	ri.fifo = newFIFO(ri.res)
+	ri.fifo = newFIFO(ri.res, ri.cfg.DropManagedFields)
 }
 
 // listWatchNoStreaming is a ListerWatcher the reflector will not use streaming lists with.
@@ -293,4 +302,14 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 	case ri.out <- ev:
 	case <-ctx.Done():
 	}
+}
+
+// dropManagedFieldsTransform is the informer transform behind --drop-managed-fields.
+func dropManagedFieldsTransform(obj interface{}) (interface{}, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if md, ok := u.Object["metadata"].(map[string]interface{}); ok {
+			delete(md, "managedFields")
+		}
+	}
+	return obj, nil
 }

@@ -42,3 +42,21 @@ func TestMetadataOnly(t *testing.T) {
 		t.Errorf("label change not seen: %v", u["object"])
 	}
 }
+
+// --drop-managed-fields: the informer's transform removes managedFields before caching; the
+// header says manager attribution is off.
+func TestDropManagedFields(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, cluster)
+	pre := createConfigMaps(t, cluster.Clientset, ns, "a")
+	if len(pre["a"].ManagedFields) == 0 {
+		t.Fatal("the server set no managedFields: nothing to drop")
+	}
+	p := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--drop-managed-fields")
+	wantField(t, p.AwaitJSON(t, await, is("Informer", "")), "dropManagedFields", true)
+	a := p.AwaitJSON(t, await, is("Added", "a"))
+	wantField(t, a, "resourceVersion", pre["a"].ResourceVersion)
+	if _, ok := a["object"].(map[string]any)["metadata"].(map[string]any)["managedFields"]; ok {
+		t.Errorf("managedFields still there: %v", a["object"])
+	}
+}
