@@ -293,7 +293,11 @@ func (r *report) markdown() string {
 			pairs = append(pairs, [2]string{name, base})
 		}
 	}
-	pairs = append(pairs, r.c.compare...)
+	for _, p := range r.c.compare {
+		if !slices.Contains(pairs, p) {
+			pairs = append(pairs, p)
+		}
+	}
 	for _, p := range pairs {
 		if !slices.Contains(r.c.tools, p[0]) || !slices.Contains(r.c.tools, p[1]) {
 			continue

@@ -5,7 +5,9 @@
 //
 //	minimal -kubeconfig KUBECONFIG -n NAMESPACE [-resource configmaps] [-group ""] [-version v1]
 //
-// It stops on SIGINT or SIGTERM.
+// It stops on SIGINT or SIGTERM. -strip-managed-fields (or MINIMAL_STRIP_MANAGED_FIELDS=1,
+// for hack/bench's variants: minimal+MINIMAL_STRIP_MANAGED_FIELDS=1) drops managedFields in
+// an informer transform, as controller-runtime's cache can: an experiment, not the floor.
 package main
 
 import (
@@ -32,14 +34,15 @@ func main() {
 	group := flag.String("group", "", "API group")
 	version := flag.String("version", "v1", "API version")
 	resource := flag.String("resource", "configmaps", "resource (plural)")
+	strip := flag.Bool("strip-managed-fields", os.Getenv("MINIMAL_STRIP_MANAGED_FIELDS") == "1", "drop managedFields before objects enter the cache")
 	flag.Parse()
-	if err := run(*kubeconfig, *namespace, schema.GroupVersionResource{Group: *group, Version: *version, Resource: *resource}); err != nil {
+	if err := run(*kubeconfig, *namespace, schema.GroupVersionResource{Group: *group, Version: *version, Resource: *resource}, *strip); err != nil {
 		fmt.Fprintln(os.Stderr, "minimal:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, namespace string, gvr schema.GroupVersionResource) error {
+func run(kubeconfig, namespace string, gvr schema.GroupVersionResource, strip bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -52,6 +55,16 @@ func run(kubeconfig, namespace string, gvr schema.GroupVersionResource) error {
 	}
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, namespace, nil)
 	informer := factory.ForResource(gvr).Informer()
+	if strip {
+		if err := informer.SetTransform(func(obj any) (any, error) {
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				u.SetManagedFields(nil)
+			}
+			return obj, nil
+		}); err != nil {
+			return err
+		}
+	}
 
 	var mu sync.Mutex
 	w := bufio.NewWriter(os.Stdout)
