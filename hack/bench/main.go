@@ -114,7 +114,11 @@ func validate(c *config) error {
 	}
 	for _, t := range c.tools {
 		if toolByName(t) == nil {
-			return fmt.Errorf("unknown tool %q; known: %s", t, strings.Join(toolNames(), ", "))
+			var all []string
+			for _, tl := range tools {
+				all = append(all, tl.name)
+			}
+			return fmt.Errorf("unknown tool %q; known: %s (and BASE+KEY=VALUE variants)", t, strings.Join(all, ", "))
 		}
 	}
 	return nil

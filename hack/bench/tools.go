@@ -29,6 +29,8 @@ type tool struct {
 	dropped func(line []byte) int
 	// env is added to the tool's environment (a variant: "plugin+GOGC=50").
 	env []string
+	// optional tools run only when -tools names them.
+	optional bool
 }
 
 type binaries struct {
@@ -90,16 +92,26 @@ var tools = []*tool{
 		args: func(b binaries, kc string) (string, []string) {
 			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--kubeconfig", kc}
 		},
-		// kubectl prints each page of its initial list (500 objects) as one line,
-		// {"type":"ADDED","object":{"kind":"List","items":[...]}}, then one line per watch
-		// event: every metadata.name in a line counts. (Older kubectls indent the JSON, one
-		// field per line.)
-		names: func(line []byte, fn func(int)) {
-			scanNames(line, jsonName, true, fn)
-			if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), jsonNameIndent) {
-				firstName(line, fn)
-			}
+		names: kubectlJSONNames,
+	},
+	{
+		// kubectl pages its list (--chunk-size 500 by default); on the test server each page
+		// takes a round trip of its own. Optional: for comparison.
+		name:     "kubectl-nochunk",
+		label:    "kubectl get cm -n NS -w --chunk-size=0",
+		optional: true,
+		args: func(b binaries, kc string) (string, []string) {
+			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--chunk-size=0", "--kubeconfig", kc}
 		},
+	},
+	{
+		name:     "kubectl-json-nochunk",
+		label:    "kubectl get cm -n NS -w --output-watch-events -o json --chunk-size=0",
+		optional: true,
+		args: func(b binaries, kc string) (string, []string) {
+			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--chunk-size=0", "--kubeconfig", kc}
+		},
+		names: kubectlJSONNames,
 	},
 	{
 		name:  "minimal",
@@ -108,6 +120,16 @@ var tools = []*tool{
 			return b.minimal, []string{"-kubeconfig", kc, "-n", namespace}
 		},
 	},
+}
+
+// kubectlJSONNames: kubectl prints each page of its initial list (500 objects) as one line,
+// {"type":"ADDED","object":{"kind":"List","items":[...]}}, then one line per watch event:
+// every metadata.name in a line counts. (Older kubectls indent the JSON, one field per line.)
+func kubectlJSONNames(line []byte, fn func(int)) {
+	scanNames(line, jsonName, true, fn)
+	if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), jsonNameIndent) {
+		firstName(line, fn)
+	}
 }
 
 // droppedRE is the plugin's human Dropped line: "... Dropped     202 lines not shown: ...".
@@ -157,10 +179,13 @@ func scanNames(line, marker []byte, all bool, fn func(int)) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// toolNames are the tools run by default.
 func toolNames() []string {
 	var names []string
 	for _, t := range tools {
-		names = append(names, t.name)
+		if !t.optional {
+			names = append(names, t.name)
+		}
 	}
 	return names
 }
