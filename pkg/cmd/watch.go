@@ -440,6 +440,12 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"fail-rate":      fmt.Sprint(o.FailRate),
 		"rate-limiter":   o.RateLimiter,
 		"show-secrets":   fmt.Sprint(o.ShowSecrets),
+		"timeout":        o.Timeout.String(),
+		"sync-timeout":   o.SyncTimeout.String(),
+		"hot-loop":       fmt.Sprintf("%d updates in %s", o.HotLoopUpdates, o.HotLoopWindow),
+		"metadata-only":  fmt.Sprint(o.MetadataOnly),
+		"drop-managed":   fmt.Sprint(o.DropManaged),
+		"metrics-urls":   fmt.Sprint(len(o.MetricsURLs)),
 	}
 }
 

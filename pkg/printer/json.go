@@ -254,6 +254,7 @@ func (p *Printer) writeJSON(ev *watch.Event) error {
 		// so that no line can act on a terminal.
 		b = []byte(escapeFormatChars(string(b)))
 	}
-	p.w.Write(b)
-	return p.w.WriteByte('\n')
+	// One write per line: a crash never leaves a line without its end.
+	_, err = p.w.Write(append(b, '\n'))
+	return err
 }
