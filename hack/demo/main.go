@@ -83,6 +83,12 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 	fmt.Fprintf(os.Stderr, "\ndemo: cluster ready; in another terminal:\n\n    export KUBECONFIG=%s\n    kubectl get deploy,wdg -n %s\n\n", c.KubeconfigPath, ns)
 
 	g := &generator{c: c, verbose: verbose}
+	// Two deployments before the watch starts, so its initial list has something in it.
+	for range 2 {
+		if err := g.deploymentStep(ctx); err != nil {
+			return err
+		}
+	}
 	go g.run(ctx)
 
 	if genOnly {
