@@ -33,7 +33,7 @@ unit: ## unit tests, with the race detector
 
 FUZZTIME ?= 10s
 # Every fuzz target, as package:Target; each runs for FUZZTIME (seeds always run in `unit`).
-FUZZ_TARGETS := ./pkg/discovery:FuzzResolve ./pkg/printer:FuzzPrint ./pkg/printer:FuzzDecodeLine ./pkg/scrape:FuzzParse
+FUZZ_TARGETS := ./pkg/discovery:FuzzResolve ./pkg/printer:FuzzPrint ./pkg/printer:FuzzDecodeLine ./pkg/diff:FuzzDiff ./pkg/scrape:FuzzParse
 
 fuzz: ## a short run of every fuzz target
 	@set -e; for t in $(FUZZ_TARGETS); do \
