@@ -65,6 +65,8 @@ type WatchOptions struct {
 	OutputBuffer int
 	MetadataOnly bool
 	DropManaged  bool
+	CPUProfile   string
+	MemProfile   string
 
 	MetricsURLs     []string
 	MetricsInterval time.Duration
@@ -132,6 +134,10 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
 	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost. For huge resources.")
 	f.BoolVar(&o.DropManaged, "drop-managed-fields", o.DropManaged, "Drop metadata.managedFields before objects are cached (an informer transform): much less memory on big clusters, but no manager attribution and objects without managedFields.")
+	f.StringVar(&o.CPUProfile, "cpuprofile", "", "Write a CPU profile of the run to this file (for make bench and bug reports).")
+	f.StringVar(&o.MemProfile, "memprofile", "", "Write a heap profile to this file when the run ends.")
+	_ = f.MarkHidden("cpuprofile")
+	_ = f.MarkHidden("memprofile")
 	f.IntVar(&o.OutputBuffer, "output-buffer", o.OutputBuffer, "Events that may wait for a slow reader of stdout; beyond it human output drops lines (counted in a Dropped line) and machine-readable output makes the informers wait.")
 	_ = f.MarkHidden("output-buffer")
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
@@ -246,6 +252,15 @@ func (o *WatchOptions) fieldSelector() string {
 
 // Run resolves the resources, starts the informers and prints until ctx ends or --timeout.
 func (o *WatchOptions) Run(ctx context.Context) error {
+	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return o.run(ctx)
+}
+
+func (o *WatchOptions) run(ctx context.Context) error {
 	dc, err := o.configFlags.ToDiscoveryClient()
 	if err != nil {
 		return err
