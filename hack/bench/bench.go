@@ -140,11 +140,13 @@ type result struct {
 	Lag      time.Duration // last patch acknowledged -> that line
 	User     time.Duration // rusage at exit
 	Sys      time.Duration
-	MaxRSS   int64 // KiB
-	Lines    int64 // stdout lines
-	Bytes    int64 // stdout bytes
-	Stray    int64 // object lines after the sync that were not for a patched object
-	Dropped  int   // object lines the tool said it did not show (the plugin's Dropped lines)
+	MaxRSS   int64  // KiB
+	Lines    int64  // stdout lines
+	Bytes    int64  // stdout bytes
+	Stray    int64  // object lines after the sync that were not for a patched object
+	Dropped  int    // object lines the tool said it did not show (the plugin's Dropped lines)
+	Waits    int    // the plugin's "stdout is not keeping up" notices on stderr
+	Informer string // the plugin's summary line about its informer, when it reports trouble
 	APICPU   time.Duration
 	EtcdCPU  time.Duration
 	ExitNote string
@@ -473,6 +475,8 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int) *result {
 	res.Dropped = tr.droppedSync + tr.droppedOther + tr.droppedUpd
 	tr.mu.Unlock()
 	res.Stderr = stderr.String()
+	res.Waits = stderr.waits
+	res.Informer = informerTrouble(res.Stderr)
 	if tr.readErr != nil {
 		res.Err = "reading stdout: " + tr.readErr.Error()
 	}
@@ -576,16 +580,38 @@ func findProcess(exe, dir string) int {
 	return 0
 }
 
-// tail keeps the last max bytes written.
+// informerTrouble is the plugin's exit summary line about its informer ("informer: 0 lists,
+// 0 relists, 0 watch restarts, ...") if it counts relists, restarts, closes or errors.
+func informerTrouble(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if !strings.HasPrefix(l, "informer: ") {
+			continue
+		}
+		for _, f := range strings.Split(strings.TrimPrefix(l, "informer: "), ", ") {
+			n, what, _ := strings.Cut(f, " ")
+			if n != "0" && (strings.Contains(what, "relist") || strings.Contains(what, "watch") || strings.Contains(what, "error")) {
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+// waitNotice is what the plugin says on stderr when -o json makes the informers wait for stdout.
+var waitNotice = []byte("stdout is not keeping up")
+
+// tail keeps the last max bytes written, and counts the plugin's wait notices.
 type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu    sync.Mutex
+	max   int
+	buf   []byte
+	waits int
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.waits += bytes.Count(p, waitNotice)
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.max; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)

@@ -84,3 +84,14 @@ func TestToolVariant(t *testing.T) {
 		t.Errorf("orderFor: %v", got)
 	}
 }
+
+func TestInformerTrouble(t *testing.T) {
+	ok := "--- kubectl informer: summary after 5s ---\ninformer: 0 lists, 0 relists, 0 watch restarts, 0 watch closes, 0 errors, 0 resyncs, 1 bookmarks\n"
+	if got := informerTrouble(ok); got != "" {
+		t.Errorf("got %q", got)
+	}
+	bad := "informer: 1 lists, 1 relists, 0 watch restarts, 1 watch closes, 0 errors, 0 resyncs, 1 bookmarks"
+	if got := informerTrouble(bad); got != bad {
+		t.Errorf("got %q", got)
+	}
+}

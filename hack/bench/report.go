@@ -348,6 +348,12 @@ func (r *report) markdown() string {
 		if x.Stray > 0 {
 			notes = append(notes, fmt.Sprintf("%d extra object lines after the sync", x.Stray))
 		}
+		if x.Waits > 0 {
+			notes = append(notes, fmt.Sprintf("%d \"stdout is not keeping up\" notices", x.Waits))
+		}
+		if x.Informer != "" {
+			notes = append(notes, x.Informer)
+		}
 		note := strings.Join(notes, "; ")
 		w("| %d | %d | %s | %.2f | %.2f | %.2f | %d | %.2f | %.2f | %.0f | %.2f | %s |\n", x.Round, x.Position, x.Tool,
 			x.Sync.Seconds(), x.SyncCPU.Seconds(), x.Updates.Seconds(), x.Lag.Milliseconds(), x.User.Seconds(), x.Sys.Seconds(),
