@@ -47,6 +47,7 @@ type config struct {
 	keep        bool
 	dump        string
 	compare     [][2]string
+	profile     string
 	toolsGiven  bool
 	verbose     bool
 }
@@ -68,6 +69,7 @@ func main() {
 	flag.StringVar(&c.kubectl, "kubectl", "", "kubectl binary (default: kubectl on PATH; a gcloud dispatcher is resolved to the newest kubectl.1.N beside it)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the tools' stderr tails in the output even when they succeed")
 	flag.StringVar(&c.dump, "dump", "", "also write each run's stdout to DIR/ROUND-TOOL.out (for debugging a tool's matching)")
+	flag.StringVar(&c.profile, "profile", "", "after the rounds, run each plugin tool and the minimal informer once more with CPU and heap profiles into DIR (with go tool pprof -top summaries)")
 	compare := flag.String("compare", "", "extra ratio rows, comma-separated A/B pairs of tool names")
 	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
 	flag.Parse()
@@ -177,6 +179,9 @@ func run(c config) error {
 	}
 	results, err := b.runRounds(ctx)
 	machine.LoadAfter = loadAvg()
+	if err == nil && c.profile != "" {
+		err = b.profileRuns(ctx, c.profile)
+	}
 	if err != nil && len(results) == 0 {
 		return err
 	}

@@ -31,6 +31,12 @@ type tool struct {
 	env []string
 	// optional tools run only when -tools names them.
 	optional bool
+	// profileArgs, if set, are the flags that make the tool write a CPU and a heap profile.
+	profileArgs func(cpu, heap string) []string
+}
+
+func pluginProfileArgs(cpu, heap string) []string {
+	return []string{"--cpuprofile", cpu, "--memprofile", heap}
 }
 
 type binaries struct {
@@ -55,7 +61,8 @@ var tools = []*tool{
 		args: func(b binaries, kc string) (string, []string) {
 			return b.plugin, []string{"watch", "cm", "-n", namespace, "--color", "never", "--kubeconfig", kc}
 		},
-		dropped: droppedLine,
+		dropped:     droppedLine,
+		profileArgs: pluginProfileArgs,
 	},
 	{
 		name:  "plugin-meta",
@@ -63,7 +70,8 @@ var tools = []*tool{
 		args: func(b binaries, kc string) (string, []string) {
 			return b.plugin, []string{"watch", "cm", "-n", namespace, "--color", "never", "--metadata-only", "--kubeconfig", kc}
 		},
-		dropped: droppedLine,
+		dropped:     droppedLine,
+		profileArgs: pluginProfileArgs,
 	},
 	{
 		name:  "plugin-json",
@@ -78,6 +86,7 @@ var tools = []*tool{
 				firstName(line, fn)
 			}
 		},
+		profileArgs: pluginProfileArgs,
 	},
 	{
 		name:  "kubectl",
@@ -119,6 +128,7 @@ var tools = []*tool{
 		args: func(b binaries, kc string) (string, []string) {
 			return b.minimal, []string{"-kubeconfig", kc, "-n", namespace}
 		},
+		profileArgs: func(cpu, heap string) []string { return []string{"-cpuprofile", cpu, "-memprofile", heap} },
 	},
 }
 

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 
@@ -34,12 +36,50 @@ func main() {
 	group := flag.String("group", "", "API group")
 	version := flag.String("version", "v1", "API version")
 	resource := flag.String("resource", "configmaps", "resource (plural)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	memProfile := flag.String("memprofile", "", "write a heap profile to this file at the end")
 	strip := flag.Bool("strip-managed-fields", os.Getenv("MINIMAL_STRIP_MANAGED_FIELDS") == "1", "drop managedFields before objects enter the cache")
 	flag.Parse()
-	if err := run(*kubeconfig, *namespace, schema.GroupVersionResource{Group: *group, Version: *version, Resource: *resource}, *strip); err != nil {
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "minimal:", err)
 		os.Exit(1)
 	}
+	err = run(*kubeconfig, *namespace, schema.GroupVersionResource{Group: *group, Version: *version, Resource: *resource}, *strip)
+	stopProfiles()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "minimal:", err)
+		os.Exit(1)
+	}
+}
+
+// startProfiles starts a CPU profile and returns a func that stops it and writes a heap profile.
+func startProfiles(cpu, mem string) (func(), error) {
+	var cpuFile *os.File
+	if cpu != "" {
+		f, err := os.Create(cpu)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		cpuFile = f
+	}
+	return func() {
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			cpuFile.Close()
+		}
+		if mem != "" {
+			if f, err := os.Create(mem); err == nil {
+				runtime.GC() // as the plugin's --memprofile does
+				_ = pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
+	}, nil
 }
 
 func run(kubeconfig, namespace string, gvr schema.GroupVersionResource, strip bool) error {
