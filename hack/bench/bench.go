@@ -345,7 +345,7 @@ func (t *tracker) quietSince() time.Time {
 func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int, extra ...string) *result {
 	res := &result{Tool: tl.name, Round: round, Position: pos}
 	path, args := tl.args(b.bins, b.cl.KubeconfigPath)
-	args = append(args, extra...)
+	args = append(append(args, tl.extra...), extra...)
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(b.cl.Environ(), tl.env...)
 	// Own process group (a Ctrl-C of the bench reaches only the bench, which stops the tool

@@ -77,6 +77,9 @@ func TestToolVariant(t *testing.T) {
 	if v == nil || !slices.Equal(v.env, []string{"GOGC=50", "KUBE_FEATURE_WatchListClient=false"}) || v.dropped == nil {
 		t.Fatalf("variant: %+v", v)
 	}
+	if v := toolByName("plugin+--disable-compression"); v == nil || !slices.Equal(v.extra, []string{"--disable-compression"}) {
+		t.Errorf("flag variant: %+v", v)
+	}
 	if toolByName("plugin+GOGC") != nil || toolByName("nope") != nil {
 		t.Error("bad names accepted")
 	}

@@ -59,7 +59,7 @@ func main() {
 	flag.IntVar(&c.size, "size", 1024, "bytes of data in each ConfigMap")
 	flag.IntVar(&c.updates, "updates", 2000, "objects patched (each once) per run, after the initial sync; at most -objects")
 	flag.IntVar(&c.rounds, "rounds", 3, "rounds; every round runs every tool once, in a rotated order")
-	flag.StringVar(&tools, "tools", strings.Join(toolNames(), ","), "tools to run, comma-separated; BASE+KEY=VALUE[+KEY=VALUE] runs a tool with extra environment variables, e.g. plugin+GOGC=50")
+	flag.StringVar(&tools, "tools", strings.Join(toolNames(), ","), "tools to run, comma-separated; BASE+KEY=VALUE[+KEY=VALUE] runs a tool with extra environment variables (plugin+GOGC=50), BASE+-FLAG with an extra argument (plugin+--disable-compression)")
 	flag.IntVar(&c.concurrency, "concurrency", 32, "concurrent creates and patches")
 	flag.DurationVar(&c.settle, "settle", 500*time.Millisecond, "after the initial sync, wait until a tool printed nothing for this long (at most 30s) before patching")
 	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "give up on a phase (initial sync, updates) of one run after this long")

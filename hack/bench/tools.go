@@ -27,8 +27,9 @@ type tool struct {
 	// dropped, if set, returns the number of lines a line says were not shown (the plugin's
 	// human output drops object lines when stdout falls behind, and says how many).
 	dropped func(line []byte) int
-	// env is added to the tool's environment (a variant: "plugin+GOGC=50").
-	env []string
+	// env is added to the tool's environment (a variant: "plugin+GOGC=50"), extra to its
+	// arguments ("plugin+--disable-compression").
+	env, extra []string
 	// optional tools run only when -tools names them.
 	optional bool
 	// profileArgs, if set, are the flags that make the tool write a CPU and a heap profile.
@@ -200,11 +201,11 @@ func toolNames() []string {
 	return names
 }
 
-// toolByName finds a tool, or makes a variant of one: "BASE+KEY=VALUE[+KEY=VALUE...]" runs
-// BASE with those environment variables (e.g. plugin+GOGC=50,
-// minimal+KUBE_FEATURE_WatchListClient=false).
+// toolByName finds a tool, or makes a variant of one: "BASE+KEY=VALUE[+...]" runs BASE with
+// those environment variables (e.g. plugin+GOGC=50, minimal+KUBE_FEATURE_WatchListClient=false),
+// and "BASE+-FLAG" with that extra argument (plugin+--disable-compression).
 func toolByName(name string) *tool {
-	base, envs, variant := strings.Cut(name, "+")
+	base, parts, variant := strings.Cut(name, "+")
 	for _, t := range tools {
 		if t.name != base {
 			continue
@@ -214,14 +215,18 @@ func toolByName(name string) *tool {
 		}
 		v := *t
 		v.name = name
-		v.env = nil
-		for _, kv := range strings.Split(envs, "+") {
-			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+		v.env, v.extra = nil, nil
+		for _, p := range strings.Split(parts, "+") {
+			if strings.HasPrefix(p, "-") {
+				v.extra = append(v.extra, p)
+				continue
+			}
+			if k, _, ok := strings.Cut(p, "="); !ok || k == "" {
 				return nil
 			}
-			v.env = append(v.env, kv)
+			v.env = append(v.env, p)
 		}
-		v.label = strings.Join(v.env, " ") + " " + t.label
+		v.label = strings.TrimSpace(strings.Join(v.env, " ") + " " + t.label + " " + strings.Join(v.extra, " "))
 		return &v
 	}
 	return nil
