@@ -358,7 +358,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// and waits instead, saying so once per streak.
 	lossy := o.Output == "" || o.Output == "wide"
 	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
-		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events)\n", o.Output)
+		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", o.Output)
 	})
 	printed := make(chan error, 1)
 	go func() { printed <- drainOutbox(outbox, p, cancel) }()

@@ -73,3 +73,50 @@ func TestOutboxLosslessBlocksAndSaysSo(t *testing.T) {
 	}
 	<-done
 }
+
+// A reader that keeps falling behind is announced once, not on every wait.
+func TestOutboxBehindOncePerStreak(t *testing.T) {
+	var calls int
+	o := NewOutbox(2, false, func() { calls++ })
+	done := make(chan struct{})
+	go func() {
+		for i := range 50 {
+			o.Put(watch.Event{Items: i})
+		}
+		close(done)
+	}()
+	for i := range 50 {
+		ev, _, ok := o.Get()
+		if !ok || ev.Items != i {
+			t.Fatalf("Get %d = %v %v", i, ev.Items, ok)
+		}
+		if i == 20 {
+			// Let the writer fill it again before the reader goes on.
+			for o.Len() < 2 {
+				select {
+				case <-done:
+					t.Fatal("writer finished early")
+				default:
+				}
+			}
+		}
+	}
+	<-done
+	if calls != 1 {
+		t.Errorf("behind called %d times for one slow reader; want once", calls)
+	}
+}
+
+// The outbox reuses its slice instead of growing without bound.
+func TestOutboxBoundedSlice(t *testing.T) {
+	o := NewOutbox(8, true, nil)
+	for i := range 10000 {
+		o.Put(watch.Event{Items: i})
+		if i%3 == 0 {
+			o.Get()
+		}
+		if c := cap(o.buf); c > 64 {
+			t.Fatalf("slice grew to %d for a bound of 8", c)
+		}
+	}
+}
