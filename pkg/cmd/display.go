@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"time"
+
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
@@ -34,4 +37,15 @@ func validateDisplay(output, color, diff, timestamps string, hotLoopUpdates int,
 		return fmt.Errorf("--hot-loop-window must be > 0, got %s", hotLoopWindow)
 	}
 	return nil
+}
+
+// wantColor turns --color into a decision: always, never, or auto (a terminal, NO_COLOR unset).
+func wantColor(color string, out io.Writer) bool {
+	switch color {
+	case "always":
+		return true
+	case "auto":
+		return printers.AllowsColorOutput(out)
+	}
+	return false
 }

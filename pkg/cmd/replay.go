@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
@@ -178,12 +177,7 @@ func (o *ReplayOptions) Complete(cmd *cobra.Command, args []string) error {
 	if cmd != nil && (cmd.Flags().Changed("hot-loop-updates") || cmd.Flags().Changed("hot-loop-window")) {
 		o.redetect = true
 	}
-	switch o.Color {
-	case "always":
-		o.useColor = true
-	case "auto":
-		o.useColor = printers.AllowsColorOutput(o.Out)
-	}
+	o.useColor = wantColor(o.Color, o.Out)
 	return nil
 }
 

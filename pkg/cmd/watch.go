@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 
@@ -183,12 +182,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 			o.ShowReconciles = true
 		}
 	}
-	switch o.Color {
-	case "always":
-		o.useColor = true
-	case "auto":
-		o.useColor = printers.AllowsColorOutput(o.Out)
-	}
+	o.useColor = wantColor(o.Color, o.Out)
 	return nil
 }
 

@@ -80,20 +80,15 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 
 // hotLoopRecord is a HotLoop line in the JSON contract.
 type hotLoopRecord struct {
-	Time          string     `json:"time"`
-	Type          watch.Type `json:"type"`
-	Group         string     `json:"group"`
-	Version       string     `json:"version"`
-	Resource      string     `json:"resource"`
-	Kind          string     `json:"kind"`
-	Namespace     string     `json:"namespace"`
-	Name          string     `json:"name"`
-	Key           string     `json:"key"`
-	Reason        string     `json:"reason"`
-	Managers      []string   `json:"managers"`
-	Updates       int        `json:"updates"`
-	WindowSeconds float64    `json:"windowSeconds"`
-	Fields        []string   `json:"fields"`
+	eventHead
+	Namespace     string   `json:"namespace"`
+	Name          string   `json:"name"`
+	Key           string   `json:"key"`
+	Reason        string   `json:"reason"`
+	Managers      []string `json:"managers"`
+	Updates       int      `json:"updates"`
+	WindowSeconds float64  `json:"windowSeconds"`
+	Fields        []string `json:"fields"`
 }
 
 func hotLoopLists(ev *watch.Event) (managers, fields []string) {
@@ -117,9 +112,7 @@ func asStrings(v any) []string {
 func hotLoopOf(ev *watch.Event) hotLoopRecord {
 	managers, fields := hotLoopLists(ev)
 	return hotLoopRecord{
-		Time: formatTime(ev.Time), Type: ev.Type,
-		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
-		Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: ev.Reason,
+		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: ev.Reason,
 		Managers: managers, Updates: ev.Items, WindowSeconds: ev.Duration.Seconds(), Fields: fields,
 	}
 }

@@ -13,15 +13,26 @@ import (
 // TimeFormat is RFC 3339 with nanoseconds, always nine digits, in UTC.
 const TimeFormat = "2006-01-02T15:04:05.000000000Z07:00"
 
+// eventHead is the start of every line but Informer and ControllerQueue: when, what, and the
+// resource it is about.
+type eventHead struct {
+	Time     string     `json:"time"`
+	Type     watch.Type `json:"type"`
+	Group    string     `json:"group"`
+	Version  string     `json:"version"`
+	Resource string     `json:"resource"`
+	Kind     string     `json:"kind"`
+}
+
+func headOf(ev *watch.Event) eventHead {
+	return eventHead{Time: formatTime(ev.Time), Type: ev.Type,
+		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind}
+}
+
 // objectRecord is an object event in the JSON contract (docs/json.md). Field names are public:
 // add fields, never rename them.
 type objectRecord struct {
-	Time               string         `json:"time"`
-	Type               watch.Type     `json:"type"`
-	Group              string         `json:"group"`
-	Version            string         `json:"version"`
-	Resource           string         `json:"resource"`
-	Kind               string         `json:"kind"`
+	eventHead
 	Namespace          string         `json:"namespace"`
 	Name               string         `json:"name"`
 	ResourceVersion    string         `json:"resourceVersion"`
@@ -74,12 +85,7 @@ type controllerQueueRecord struct {
 
 // reconciledRecord is a simulated worker's reconcile of one key.
 type reconciledRecord struct {
-	Time     string       `json:"time"`
-	Type     watch.Type   `json:"type"`
-	Group    string       `json:"group"`
-	Version  string       `json:"version"`
-	Resource string       `json:"resource"`
-	Kind     string       `json:"kind"`
+	eventHead
 	Key      string       `json:"key"`
 	WaitMs   float64      `json:"waitMs"`
 	WorkMs   float64      `json:"workMs"`
@@ -90,12 +96,7 @@ type reconciledRecord struct {
 
 // lifecycleRecord is a lifecycle event in the JSON contract; each type fills its own fields.
 type lifecycleRecord struct {
-	Time     string     `json:"time"`
-	Type     watch.Type `json:"type"`
-	Group    string     `json:"group"`
-	Version  string     `json:"version"`
-	Resource string     `json:"resource"`
-	Kind     string     `json:"kind"`
+	eventHead
 
 	ResourceVersion     *string `json:"resourceVersion,omitempty"`
 	Items               *int    `json:"items,omitempty"`
@@ -154,8 +155,7 @@ func (p *Printer) record(ev *watch.Event) any {
 	switch {
 	case ev.Type.IsObject():
 		r := objectRecord{
-			Time: formatTime(ev.Time), Type: ev.Type,
-			Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
+			eventHead: headOf(ev),
 			Namespace: ev.Namespace, Name: ev.Name, ResourceVersion: ev.ResourceVersion,
 			InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,
 		}
@@ -194,9 +194,8 @@ func (p *Printer) record(ev *watch.Event) any {
 		return r
 	case ev.Type == watch.Reconciled:
 		return reconciledRecord{
-			Time: formatTime(ev.Time), Type: ev.Type,
-			Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
-			Key: ev.Key, WaitMs: msFloat(ev.Wait), WorkMs: msFloat(ev.Work), Requeues: ev.Requeues, Error: ev.Failed,
+			eventHead: headOf(ev),
+			Key:       ev.Key, WaitMs: msFloat(ev.Wait), WorkMs: msFloat(ev.Work), Requeues: ev.Requeues, Error: ev.Failed,
 			Queue: queueOf(ev.Queue),
 		}
 	case ev.Type == watch.Informer:
@@ -216,8 +215,7 @@ func (p *Printer) record(ev *watch.Event) any {
 		return r
 	}
 	r := lifecycleRecord{
-		Time: formatTime(ev.Time), Type: ev.Type,
-		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind,
+		eventHead: headOf(ev),
 	}
 	switch ev.Type {
 	case watch.List:
