@@ -53,8 +53,8 @@ func newBench(_ context.Context, c config, cl *testenv.Cluster, bins binaries) (
 		return nil, err
 	}
 	b := &bench{c: c, cl: cl, cs: cs, bins: bins}
-	b.apiPID = findProcess("kube-apiserver", cl.Dir)
-	b.etcdPID = findProcess("etcd", cl.Dir)
+	b.apiPID = cl.ServerPID("kube-apiserver")
+	b.etcdPID = cl.ServerPID("etcd")
 	if b.apiPID == 0 {
 		logf("note: kube-apiserver's process not found; no server CPU figures")
 	}
@@ -356,7 +356,7 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int, extra ...s
 		res.Err = err.Error()
 		return res
 	}
-	stderr := &tail{max: 8 << 10}
+	stderr := newStderrTail(8 << 10)
 	cmd.Stderr = stderr
 	tr := newTracker(b.c.objects, b.c.updates, tl)
 
@@ -557,30 +557,6 @@ func procCPU(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / clkTck, nil
 }
 
-// findProcess finds a process whose command line names exe (the base name of its argv[0])
-// and mentions dir.
-func findProcess(exe, dir string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := bytes.Split(cmdline, []byte{0})
-		if len(args) == 0 || filepath.Base(string(args[0])) != exe {
-			continue
-		}
-		if bytes.Contains(cmdline, []byte(dir)) {
-			return pid
-		}
-	}
-	return 0
-}
-
 // informerTrouble is the plugin's exit summary line about its informer ("informer: 0 lists,
 // 0 relists, 0 watch restarts, ...") if it counts relists, restarts, closes or errors.
 func informerTrouble(stderr string) string {
@@ -601,27 +577,20 @@ func informerTrouble(stderr string) string {
 // waitNotice is what the plugin says on stderr when -o json makes the informers wait for stdout.
 var waitNotice = []byte("stdout is not keeping up")
 
-// tail keeps the last max bytes written, and counts the plugin's wait notices.
+// tail keeps the last bytes of a tool's stderr, and counts the plugin's wait notices.
 type tail struct {
+	*testenv.TailBuffer
 	mu    sync.Mutex
-	max   int
-	buf   []byte
 	waits int
 }
 
+func newStderrTail(max int) *tail { return &tail{TailBuffer: testenv.NewTailBuffer(max)} }
+
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.waits += bytes.Count(p, waitNotice)
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
+	t.mu.Unlock()
+	return t.TailBuffer.Write(p)
 }
 
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimRight(string(t.buf), "\n")
-}
+func (t *tail) String() string { return strings.TrimRight(t.TailBuffer.String(), "\n") }

@@ -106,7 +106,7 @@ type APIServerHandle struct {
 	Dynamic        dynamic.Interface
 
 	dir    string
-	log    *tailBuffer
+	log    *TailBuffer
 	once   sync.Once
 	err    error
 	onStop func()

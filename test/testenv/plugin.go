@@ -129,7 +129,7 @@ func withKubeconfig(args []string, kubeconfig string) []string {
 type PluginRun struct {
 	cmd    *exec.Cmd
 	t      testing.TB
-	stderr tailBuffer
+	stderr TailBuffer
 
 	mu      sync.Mutex
 	lines   [][]byte
@@ -167,7 +167,7 @@ func (c *Cluster) RunPluginAs(t testing.TB, ctx context.Context, kubeconfig stri
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	p := &PluginRun{
-		cmd: cmd, t: t, stderr: tailBuffer{max: 1 << 20},
+		cmd: cmd, t: t, stderr: TailBuffer{max: 1 << 20},
 		changed: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{}),
 	}
 	cmd.Stdout = lineWriter{p}

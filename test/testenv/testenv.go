@@ -69,8 +69,8 @@ type Cluster struct {
 
 	opts       Options
 	wd         *watchdog
-	apiLog     *tailBuffer
-	etcdLog    *tailBuffer
+	apiLog     *TailBuffer
+	etcdLog    *TailBuffer
 	mu         sync.Mutex // guards the fields below and start/stop of servers
 	stopped    bool
 	apiStopped bool
@@ -325,16 +325,19 @@ func freePorts3() (a, b, c int, err error) {
 	return ports[0], ports[1], ports[2], nil
 }
 
-// tailBuffer is an io.Writer keeping the last max bytes written.
-type tailBuffer struct {
+// TailBuffer is an io.Writer keeping the last max bytes written.
+type TailBuffer struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
 }
 
-func newTail(max int) *tailBuffer { return &tailBuffer{max: max} }
+// NewTailBuffer keeps the last max bytes written to it.
+func NewTailBuffer(max int) *TailBuffer { return &TailBuffer{max: max} }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func newTail(max int) *TailBuffer { return NewTailBuffer(max) }
+
+func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
@@ -344,8 +347,23 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+func (t *TailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+// ServerPID returns the process id of this cluster's etcd or kube-apiserver (exe is the binary's
+// base name), or 0 when it is not running.
+func (c *Cluster) ServerPID(exe string) int {
+	for _, pid := range childrenMentioning(c.Dir) {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if argv0, _, _ := bytes.Cut(cmdline, []byte{0}); filepath.Base(string(argv0)) == exe {
+			return pid
+		}
+	}
+	return 0
 }

@@ -40,6 +40,11 @@ func TestCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c := testenv.StartT(t, testenv.Options{CRDs: []*apiextensionsv1.CustomResourceDefinition{testenv.WidgetCRD()}})
+	for _, exe := range []string{"kube-apiserver", "etcd"} {
+		if c.ServerPID(exe) == 0 {
+			t.Errorf("ServerPID(%q) found no process", exe)
+		}
+	}
 
 	if _, err := c.Clientset.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "hello"}, Data: map[string]string{"k": "v"},
