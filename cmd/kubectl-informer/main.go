@@ -16,6 +16,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A reader that went away (| head) must end the run through the write error, exit 0: without
+	// this, Go's runtime kills a process that writes to a closed stdout with SIGPIPE (exit 141).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := cmd.NewCmdInformer(streams).ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, cmd.ErrorLine(err))
