@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -70,6 +71,7 @@ type ReplayOptions struct {
 	file      string
 	namespace string // "" : every namespace
 	types     map[watch.Type]bool
+	resources *resourceFilter // nil: every resource
 	selector  labels.Selector
 	since     timeBound
 	until     timeBound
@@ -139,7 +141,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 	f.StringArrayVar(&o.Names, "name", o.Names, "Only this object (also the NAME argument); a shell pattern such as 'web-*' matches several. Repeatable. Lines about no object (lists, watches, relists) are kept.")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Every namespace (the default; overrides -n).")
 	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Only objects whose recorded labels match (e.g. -l app=web).")
-	f.StringVar(&o.Resource, "resource", o.Resource, "Only this resource of a recording of several: its plural (deployments), plural.group (deployments.apps), kind (Deployment) or singular.")
+	f.StringVar(&o.Resource, "resource", o.Resource, "Only these resources of a recording of several, comma-separated, named as for watch: plural (deployments), short name (deploy), singular, kind (Deployment), plural.group (deployments.apps). A name the recording has no resource for is an error.")
 	f.StringSliceVar(&o.Types, "types", o.Types, "Only these line types, comma-separated (e.g. Updated,Relist): "+typeNames()+".")
 	f.StringVar(&o.Since, "since", o.Since, "Start at this moment: an RFC 3339 time, a clock time as human output shows it (15:04:05), or a duration after the recording's first event (2m).")
 	f.StringVar(&o.Until, "until", o.Until, "Stop after this moment (inclusive), in the same forms as --since.")
@@ -196,6 +198,17 @@ func (o *ReplayOptions) Validate() error {
 		if _, err := path.Match(n, ""); err != nil || n == "" {
 			return fmt.Errorf("invalid name pattern %q", n)
 		}
+	}
+	if o.Resource != "" {
+		for _, part := range strings.Split(o.Resource, ",") {
+			switch {
+			case strings.TrimSpace(part) == "":
+				return fmt.Errorf("--resource %q has an empty resource type", o.Resource)
+			case strings.Contains(part, "/"):
+				return fmt.Errorf("--resource takes resource types, not objects (%q): give the object's name as the NAME argument or with --name", part)
+			}
+		}
+		o.resources = newResourceFilter(o.Resource)
 	}
 	sel, err := labels.Parse(o.LabelSelector)
 	if err != nil {
@@ -361,6 +374,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		}
 		lines++
 		if line.Header != nil {
+			if fatal = s.learnResources(headerResources(line.Header), true); fatal != nil {
+				continue
+			}
 			s.header(name, line.Header)
 			continue
 		}
@@ -368,6 +384,11 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 			s.warn("%s has no recording header (plain -o json output?): replaying it as format version %d", name, printer.RecordingFormatVersion)
 		}
 		ev := line.Event
+		if ev.Type == watch.Informer && ev.Info != nil {
+			if fatal = s.learnResources(ev.Info.Resources, true); fatal != nil {
+				continue
+			}
+		}
 		if ev.Type == watch.Informer {
 			s.redacted = line.SecretsRedacted
 			s.setPrinter(line.PluginVersion)
@@ -388,6 +409,11 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	}
 	if lines == 0 && len(s.damaged) == 0 && !s.interrupted {
 		return fmt.Errorf("%s is empty: not a recording", name)
+	}
+	if o.resources != nil && !s.interrupted && s.writeErr == nil {
+		if err := o.resources.check(); err != nil {
+			return err
+		}
 	}
 	if s.writeErr != nil {
 		return nil // stdout went away (| head): stop quietly, as watch does
@@ -528,7 +554,7 @@ func (s *replayState) keep(ev *watch.Event) bool {
 	if o.until.set && ev.Time.After(o.until.at) {
 		return false
 	}
-	if o.Resource != "" && ev.Resource.Resource != "" && !matchesResource(o.Resource, ev) {
+	if o.resources != nil && ev.Resource.Resource != "" && !o.resources.matches(ev.Resource) {
 		return false
 	}
 	ns, name, ok := objectOf(ev)
@@ -553,6 +579,22 @@ func (s *replayState) keep(ev *watch.Event) bool {
 	return true
 }
 
+// learnResources hands a run's resource list (a header, an Informer line) to --resource.
+func (s *replayState) learnResources(rs []discovery.Resource, complete bool) error {
+	if s.o.resources == nil {
+		return nil
+	}
+	return s.o.resources.learn(rs, complete)
+}
+
+func headerResources(h *printer.RecordingHeader) []discovery.Resource {
+	var out []discovery.Resource
+	for _, r := range h.Resources {
+		out = append(out, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced})
+	}
+	return out
+}
+
 // fromDetector tells a HotLoop made by --hot-loop-* (kept) from a recorded one (dropped then).
 func (s *replayState) fromDetector(ev *watch.Event) bool { return ev.URL == detectorMark }
 
@@ -572,16 +614,6 @@ func objectOf(ev *watch.Event) (ns, name string, ok bool) {
 		return "", ev.Key, true
 	}
 	return "", "", false
-}
-
-func matchesResource(want string, ev *watch.Event) bool {
-	r := ev.Resource
-	for _, name := range []string{r.Resource, r.String(), r.Resource + "." + r.Version + "." + r.Group, r.Kind, strings.ToLower(r.Kind)} {
-		if strings.EqualFold(strings.TrimSuffix(name, "."), want) {
-			return true
-		}
-	}
-	return false
 }
 
 // pace sleeps until ev's recorded time, scaled by --speed, has come. It returns false when

@@ -231,6 +231,10 @@ func TestReplayFilters(t *testing.T) {
 		{"-A overrides -n", []string{"-n", "nowhere", "-A", "--types", "Deleted"}, []shown{{"Deleted", "db"}}},
 		{"label selector", []string{"-l", "app=web", "--types", "Added,Updated,Reconciled"}, []shown{{"Added", "web-1"}, {"Added", "web-2"}, {"Updated", "web-1"}, {"Reconciled", "demo/web-1"}}},
 		{"resource", []string{"--resource", "Secret", "--types", "Added,Synced,Informer"}, []shown{{"Informer", ""}, {"Added", "token"}, {"Synced", ""}}},
+		{"resource, short name", []string{"--resource", "cm", "--types", "Added,Synced"}, []shown{{"Added", "web-1"}, {"Added", "db"}, {"Synced", ""}, {"Added", "web-2"}}},
+		{"resource, singular", []string{"--resource", "secret", "--types", "Added"}, []shown{{"Added", "token"}}},
+		{"resource, version-qualified", []string{"--resource", "secrets.v1.", "--types", "Added"}, []shown{{"Added", "token"}}},
+		{"resources, a list", []string{"--resource", "cm,Secret", "--types", "Added"}, []shown{{"Added", "web-1"}, {"Added", "db"}, {"Added", "token"}, {"Added", "web-2"}}},
 		{"since a duration", []string{"--since", "2s", "--types", "Added,Updated,Deleted"}, []shown{{"Updated", "web-1"}, {"Deleted", "db"}}},
 		{"until RFC 3339", []string{"--until", "2026-11-21T05:30:01Z", "--types", "Added,Updated"}, []shown{{"Added", "web-1"}, {"Added", "db"}, {"Added", "token"}, {"Added", "web-2"}}},
 		{"since and until, clock times", []string{"--since", rt0.Add(2 * time.Second).Local().Format("15:04:05"), "--until", rt0.Add(4 * time.Second).Local().Format("15:04:05.000"), "--types", "Updated,Reconciled,Deleted,Error"},
@@ -267,6 +271,11 @@ func TestReplayBadFlags(t *testing.T) {
 		{[]string{path, "-l", "a=(b"}, `invalid label selector "a=(b"`},
 		{[]string{path, "--name", "[x"}, `invalid name pattern "[x"`},
 		{[]string{filepath.Join(t.TempDir(), "missing.ndjson")}, "no such file or directory"},
+		{[]string{path, "--resource", "nosuch"}, `the recording has no resource type "nosuch" (it has: configmaps, secrets)`},
+		{[]string{path, "--resource", "deploy"}, `the recording has no resource type "deploy" (it has: configmaps, secrets)`},
+		{[]string{path, "--resource", "configmap,rs"}, `the recording has no resource type "rs" (it has: configmaps, secrets)`},
+		{[]string{path, "--resource", "secrts"}, `the recording has no resource type "secrts" (it has: configmaps, secrets); did you mean "secrets"?`},
+		{[]string{path, "--resource", "sec/x"}, `--resource takes resource types, not objects`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -52,6 +52,8 @@ type Resettable interface {
 type Resolver struct {
 	Mapper    meta.RESTMapper
 	Discovery discovery.CachedDiscoveryInterface
+
+	static []*metav1.APIResourceList // NewStaticResolver's resources: no server behind them
 }
 
 // NotFoundError is returned for a resource type the server does not serve.
@@ -188,8 +190,12 @@ func (r *Resolver) checkVerbs(res Resource) error {
 }
 
 // Names returns every name a user may type for the served resources: plural, singular, short
-// names and kinds (lower case), each also group-qualified. It reads the discovery cache.
+// names and kinds (lower case), each also group-qualified. It reads the discovery cache, or a
+// static resolver's resources.
 func (r *Resolver) Names() []string {
+	if r.static != nil {
+		return namesFrom(r.static)
+	}
 	if r.Discovery == nil {
 		return nil
 	}
@@ -233,8 +239,12 @@ func (r *Resolver) suggest(arg string) string {
 
 func closest(arg string, names []string) string {
 	best, bestDist := "", -1
+	// A short name is two or three letters: one edit away at most, or every short name is close.
 	limit := 2
-	if len(arg) > 8 {
+	switch {
+	case len(arg) <= 3:
+		limit = 1
+	case len(arg) > 8:
 		limit = 3
 	}
 	for _, n := range names {

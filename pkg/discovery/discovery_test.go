@@ -139,6 +139,8 @@ func TestClosest(t *testing.T) {
 		{"pod", "pods"},
 		{"zzzzzzzz", ""},
 		{"cm", ""}, // exact names are not suggestions
+		{"xy", ""}, // two edits from "cm": any two letters are, for a short name
+		{"cn", "cm"},
 	}
 	for _, tt := range tests {
 		if got := closest(tt.in, names); got != tt.want {
