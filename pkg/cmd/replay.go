@@ -142,28 +142,13 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Every namespace (the default; overrides -n).")
 	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Only objects whose recorded labels match (e.g. -l app=web).")
 	f.StringVar(&o.Resource, "resource", o.Resource, "Only these resources of a recording of several, comma-separated, named as for watch: plural (deployments), short name (deploy), singular, kind (Deployment), plural.group (deployments.apps). A name the recording has no resource for is an error.")
-	f.StringSliceVar(&o.Types, "types", o.Types, "Only these line types, comma-separated (e.g. Updated,Relist): "+typeNames()+".")
 	f.StringVar(&o.Since, "since", o.Since, "Start at this moment: an RFC 3339 time, a clock time as human output shows it (15:04:05), or a duration after the recording's first event (2m).")
 	f.StringVar(&o.Until, "until", o.Until, "Stop after this moment (inclusive), in the same forms as --since.")
 	f.Float64Var(&o.Speed, "speed", o.Speed, "0: as fast as possible; 1: at the recorded pace (real time); 10: ten times faster.")
 	f.BoolVar(&o.Strict, "strict", o.Strict, "Stop at the first damaged line instead of reporting it and going on.")
+	addTypesFlag(cmd, &o.Types, "")
 	registerWatchFlagCompletions(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("types", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var names []string
-		for _, t := range printer.KnownTypes {
-			names = append(names, string(t))
-		}
-		return names, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
-}
-
-func typeNames() string {
-	var names []string
-	for _, t := range printer.KnownTypes {
-		names = append(names, string(t))
-	}
-	return strings.Join(names, ", ")
 }
 
 // Complete reads the arguments and the flags whose meaning depends on others.
@@ -215,16 +200,8 @@ func (o *ReplayOptions) Validate() error {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
 	}
 	o.selector = sel
-	if len(o.Types) > 0 {
-		o.types = map[watch.Type]bool{}
-		for _, t := range o.Types {
-			t = strings.TrimSpace(t)
-			i := slices.IndexFunc(printer.KnownTypes, func(k watch.Type) bool { return strings.EqualFold(string(k), t) })
-			if i < 0 {
-				return fmt.Errorf("unknown type %q in --types; known types: %s", t, typeNames())
-			}
-			o.types[printer.KnownTypes[i]] = true
-		}
+	if o.types, err = parseTypes(o.Types); err != nil {
+		return err
 	}
 	if o.since, err = parseBound("--since", o.Since); err != nil {
 		return err

@@ -35,7 +35,10 @@ const watchExample = `  # Watch deployments in the current namespace
   kubectl informer watch cm,secrets -A --resync 30s
 
   # One object, by name
-  kubectl informer watch deployment/web -n demo`
+  kubectl informer watch deployment/web -n demo
+
+  # Only relists, errors and deletes
+  kubectl informer watch cm -A --types Relist,Error,Deleted`
 
 // WatchOptions holds the flags and resolved state of `kubectl informer watch`.
 type WatchOptions struct {
@@ -70,6 +73,7 @@ type WatchOptions struct {
 	MetricsURLs     []string
 	MetricsInterval time.Duration
 
+	Types          []string
 	Diff           string
 	HotLoopUpdates int
 	HotLoopWindow  time.Duration
@@ -80,6 +84,7 @@ type WatchOptions struct {
 	name        string
 	namespace   string
 	useColor    bool
+	types       map[watch.Type]bool // --types; nil: every type
 }
 
 // NewWatchOptions returns options with their defaults.
@@ -149,6 +154,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", 30*time.Second, "The window of --hot-loop-updates; a hot loop ends when a window passes without an update.")
 	f.StringVar(&o.Timestamps, "timestamps", "absolute", "Time column of human output: absolute (wall clock), relative (since the first event) or none.")
 	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header line of human output.")
+	addTypesFlag(cmd, &o.Types, " --record and the exit summary still get every line.")
 	registerWatchFlagCompletions(cmd)
 	return cmd
 }
@@ -229,6 +235,11 @@ func (o *WatchOptions) Validate() error {
 	if _, err := fields.ParseSelector(o.FieldSelector); err != nil {
 		return fmt.Errorf("invalid field selector %q: %w", o.FieldSelector, err)
 	}
+	types, err := parseTypes(o.Types)
+	if err != nil {
+		return err
+	}
+	o.types = types
 	return nil
 }
 
@@ -330,9 +341,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	p := printer.New(o.Out, printer.Options{
 		Output:         o.Output,
 		Color:          o.useColor,
-		ShowBookmarks:  o.ShowBookmarks,
+		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
 		ShowSecrets:    o.ShowSecrets,
-		ShowReconciles: o.ShowReconciles,
+		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
 		PluginVersion:  Version,
 		Diff:           o.Diff,
 		Timestamps:     o.Timestamps,
@@ -364,7 +375,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 				cancel()
 			}
 		}
-		if p.Shows(&ev) {
+		if p.Shows(&ev) && (o.types == nil || o.types[ev.Type]) {
 			outbox.Put(ev)
 		}
 	}
