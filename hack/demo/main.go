@@ -1,33 +1,37 @@
-// Command demo starts a throw-away cluster (etcd + kube-apiserver on 127.0.0.1, see
-// test/testenv), keeps changing Deployments and Widgets in namespace "demo", and runs
-// "kubectl informer watch <resource> -n demo" on it until Ctrl-C.
+// Command demo starts a throw-away cluster with a real control plane (etcd, kube-apiserver,
+// kube-controller-manager, kube-scheduler and two kwok nodes, all on 127.0.0.1; see
+// test/testenv) and the project's widget-operator, plays a short story in namespace "demo" and
+// runs "kubectl informer watch <resources> -n demo" on it until Ctrl-C:
 //
-//	go run ./hack/demo                      # watch deployments
-//	go run ./hack/demo -resource widgets    # watch the Widget CRD
-//	go run ./hack/demo -generator-only      # just the cluster and the changes
-//	go run ./hack/demo -- -o json           # arguments after -- go to the plugin
+//   - a Deployment rolled out (kubectl set image) and scaled: ReplicaSets and pods made by
+//     kube-controller-manager, bound by kube-scheduler, Running on kwok nodes;
+//
+//   - a Widget reconciled by widget-operator into a Deployment of its own;
+//
+//   - then the operator's fight bug switched on for a while (it forces the Widget's ReplicaSet
+//     against the deployment controller), then its self-triggering status loop: the plugin's
+//     HotLoop lines name them.
+//
+//     go run ./hack/demo                         # watch deployments, replicasets, pods, widgets
+//     go run ./hack/demo -resource rs,pods       # other resources
+//     go run ./hack/demo -generator-only         # just the cluster and the story
+//     go run ./hack/demo -- -o json              # arguments after -- go to the plugin
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -35,10 +39,10 @@ import (
 const ns = "demo"
 
 func main() {
-	resource := flag.String("resource", "deployments", "resource for kubectl informer watch")
+	resource := flag.String("resource", "deployments,replicasets,pods,widgets", "resources for kubectl informer watch")
 	plugin := flag.String("plugin", "", "kubectl-informer binary (default: build ./cmd/kubectl-informer)")
-	genOnly := flag.Bool("generator-only", false, "run only the cluster and the generator")
-	verbose := flag.Bool("v", false, "log every generator action (always on with -generator-only)")
+	genOnly := flag.Bool("generator-only", false, "run only the cluster and the story")
+	verbose := flag.Bool("v", false, "say every step of the story (always on with -generator-only)")
 	flag.Parse()
 	if err := run(*resource, *plugin, *genOnly, *verbose || *genOnly, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -47,8 +51,8 @@ func main() {
 }
 
 func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) error {
-	// Ctrl-C reaches the plugin (same process group) and us; etcd and kube-apiserver run in
-	// their own process groups, so they keep running until we stop them below.
+	// Ctrl-C reaches the plugin (same process group) and us; the control plane runs in
+	// process groups of its own, so it keeps running until we stop it below.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -65,8 +69,9 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 		pluginDir = dir
 	}
 
-	fmt.Fprintln(os.Stderr, "demo: starting etcd and kube-apiserver...")
-	c, err := testenv.Start(ctx, testenv.Options{CRDs: []*apiextensionsv1.CustomResourceDefinition{testenv.WidgetCRD()}})
+	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
+	started := time.Now()
+	c, err := testenv.Start(ctx, testenv.RealControlPlane(2))
 	if err != nil {
 		return err
 	}
@@ -80,16 +85,26 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 	if _, err := c.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "\ndemo: cluster ready; in another terminal:\n\n    export KUBECONFIG=%s\n    kubectl get deploy,wdg -n %s\n\n", c.KubeconfigPath, ns)
-
-	g := &generator{c: c, verbose: verbose}
-	// Two deployments before the watch starts, so its initial list has something in it.
-	for range 2 {
-		if err := g.deploymentStep(ctx); err != nil {
-			return err
-		}
+	fmt.Fprintln(os.Stderr, "demo: building and starting widget-operator...")
+	// Plain-HTTP metrics until the plugin scrapes HTTPS with a token; the operator's default is
+	// kubebuilder v4's (HTTPS, authenticated).
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true})
+	if err != nil {
+		return err
 	}
-	go g.run(ctx)
+	fmt.Fprintf(os.Stderr, "demo: control plane ready in %s; in another terminal:\n\n"+
+		"    export KUBECONFIG=%s\n"+
+		"    kubectl get deploy,rs,pods,widgets -n %s\n"+
+		"    kubectl informer watch rs,pods -n %s\n"+
+		"    kubectl informer watch widgets -n %s --metrics-url %s\n\n",
+		time.Since(started).Round(time.Second), c.KubeconfigPath, ns, ns, ns, op.MetricsURL)
+
+	s := &story{c: c, verbose: verbose}
+	// The Deployment exists before the watch starts, so its initial list has something in it.
+	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=2"); err != nil {
+		return err
+	}
+	go s.run(ctx)
 
 	if genOnly {
 		<-ctx.Done()
@@ -125,131 +140,89 @@ func preparePlugin(ctx context.Context, plugin, dir string) error {
 	return os.Symlink(abs, filepath.Join(dir, testenv.PluginName))
 }
 
-// generator makes a change every 1–3 s: creates, scales, relabels or deletes a Deployment
-// (keeping 2–6), and now and then creates, patches or deletes a Widget (keeping up to 4).
-type generator struct {
+// story plays the demo's steps at fixed times, then keeps rolling the Deployment out and
+// scaling it every 20 s so there is always something to see.
+type story struct {
 	c       *testenv.Cluster
 	verbose bool
-	deploys int // names web-1, web-2, ...
-	widgets int // names widget-1, ...
 }
 
-func (g *generator) run(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
+type step struct {
+	at   time.Duration
+	say  string
+	kube []string // a kubectl command, or
+	do   func(ctx context.Context) error
+}
+
+func (s *story) run(ctx context.Context) {
+	start := time.Now()
+	steps := []step{
+		{at: 8 * time.Second, say: "rollout: kubectl set image deployment/web web=example.com/web:2",
+			kube: []string{"set", "image", "deployment/web", "web=example.com/web:2"}},
+		{at: 25 * time.Second, say: "scale: kubectl scale deployment/web --replicas=4",
+			kube: []string{"scale", "deployment/web", "--replicas=4"}},
+		{at: 35 * time.Second, say: "widget: a Widget shop (size 2), reconciled by widget-operator into a Deployment",
+			do: func(ctx context.Context) error { return s.createWidget(ctx, "shop", 2) }},
+		{at: 50 * time.Second, say: "widget: size 3",
+			kube: []string{"patch", "widget/shop", "--type=merge", "-p", `{"spec":{"size":3}}`}},
+		{at: 60 * time.Second, say: "bug: widget-operator fights the deployment controller over the ReplicaSet of shop",
+			kube: []string{"annotate", "widget/shop", testenv.OperatorBugAnnotation + "=fight"}},
+		{at: 80 * time.Second, say: "bug: widget-operator rewrites the status of shop on every reconcile (a self-triggering loop)",
+			kube: []string{"annotate", "--overwrite", "widget/shop", testenv.OperatorBugAnnotation + "=status-loop"}},
+		{at: 95 * time.Second, say: "fixed: the bug annotation removed",
+			kube: []string{"annotate", "widget/shop", testenv.OperatorBugAnnotation + "-"}},
+	}
+	for _, st := range steps {
+		if !sleepUntil(ctx, start.Add(st.at)) {
 			return
-		case <-time.After(time.Second + rand.N(2*time.Second)):
 		}
-		err := g.deploymentStep(ctx)
-		if err == nil && rand.IntN(3) == 0 {
-			err = g.widgetStep(ctx)
+		s.exec(ctx, st)
+	}
+	for i := 3; ; i++ {
+		if !sleepUntil(ctx, time.Now().Add(20*time.Second)) {
+			return
 		}
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintln(os.Stderr, "generator:", err)
+		if i%2 == 1 {
+			s.exec(ctx, step{say: fmt.Sprintf("rollout: web=example.com/web:%d", i),
+				kube: []string{"set", "image", "deployment/web", fmt.Sprintf("web=example.com/web:%d", i)}})
+		} else {
+			s.exec(ctx, step{say: fmt.Sprintf("scale: web to %d", 2+i%3),
+				kube: []string{"scale", "deployment/web", fmt.Sprintf("--replicas=%d", 2+i%3)}})
 		}
 	}
 }
 
-func (g *generator) logf(format string, args ...any) {
-	if g.verbose {
-		fmt.Fprintf(os.Stderr, "generator: "+format+"\n", args...)
+func (s *story) exec(ctx context.Context, st step) {
+	if s.verbose {
+		fmt.Fprintf(os.Stderr, "demo: %s\n", st.say)
+	}
+	var err error
+	if st.kube != nil {
+		_, err = s.c.Kubectl(ctx, append(st.kube, "-n", ns)...)
+	} else {
+		err = st.do(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
 	}
 }
 
-func (g *generator) deploymentStep(ctx context.Context) error {
-	api := g.c.Clientset.AppsV1().Deployments(ns)
-	list, err := api.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	n := len(list.Items)
-	action := rand.IntN(4)
-	switch {
-	case n < 2:
-		action = 0
-	case n >= 6:
-		action = 3
-	}
-	if action == 0 {
-		g.deploys++
-		name := "web-" + strconv.Itoa(g.deploys)
-		g.logf("create deployment %s", name)
-		_, err := api.Create(ctx, newDeployment(name), metav1.CreateOptions{})
-		return err
-	}
-	name := list.Items[rand.IntN(n)].Name
-	var patch string
-	switch action {
-	case 1:
-		replicas := 1 + rand.IntN(5)
-		g.logf("scale deployment %s to %d", name, replicas)
-		patch = fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)
-	case 2:
-		tier := []string{"frontend", "backend", "cache"}[rand.IntN(3)]
-		g.logf("relabel deployment %s tier=%s", name, tier)
-		patch = fmt.Sprintf(`{"metadata":{"labels":{"tier":%q}}}`, tier)
-	default:
-		g.logf("delete deployment %s", name)
-		return api.Delete(ctx, name, metav1.DeleteOptions{})
-	}
-	_, err = api.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+func (s *story) createWidget(ctx context.Context, name string, size int64) error {
+	w := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"size": size, "color": "blue"},
+	}}
+	_, err := s.c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, w, metav1.CreateOptions{})
 	return err
 }
 
-func (g *generator) widgetStep(ctx context.Context) error {
-	api := g.c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns)
-	list, err := api.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	n := len(list.Items)
-	action := rand.IntN(3)
-	switch {
-	case n == 0:
-		action = 0
-	case n >= 4:
-		action = 2
-	}
-	colors := []string{"red", "green", "blue", "yellow"}
-	switch action {
-	case 0:
-		g.widgets++
-		name := "widget-" + strconv.Itoa(g.widgets)
-		g.logf("create widget %s", name)
-		w := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "example.com/v1", "kind": "Widget",
-			"metadata": map[string]any{"name": name},
-			"spec":     map[string]any{"size": int64(1 + rand.IntN(10)), "color": colors[rand.IntN(len(colors))]},
-		}}
-		_, err := api.Create(ctx, w, metav1.CreateOptions{})
-		return err
-	case 1:
-		name := list.Items[rand.IntN(n)].GetName()
-		patch := fmt.Sprintf(`{"spec":{"size":%d,"color":%q}}`, 1+rand.IntN(10), colors[rand.IntN(len(colors))])
-		g.logf("patch widget %s %s", name, patch)
-		_, err := api.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-		return err
-	default:
-		name := list.Items[rand.IntN(n)].GetName()
-		g.logf("delete widget %s", name)
-		return api.Delete(ctx, name, metav1.DeleteOptions{})
-	}
-}
-
-func newDeployment(name string) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(int32(1 + rand.IntN(3))),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "main", Image: "busybox:1.36", Command: []string{"sleep", "infinity"},
-				}}},
-			},
-		},
+// sleepUntil waits until t or ctx ends; it reports whether ctx is still live.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(time.Until(t)):
+		return true
 	}
 }

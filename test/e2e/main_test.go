@@ -46,6 +46,12 @@ func run(m *testing.M) int {
 	c.PluginDir = pluginDir
 	cluster = c
 	code := m.Run()
+	if err := stopRealControlPlane(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: stop the real control plane:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	if err := c.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: stop cluster:", err)
 		if code == 0 {

@@ -19,8 +19,8 @@ import (
 var WidgetGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
 // WidgetCRD returns a fresh namespaced CRD widgets.example.com (kind Widget, short name wdg,
-// version v1) with spec.size (integer) and spec.color (string); other fields of spec and
-// status are preserved as given.
+// version v1) with spec.size (integer) and spec.color (string) and a status subresource; other
+// fields of spec and status are preserved as given.
 func WidgetCRD() *apiextensionsv1.CustomResourceDefinition {
 	preserve := true
 	return &apiextensionsv1.CustomResourceDefinition{
@@ -55,6 +55,9 @@ func WidgetCRD() *apiextensionsv1.CustomResourceDefinition {
 						},
 					},
 				},
+				// Status is a subresource, as kubebuilder generates it: the operator's status
+				// writes go through widgets/status and do not bump metadata.generation.
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
 				AdditionalPrinterColumns: []apiextensionsv1.CustomResourceColumnDefinition{
 					{Name: "Size", Type: "integer", JSONPath: ".spec.size"},
 					{Name: "Color", Type: "string", JSONPath: ".spec.color"},

@@ -50,6 +50,21 @@ type Options struct {
 	// StartTimeout bounds each process start (default 60s). StopTimeout bounds each
 	// graceful stop before the process group is killed (default 20s).
 	StartTimeout, StopTimeout time.Duration
+
+	// Controllers starts kube-controller-manager with every default controller (deployment,
+	// replicaset, garbage collector, namespace, service account, ...).
+	Controllers bool
+	// Scheduler starts kube-scheduler.
+	Scheduler bool
+	// Nodes, when > 0, starts kwok and creates that many kwok-managed nodes (kwok-node-0...),
+	// Ready before Start returns. Pods bound to them become Running without a container
+	// runtime. Without Scheduler, pods must name their node themselves.
+	Nodes int
+}
+
+// RealControlPlane is the Options of a cluster with controllers, a scheduler and n kwok nodes.
+func RealControlPlane(n int) Options {
+	return Options{Controllers: true, Scheduler: true, Nodes: n}
 }
 
 // Cluster is a running control plane.
@@ -76,6 +91,7 @@ type Cluster struct {
 	apiStopped bool
 	crds       []*apiextensionsv1.CustomResourceDefinition
 	extra      []*APIServerHandle
+	components []*Component
 }
 
 // StartT starts a cluster for a test and stops it when the test ends (failed or not).
@@ -146,6 +162,10 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 	}
 	api.SecureServing.Address = "127.0.0.1"
 	api.SecureServing.Port = strconv.Itoa(apiPort)
+	if opts.Nodes > 0 {
+		// kwok nodes have an InternalIP only; logs, exec and port-forward reach kwok there.
+		api.Configure().Set("kubelet-preferred-address-types", "InternalIP")
+	}
 	for k, v := range opts.APIServerFlags {
 		api.Configure().Set(k, v)
 	}
@@ -189,6 +209,9 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 			return nil, err
 		}
 	}
+	if err := c.startControlPlane(ctx, assets); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -202,6 +225,10 @@ func (c *Cluster) Stop() error {
 	}
 	c.stopped = true
 	var errs []error
+	// Components first, newest first: they would only log errors once the API server is gone.
+	for i := len(c.components) - 1; i >= 0; i-- {
+		errs = append(errs, c.components[i].Stop())
+	}
 	for _, h := range c.extra {
 		errs = append(errs, h.Stop())
 	}

@@ -1,0 +1,346 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+// The tests in this file watch real controllers: kube-controller-manager, kube-scheduler and
+// kwok nodes (one cluster, started by the first test that asks for it), and the project's
+// widget-operator.
+
+var (
+	realOnce    sync.Once
+	realCluster *testenv.Cluster
+	realErr     error
+)
+
+// realControlPlane returns the shared cluster with controllers, a scheduler and two kwok nodes.
+// TestMain stops it.
+func realControlPlane(t *testing.T) *testenv.Cluster {
+	t.Helper()
+	realOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		realCluster, realErr = testenv.Start(ctx, testenv.RealControlPlane(2))
+		if realErr == nil {
+			realCluster.PluginDir = cluster.PluginDir
+		}
+	})
+	if realErr != nil {
+		t.Fatalf("start the real control plane: %v", realErr)
+	}
+	return realCluster
+}
+
+func stopRealControlPlane() error {
+	if realCluster == nil {
+		return nil
+	}
+	return realCluster.Stop()
+}
+
+func objectOf(m map[string]any) *unstructured.Unstructured {
+	o, _ := m["object"].(map[string]any)
+	return &unstructured.Unstructured{Object: o}
+}
+
+func hasManager(m map[string]any, manager, subresource string) bool {
+	ms, _ := m["managers"].([]any)
+	for _, x := range ms {
+		e, _ := x.(map[string]any)
+		if e["manager"] == manager && e["subresource"] == subresource {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitSeen waits until any stdout line so far, in any order, matches pred, and returns it. Lines
+// of different resources come from different informers, so their order is not the server's;
+// AwaitJSON's "after the previous match" is for one resource's sequence.
+func awaitSeen(t *testing.T, p *testenv.PluginRun, timeout time.Duration, what string, pred func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, l := range p.All() {
+			var m map[string]any
+			if jsonLine(l, &m) == nil && pred(m) {
+				return m
+			}
+		}
+		select {
+		case <-p.Done():
+			t.Fatalf("kubectl informer exited before a line with %s; stderr: %s", what, p.Stderr())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line with %s within %s", what, timeout)
+		}
+	}
+}
+
+// number reads a number of the line's object (JSON numbers decode as float64, which
+// unstructured.NestedInt64 does not read); ok is false when the field is absent.
+func number(m map[string]any, fields ...string) (float64, bool) {
+	v, found, _ := unstructured.NestedFieldNoCopy(objectOf(m).Object, fields...)
+	f, ok := v.(float64)
+	return f, found && ok
+}
+
+func podPhase(m map[string]any) string {
+	p, _, _ := unstructured.NestedString(objectOf(m).Object, "status", "phase")
+	return p
+}
+
+// A rollout as kube-controller-manager, kube-scheduler and kwok make it: the ReplicaSet arrives
+// owned by the Deployment, its status is written by kube-controller-manager through the status
+// subresource, pods are created Pending and go Running on a node; `kubectl set image` makes a
+// second ReplicaSet and replaces the pods.
+func TestRealRollout(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	p := c.RunPlugin(t, ctx, "watch", "deployments,replicasets,pods", "-n", ns, "-o", "json")
+	for range 3 {
+		p.AwaitJSON(t, await, is("Synced", ""))
+	}
+	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=3"); err != nil {
+		t.Fatal(err)
+	}
+
+	rs := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Added" && m["resource"] == "replicasets" })
+	owners := objectOf(rs).GetOwnerReferences()
+	if len(owners) != 1 || owners[0].Kind != "Deployment" || owners[0].Name != "web" || owners[0].Controller == nil || !*owners[0].Controller {
+		t.Errorf("ReplicaSet %s owners = %+v, want the Deployment web as controller", rs["name"], owners)
+	}
+	rsName, _ := rs["name"].(string)
+	if !strings.HasPrefix(rsName, "web-") {
+		t.Errorf("ReplicaSet name %q, want web-<hash>", rsName)
+	}
+	// The replicaset controller reports on its ReplicaSet through the status subresource.
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "Updated" && m["resource"] == "replicasets" && m["name"] == rsName &&
+			hasManager(m, "kube-controller-manager", "status")
+	})
+
+	// Every pod: created Pending and unbound, then bound by the scheduler, then Running (kwok).
+	running := map[string]bool{}
+	deadline := time.Now().Add(2 * await)
+	for len(running) < 3 && time.Now().Before(deadline) {
+		m := p.AwaitJSON(t, time.Until(deadline), func(m map[string]any) bool {
+			return m["resource"] == "pods" && m["type"] == "Updated" && podPhase(m) == string(corev1.PodRunning)
+		})
+		running[m["name"].(string)] = true
+	}
+	if len(running) != 3 {
+		t.Fatalf("%d pods went Running, want 3", len(running))
+	}
+	seen := map[string][]string{} // pod -> what its lines said, in order
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) != nil || m["resource"] != "pods" || !running[fmt.Sprint(m["name"])] {
+			continue
+		}
+		name := m["name"].(string)
+		node, _, _ := unstructured.NestedString(objectOf(m).Object, "spec", "nodeName")
+		switch {
+		case m["type"] == "Added":
+			if own := objectOf(m).GetOwnerReferences(); len(own) != 1 || own[0].Name != rsName {
+				t.Errorf("pod %s owners %+v, want ReplicaSet %s", name, own, rsName)
+			}
+			seen[name] = append(seen[name], "added:"+podPhase(m)+":"+node)
+		case m["type"] == "Updated" && node != "" && len(seen[name]) > 0 && !strings.HasPrefix(seen[name][len(seen[name])-1], "bound"):
+			seen[name] = append(seen[name], "bound:"+podPhase(m))
+		}
+	}
+	for name := range running {
+		// The scheduler binds (Pending, on a kwok node); kwok then runs it.
+		if got := seen[name]; len(got) < 2 || got[0] != "added:Pending:" || !strings.HasPrefix(got[1], "bound:") {
+			t.Errorf("pod %s: lines %v, want Added Pending and unbound, then an update binding it to a node", name, got)
+		}
+	}
+
+	// A rollout: a second ReplicaSet, owned by the same Deployment.
+	if _, err := c.Kubectl(ctx, "set", "image", "deployment/web", "-n", ns, "web=example.com/web:2"); err != nil {
+		t.Fatal(err)
+	}
+	rs2 := p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "Added" && m["resource"] == "replicasets" && m["name"] != rsName
+	})
+	if owners := objectOf(rs2).GetOwnerReferences(); len(owners) != 1 || owners[0].Name != "web" {
+		t.Errorf("second ReplicaSet owners = %+v, want the Deployment web", owners)
+	}
+	// The old ReplicaSet is scaled to zero by the deployment controller.
+	awaitSeen(t, p, await, "the old ReplicaSet at 0 replicas", func(m map[string]any) bool {
+		if m["type"] != "Updated" || m["name"] != rsName {
+			return false
+		}
+		r, ok := number(m, "spec", "replicas")
+		return ok && r == 0
+	})
+	// The Deployment's status ends up with 3 updated, available replicas; its status is
+	// written by kube-controller-manager through the status subresource.
+	awaitSeen(t, p, await, "the Deployment with 3 updated and available replicas", func(m map[string]any) bool {
+		if m["type"] != "Updated" || m["resource"] != "deployments" {
+			return false
+		}
+		u, _ := number(m, "status", "updatedReplicas")
+		a, _ := number(m, "status", "availableReplicas")
+		return u == 3 && a == 3
+	})
+	var statusByKCM bool
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) == nil && m["resource"] == "deployments" && hasManager(m, "kube-controller-manager", "status") {
+			statusByKCM = true
+		}
+	}
+	if !statusByKCM {
+		t.Error("no Deployment update names kube-controller-manager on the status subresource")
+	}
+}
+
+// Deleting a namespace leaves the deleting to the namespace controller: every object in it gets
+// exactly one Deleted line, none lost, none twice.
+func TestRealNamespaceDeletion(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	const n = 300
+	for i := range n {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%03d", i)}, Data: map[string]string{"i": fmt.Sprint(i)}}
+		if _, err := c.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := c.RunPlugin(t, ctx, "watch", "configmaps", "-n", ns, "-o", "json")
+	p.AwaitJSON(t, await, is("Synced", ""))
+	// The initial list: the 300 plus kube-root-ca.crt, which kube-controller-manager publishes.
+	listed := map[string]bool{}
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) == nil && m["type"] == "Added" {
+			listed[m["name"].(string)] = true
+		}
+	}
+	if len(listed) != n+1 || !listed["kube-root-ca.crt"] {
+		t.Fatalf("initial list has %d objects, want %d and kube-root-ca.crt", len(listed), n+1)
+	}
+	if err := c.Clientset.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := map[string]int{}
+	for len(deleted) < len(listed) {
+		m := p.AwaitJSON(t, 2*await, is("Deleted", ""))
+		if m["tombstone"] == true {
+			t.Errorf("%s: a tombstone, want a watch delete", m["name"])
+		}
+		deleted[m["name"].(string)]++
+	}
+	for name := range listed {
+		if deleted[name] != 1 {
+			t.Errorf("%s deleted %d times, want once", name, deleted[name])
+		}
+	}
+}
+
+// The widget-operator at work: its Deployment appears (by widget-operator), kube-controller-
+// manager makes the pods, the operator writes the Widget's status through the subresource, and
+// its workqueue (controller-runtime's metrics, scraped) shows the adds.
+func TestRealOperatorQueueScraped(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	p := c.RunPlugin(t, ctx, "watch", "widgets,deployments", "-n", ns, "-o", "json",
+		"--metrics-url", op.MetricsURL, "--metrics-interval", "200ms")
+	for range 2 {
+		p.AwaitJSON(t, await, is("Synced", ""))
+	}
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w1", "namespace": ns},
+		"spec":     map[string]any{"size": int64(2), "color": "red"},
+	}}
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Added" && m["resource"] == "deployments" })
+	if own := objectOf(d).GetOwnerReferences(); len(own) != 1 || own[0].Kind != "Widget" || own[0].Name != "w1" {
+		t.Errorf("Deployment owners %+v, want Widget w1", own)
+	}
+	if f := objectOf(d).GetManagedFields(); len(f) == 0 || f[0].Manager != testenv.OperatorName {
+		t.Errorf("Deployment managed fields %+v, want %s", f, testenv.OperatorName)
+	}
+	// Ready once kube-controller-manager, the scheduler and kwok have run its two pods.
+	awaitSeen(t, p, 2*await, "the Widget Ready", func(m map[string]any) bool {
+		ph, _, _ := unstructured.NestedString(objectOf(m).Object, "status", "phase")
+		return m["type"] == "Updated" && m["resource"] == "widgets" && ph == "Ready"
+	})
+	awaitSeen(t, p, await, "a Widget update by widget-operator on the status subresource", func(m map[string]any) bool {
+		return m["type"] == "Updated" && m["resource"] == "widgets" && hasManager(m, testenv.OperatorName, "status")
+	})
+	q := awaitSeen(t, p, await, "the widget queue with 2 adds or more", func(m map[string]any) bool {
+		adds, _ := m["adds"].(float64)
+		return m["type"] == "ControllerQueue" && m["name"] == "widget" && adds >= 2
+	})
+	wantField(t, q, "controller", "widget")
+	if strings.Contains(strings.Join(bytesToStrings(p.All()), "\n"), `"verb":"scrape"`) {
+		t.Errorf("a scrape of the operator failed: %s", p.Stderr())
+	}
+}
+
+// The operator's self-triggering bug (a status write on every reconcile) is found as a hot loop
+// naming the operator and the flipping field.
+func TestRealOperatorStatusLoop(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json")
+	p.AwaitJSON(t, await, is("Synced", ""))
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "loop", "namespace": ns,
+			"annotations": map[string]any{testenv.OperatorBugAnnotation: "status-loop"}},
+		"spec": map[string]any{"size": int64(0)},
+	}}
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h := p.AwaitJSON(t, await, is("HotLoop", "loop"))
+	s := fmt.Sprint(h)
+	if !strings.Contains(s, "status.lastReconciled") {
+		t.Errorf("HotLoop does not name the flipping field status.lastReconciled: %v", h)
+	}
+	if !strings.Contains(s, testenv.OperatorName) {
+		t.Errorf("HotLoop does not name %s: %v", testenv.OperatorName, h)
+	}
+}
+
+func bytesToStrings(ls [][]byte) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = string(l)
+	}
+	return out
+}

@@ -1,0 +1,200 @@
+package testenv
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Operator names used by StartOperator.
+const (
+	// OperatorName is the operator's binary, user, ClusterRole and field manager.
+	OperatorName = "widget-operator"
+	// OperatorBugAnnotation on a Widget switches a bug on: "status-loop" or "fight".
+	OperatorBugAnnotation = "example.com/bug"
+	// OperatorWidgetLabel is on the pod template of each Widget's Deployment (so on its
+	// ReplicaSets and pods too); its value is the Widget's name.
+	OperatorWidgetLabel = "example.com/widget"
+)
+
+// OperatorOptions configures StartOperator.
+type OperatorOptions struct {
+	// Namespace limits the operator's cache to one namespace (default: all).
+	Namespace string
+	// InsecureMetrics serves /metrics over plain HTTP without authentication (default: HTTPS
+	// with controller-runtime's authentication/authorization filter, as kubebuilder v4 does).
+	InsecureMetrics bool
+	// Workers is MaxConcurrentReconciles (default 1).
+	Workers int
+	// MissingRBAC leaves "update widgets/status" out of the operator's ClusterRole: every
+	// reconcile that writes status fails with Forbidden (the missing-permission bug).
+	MissingRBAC bool
+}
+
+// Operator is a running hack/widget-operator.
+type Operator struct {
+	*Component
+	// MetricsURL is its /metrics (https unless InsecureMetrics).
+	MetricsURL string
+	// KubeconfigPath is the operator's own identity (user widget-operator, bound to the
+	// ClusterRole widget-operator).
+	KubeconfigPath string
+}
+
+var (
+	operatorOnce sync.Once
+	operatorBin  string
+	operatorErr  error
+)
+
+// BuildOperatorOnce builds ./hack/widget-operator once per process (into the directory of the
+// plugin build, removed by RemoveBuiltPlugin) and returns the binary.
+func BuildOperatorOnce(ctx context.Context) (string, error) {
+	operatorOnce.Do(func() {
+		dir, err := BuildPluginOnce(ctx)
+		if err != nil {
+			operatorErr = err
+			return
+		}
+		root, err := ModuleRoot()
+		if err != nil {
+			operatorErr = err
+			return
+		}
+		bin := filepath.Join(dir, OperatorName)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hack/widget-operator")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			operatorErr = fmt.Errorf("go build ./hack/widget-operator: %w\n%s", err, out)
+			return
+		}
+		operatorBin = bin
+	})
+	return operatorBin, operatorErr
+}
+
+// StartOperator installs the Widget CRD (if needed) and the operator's RBAC, and starts
+// hack/widget-operator against this cluster as user widget-operator. It returns once its
+// metrics endpoint answers. Cluster.Stop stops it; so does Operator.Stop.
+func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Operator, error) {
+	bin, err := BuildOperatorOnce(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.InstallCRD(ctx, WidgetCRD()); err != nil {
+		return nil, err
+	}
+	if err := c.applyOperatorRBAC(ctx, opts.MissingRBAC); err != nil {
+		return nil, err
+	}
+	user, err := c.Env.AddUser(envtest.User{Name: OperatorName}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", OperatorName, err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		return nil, err
+	}
+	kcPath := filepath.Join(c.Dir, OperatorName+".kubeconfig")
+	if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers < 1 {
+		workers = 1
+	}
+	args := []string{
+		"--kubeconfig=" + kcPath,
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port),
+		"--metrics-secure=" + strconv.FormatBool(!opts.InsecureMetrics),
+		"--workers=" + strconv.Itoa(workers),
+	}
+	if opts.Namespace != "" {
+		args = append(args, "--namespace="+opts.Namespace)
+	}
+	p, err := c.startComponent(OperatorName, bin, port, args...)
+	if err != nil {
+		return nil, err
+	}
+	op := &Operator{Component: p, KubeconfigPath: kcPath, MetricsURL: p.URL("/metrics")}
+	scheme := "https"
+	if opts.InsecureMetrics {
+		scheme = "http"
+		op.MetricsURL = "http" + op.MetricsURL[len("https"):]
+	}
+	// Up once /metrics answers at all (401/403 without a token when secure).
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // loopback readiness only
+	defer client.CloseIdleConnections()
+	if err := waitFor(ctx, c.opts.StartTimeout, func(ctx context.Context) (bool, error) {
+		if exited, err := p.Exited(); exited {
+			return false, fmt.Errorf("%s exited: %v", OperatorName, err)
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, op.MetricsURL, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			return false, nil //nolint:nilerr // not listening yet
+		}
+		resp.Body.Close()
+		return true, nil
+	}); err != nil {
+		_ = p.Stop()
+		return nil, fmt.Errorf("%s metrics (%s) not serving: %w%s", OperatorName, scheme, err, tailOf(p))
+	}
+	return op, nil
+}
+
+// applyOperatorRBAC creates (or replaces the rules of) ClusterRole widget-operator and binds
+// it to user widget-operator. The rules are what a kubebuilder v4 project generates for this
+// controller, plus its metrics filter's TokenReviews and SubjectAccessReviews.
+func (c *Cluster) applyOperatorRBAC(ctx context.Context, missing bool) error {
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+	}
+	if !missing {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets/status"}, Verbs: []string{"get", "update", "patch"}})
+	}
+	rbac := c.Clientset.RbacV1()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: OperatorName}, Rules: rules}
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		cur, err := rbac.ClusterRoles().Get(ctx, OperatorName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Rules = rules
+		if _, err := rbac.ClusterRoles().Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("update ClusterRole %s: %w", OperatorName, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("create ClusterRole %s: %w", OperatorName, err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: OperatorName},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: OperatorName},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: OperatorName}},
+	}
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create ClusterRoleBinding %s: %w", OperatorName, err)
+	}
+	return nil
+}
