@@ -19,7 +19,7 @@ build: ## the plugin binary, ./bin/kubectl-informer
 install: ## install kubectl-informer into GOBIN (or GOPATH/bin), so kubectl finds it on PATH
 	$(GO) install -trimpath -ldflags "$(LDFLAGS)" ./cmd/kubectl-informer
 
-testcluster: ## build kube-apiserver and etcd from the module proxy into the cache (once)
+testcluster: ## build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok from the module proxy into the cache (once)
 	@hack/testcluster/build.sh >/dev/null
 
 test: vet unit fuzz e2e ## everything CI runs
@@ -41,10 +41,10 @@ fuzz: ## a short run of every fuzz target
 	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
 	done
 
-e2e: testcluster ## end-to-end tests: the built plugin as `kubectl informer` on a real API server
+e2e: testcluster ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -count=1 -timeout 40m ./test/...
 
-demo: testcluster ## a local API server, a generator, and `kubectl informer watch deployments`
+demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
 
 .PHONY: bench
