@@ -8,8 +8,18 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
-// ErrorLine turns an error into the one line kubectl would print for it.
+// ErrorLine turns an error into the one line kubectl would print for it; an error made of
+// several (every forbidden resource of a run) gets one line each, as kubectl get prints them.
 func ErrorLine(err error) string {
+	if multi, ok := err.(interface{ Unwrap() []error }); ok {
+		if errs := multi.Unwrap(); len(errs) > 0 {
+			lines := make([]string, len(errs))
+			for i, e := range errs {
+				lines[i] = ErrorLine(e)
+			}
+			return strings.Join(lines, "\n")
+		}
+	}
 	msg := err.Error()
 	var uerr *url.Error
 	if errors.As(err, &uerr) {

@@ -91,6 +91,9 @@ built with, its platform, and the API server's version when the server answers w
 // serverVersion asks the API server of configFlags for its version, within serverVersionTimeout
 // unless --request-timeout sets another bound. It uses a plain discovery client: no disk cache.
 func serverVersion(configFlags *genericclioptions.ConfigFlags) (string, error) {
+	if err := checkKubeconfig(configFlags); err != nil {
+		return "", err
+	}
 	cfg, err := configFlags.ToRESTConfig()
 	if err != nil {
 		return "", err

@@ -174,6 +174,9 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 			return fmt.Errorf("arguments in resource/name form must have a single resource and name")
 		}
 	}
+	if err := checkKubeconfig(o.configFlags); err != nil {
+		return err
+	}
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return err
@@ -318,6 +321,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		Namespace:         o.namespace,
 		LabelSelector:     o.LabelSelector,
 		FieldSelector:     o.fieldSelector(),
+		Name:              o.name,
 		Resync:            o.Resync,
 		SyncTimeout:       o.SyncTimeout,
 		Queue: watch.QueueConfig{

@@ -96,20 +96,21 @@ type wireLine struct {
 	WorkP99Seconds        *float64 `json:"workP99Seconds"`
 
 	// Lifecycle events.
-	Items               int    `json:"items"`
-	DurationMs          int64  `json:"durationMs"`
-	Initial             bool   `json:"initial"`
-	SendInitialEvents   bool   `json:"sendInitialEvents"`
-	TimeoutSeconds      int64  `json:"timeoutSeconds"`
-	InitialEventsEnd    bool   `json:"initialEventsEnd"`
-	Reason              string `json:"reason"`
-	Message             string `json:"message"`
-	Verb                string `json:"verb"`
-	FromResourceVersion string `json:"fromResourceVersion"`
-	Added               int    `json:"added"`
-	Updated             int    `json:"updated"`
-	Deleted             int    `json:"deleted"`
-	Unchanged           int    `json:"unchanged"`
+	Items               int        `json:"items"`
+	DurationMs          int64      `json:"durationMs"`
+	Initial             bool       `json:"initial"`
+	SendInitialEvents   bool       `json:"sendInitialEvents"`
+	TimeoutSeconds      int64      `json:"timeoutSeconds"`
+	InitialEventsEnd    bool       `json:"initialEventsEnd"`
+	Reason              string     `json:"reason"`
+	Message             string     `json:"message"`
+	Verb                string     `json:"verb"`
+	FromResourceVersion string     `json:"fromResourceVersion"`
+	Added               int        `json:"added"`
+	Updated             int        `json:"updated"`
+	Deleted             int        `json:"deleted"`
+	Unchanged           int        `json:"unchanged"`
+	NotFound            *keyRecord `json:"notFound"`
 
 	// Informer.
 	PluginVersion         string           `json:"pluginVersion"`
@@ -259,6 +260,9 @@ func DecodeLine(line []byte) (Decoded, error) {
 		ev.ResourceVersion, ev.InitialEventsEnd = w.ResourceVersion, w.InitialEventsEnd
 	case watch.Synced:
 		ev.Items, ev.Duration, ev.ResourceVersion = w.Items, time.Duration(w.DurationMs)*time.Millisecond, w.ResourceVersion
+		if w.NotFound != nil && w.NotFound.Name != "" {
+			ev.NotFound = &watch.ObjectKey{Namespace: w.NotFound.Namespace, Name: w.NotFound.Name}
+		}
 	case watch.Resync:
 		ev.Items = w.Items
 	case watch.Relist:

@@ -32,7 +32,10 @@ func roundTripEvents() []watch.Event {
 	events := append(sample(), controllerQueueEvents()...)
 	// A scrape failure: an Error line without a resource.
 	events = append(events, watch.Event{Type: watch.Error, Time: t0, Verb: "scrape", Reason: "ScrapeFailed", Message: "connection refused"},
-		watch.Event{Type: watch.Recovered, Time: t0, Resource: deploy, Verb: "watch", Message: "watch works again after 3 failed attempts"})
+		watch.Event{Type: watch.Recovered, Time: t0, Resource: deploy, Verb: "watch", Message: "watch works again after 3 failed attempts"},
+		// watch deploy/nosuch: the Synced line says the object is not there.
+		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, ResourceVersion: "100", NotFound: &watch.ObjectKey{Namespace: "demo", Name: "nosuch"}},
+		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, ResourceVersion: "100", NotFound: &watch.ObjectKey{Name: "nosuch"}})
 	return events
 }
 

@@ -98,21 +98,28 @@ type reconciledRecord struct {
 type lifecycleRecord struct {
 	eventHead
 
-	ResourceVersion     *string `json:"resourceVersion,omitempty"`
-	Items               *int    `json:"items,omitempty"`
-	DurationMs          *int64  `json:"durationMs,omitempty"`
-	Initial             *bool   `json:"initial,omitempty"`
-	SendInitialEvents   *bool   `json:"sendInitialEvents,omitempty"`
-	TimeoutSeconds      *int64  `json:"timeoutSeconds,omitempty"`
-	InitialEventsEnd    *bool   `json:"initialEventsEnd,omitempty"`
-	Reason              *string `json:"reason,omitempty"`
-	Message             *string `json:"message,omitempty"`
-	Verb                *string `json:"verb,omitempty"`
-	FromResourceVersion *string `json:"fromResourceVersion,omitempty"`
-	Added               *int    `json:"added,omitempty"`
-	Updated             *int    `json:"updated,omitempty"`
-	Deleted             *int    `json:"deleted,omitempty"`
-	Unchanged           *int    `json:"unchanged,omitempty"`
+	ResourceVersion     *string    `json:"resourceVersion,omitempty"`
+	Items               *int       `json:"items,omitempty"`
+	DurationMs          *int64     `json:"durationMs,omitempty"`
+	Initial             *bool      `json:"initial,omitempty"`
+	SendInitialEvents   *bool      `json:"sendInitialEvents,omitempty"`
+	TimeoutSeconds      *int64     `json:"timeoutSeconds,omitempty"`
+	InitialEventsEnd    *bool      `json:"initialEventsEnd,omitempty"`
+	Reason              *string    `json:"reason,omitempty"`
+	Message             *string    `json:"message,omitempty"`
+	Verb                *string    `json:"verb,omitempty"`
+	FromResourceVersion *string    `json:"fromResourceVersion,omitempty"`
+	Added               *int       `json:"added,omitempty"`
+	Updated             *int       `json:"updated,omitempty"`
+	Deleted             *int       `json:"deleted,omitempty"`
+	Unchanged           *int       `json:"unchanged,omitempty"`
+	NotFound            *keyRecord `json:"notFound,omitempty"`
+}
+
+// keyRecord names one object.
+type keyRecord struct {
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
 }
 
 type resourceRecord struct {
@@ -228,6 +235,9 @@ func (p *Printer) record(ev *watch.Event) any {
 		r.ResourceVersion, r.InitialEventsEnd = ptr(ev.ResourceVersion), ptr(ev.InitialEventsEnd)
 	case watch.Synced:
 		r.Items, r.DurationMs, r.ResourceVersion = ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.ResourceVersion)
+		if ev.NotFound != nil {
+			r.NotFound = &keyRecord{Namespace: ev.NotFound.Namespace, Name: ev.NotFound.Name}
+		}
 	case watch.Dropped:
 		r.Items = ptr(ev.Items)
 	case watch.Recovered:

@@ -267,6 +267,14 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 		}
 	case watch.Synced:
 		fmt.Fprintf(b, "cache synced: %d objects in %s", ev.Items, ms(ev.Duration))
+		if nf := ev.NotFound; nf != nil {
+			// kubectl's words for a missing object, and that the watch goes on.
+			fmt.Fprintf(b, "; %s %q not found", Escape(ev.Resource.String()), Escape(nf.Name))
+			if nf.Namespace != "" {
+				fmt.Fprintf(b, " in namespace %q", Escape(nf.Namespace))
+			}
+			b.WriteString(" (yet): waiting for it")
+		}
 	case watch.Resync:
 		fmt.Fprintf(b, "periodic resync: %d cached objects redelivered as Sync", ev.Items)
 	case watch.Relist:

@@ -522,3 +522,26 @@ func TestTemplateErrors(t *testing.T) {
 		}
 	}
 }
+
+// watch NAME of an object the initial list did not have: the Synced line says so, in kubectl's
+// words, in human output and as notFound in JSON.
+func TestSyncedNotFound(t *testing.T) {
+	ev := watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, Duration: 3 * time.Millisecond, ResourceVersion: "100",
+		NotFound: &watch.ObjectKey{Namespace: "demo", Name: "web"}}
+	human := render(t, Options{Timestamps: "none"}, []watch.Event{ev})
+	if want := `Synced      deployments.apps  cache synced: 0 objects in 3ms; deployments.apps "web" not found in namespace "demo" (yet): waiting for it` + "\n"; human != want {
+		t.Errorf("human:\n%q\nwant\n%q", human, want)
+	}
+	js := render(t, Options{Output: "json"}, []watch.Event{ev})
+	if want := `"items":0,"durationMs":3,"notFound":{"namespace":"demo","name":"web"}}`; !strings.Contains(js, want) {
+		t.Errorf("json: %s\nwant it to contain %s", js, want)
+	}
+	ev.NotFound = &watch.ObjectKey{Name: "web"}
+	if human := render(t, Options{Timestamps: "none"}, []watch.Event{ev}); !strings.HasSuffix(human, `deployments.apps "web" not found (yet): waiting for it`+"\n") {
+		t.Errorf("human, no namespace: %q", human)
+	}
+	ev.NotFound = nil
+	if js := render(t, Options{Output: "json"}, []watch.Event{ev}); strings.Contains(js, "notFound") {
+		t.Errorf("notFound without a name asked for: %s", js)
+	}
+}

@@ -121,4 +121,14 @@ type Event struct {
 	FromResourceVersion string        // Relist
 	Counts              RelistCounts  // Relist
 	Info                *InformerInfo // Informer
+	// NotFound is the object asked for by name that the initial list did not have (Synced):
+	// it does not exist yet, or not with these selectors. The informer waits for it.
+	NotFound *ObjectKey
+}
+
+// ObjectKey names one object; Namespace is "" for a cluster-scoped object, or when the
+// informer lists every namespace.
+type ObjectKey struct {
+	Namespace string
+	Name      string
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,8 +31,11 @@ type Config struct {
 	Namespace     string // "" for all namespaces (and for cluster-scoped resources)
 	LabelSelector string
 	FieldSelector string
-	Resync        time.Duration
-	Queue         QueueConfig
+	// Name is the one object asked for (watch NAME; FieldSelector selects it): when the initial
+	// list does not have it, the Synced event says so (NotFound).
+	Name   string
+	Resync time.Duration
+	Queue  QueueConfig
 	// SyncTimeout bounds a streaming list (WatchList): when its initial-events-end bookmark has
 	// not arrived by then, the resource falls back to LIST+WATCH. 0 waits forever.
 	SyncTimeout time.Duration
@@ -53,22 +57,17 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var fatalOnce sync.Once
-	var fatal error
-	fail := func(err error) {
-		fatalOnce.Do(func() {
-			fatal = err
-			cancel()
-		})
-	}
 	var informers []*resourceInformer
 	for _, res := range cfg.Resources {
 		ri, err := newResourceInformer(cfg, res, out)
 		if err != nil {
 			return err
 		}
-		ri.fail = fail
 		informers = append(informers, ri)
+	}
+	f := &forbiddance{ctx: ctx, informers: informers, cancel: cancel}
+	for _, ri := range informers {
+		ri.forbidden = func(err *ForbiddenError) { f.add(ri, err) }
 	}
 	for _, ri := range informers {
 		wg.Add(1)
@@ -78,7 +77,126 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 		}()
 	}
 	wg.Wait()
-	return fatal
+	return f.wait()
+}
+
+// forbiddanceGrace bounds how long a run that met a forbidden initial list waits for its other
+// resources' first answers, so that every forbidden one can be named.
+const forbiddanceGrace = 5 * time.Second
+
+// forbiddance ends a run whose initial list was forbidden. It does not stop at the first
+// resource refused: it waits until every informer had an answer from the server (or
+// forbiddanceGrace passed), so that the error names every forbidden resource, as kubectl get
+// prints one line for each.
+type forbiddance struct {
+	ctx       context.Context
+	informers []*resourceInformer
+	cancel    context.CancelFunc
+
+	mu      sync.Mutex
+	errs    map[*resourceInformer]*ForbiddenError
+	started bool
+	done    chan struct{}
+	fatal   error
+}
+
+// add takes a forbidden initial list; the first one starts the wait for the others.
+func (f *forbiddance) add(ri *resourceInformer, err *ForbiddenError) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.errs == nil {
+		f.errs = map[*resourceInformer]*ForbiddenError{}
+	}
+	if _, ok := f.errs[ri]; !ok {
+		f.errs[ri] = err
+	}
+	if f.started {
+		return
+	}
+	f.started, f.done = true, make(chan struct{})
+	go f.end()
+}
+
+// end waits for every informer's first answer, then ends the run with every forbidden one.
+func (f *forbiddance) end() {
+	defer close(f.done)
+	deadline := time.NewTimer(forbiddanceGrace)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !f.allAnswered() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			f.finish()
+			return
+		case <-f.ctx.Done(): // interrupted: what is known is said
+			f.finish()
+			return
+		}
+	}
+	f.finish()
+}
+
+func (f *forbiddance) allAnswered() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ri := range f.informers {
+		if _, forbidden := f.errs[ri]; !forbidden && !ri.answered.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *forbiddance) finish() {
+	f.mu.Lock()
+	var errs ForbiddenErrors
+	for _, ri := range f.informers { // in the order the resources were given
+		if e, ok := f.errs[ri]; ok {
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) == 1 {
+		f.fatal = errs[0]
+	} else {
+		f.fatal = errs
+	}
+	f.mu.Unlock()
+	f.cancel()
+}
+
+// wait returns the run's error once the informers stopped: nil, or the forbidden lists.
+func (f *forbiddance) wait() error {
+	f.mu.Lock()
+	done := f.done
+	f.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	<-done
+	return f.fatal
+}
+
+// ForbiddenErrors are the forbidden initial lists of a run of several resources, in the order
+// the resources were given. Unwrap gives each; printed, they are one line each.
+type ForbiddenErrors []*ForbiddenError
+
+func (e ForbiddenErrors) Error() string {
+	lines := make([]string, len(e))
+	for i, fe := range e {
+		lines[i] = fe.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns each resource's error.
+func (e ForbiddenErrors) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i, fe := range e {
+		errs[i] = fe
+	}
+	return errs
 }
 
 // ForbiddenError is a list or watch the user may not make, before the informer ever synced.
@@ -160,14 +278,16 @@ type resourceInformer struct {
 	synced  bool
 	// hasSynced mirrors synced for other goroutines (the tap).
 	hasSynced atomic.Bool
-	// fail stops the run with a fatal error.
-	fail  func(error)
-	queue *workQueue
-	ctx   context.Context // the run's context, for the delta processor
+	// answered is set once the server answered a list or watch of this informer, yes or no.
+	answered atomic.Bool
+	// forbidden ends the run: the initial list was refused.
+	forbidden func(*ForbiddenError)
+	queue     *workQueue
+	ctx       context.Context // the run's context, for the delta processor
 }
 
 func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
-	ri := &resourceInformer{cfg: cfg, res: res, out: out, fail: func(error) {}}
+	ri := &resourceInformer{cfg: cfg, res: res, out: out, forbidden: func(*ForbiddenError) {}}
 	wq, err := newWorkQueue(res.String(), cfg.Queue)
 	if err != nil {
 		return nil, err

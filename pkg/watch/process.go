@@ -152,8 +152,12 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 	if initial && !ri.synced {
 		ri.synced = true
 		ri.hasSynced.Store(true)
-		ri.emit(ri.ctx, Event{Type: Synced, Items: len(info.Objects), Duration: time.Since(ri.start),
-			ResourceVersion: info.ResourceVersion})
+		synced := Event{Type: Synced, Items: len(info.Objects), Duration: time.Since(ri.start),
+			ResourceVersion: info.ResourceVersion}
+		if ri.cfg.Name != "" && len(info.Objects) == 0 {
+			synced.NotFound = &ObjectKey{Namespace: ri.namespace(), Name: ri.cfg.Name}
+		}
+		ri.emit(ri.ctx, synced)
 	}
 	return nil
 }

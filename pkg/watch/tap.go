@@ -58,6 +58,7 @@ func (t *tap) streamingStarted() bool {
 
 // succeeded notes a list or watch call that worked, and says so after a failure streak.
 func (t *tap) succeeded(ctx context.Context, verb string) {
+	t.ri.answered.Store(true)
 	t.mu.Lock()
 	n := t.failing
 	t.failing = 0
@@ -166,10 +167,13 @@ func (t *tap) recordError(ctx context.Context, verb string, err error) {
 		t.failing++
 	}
 	t.mu.Unlock()
+	if verb == "list" || verb == "watch" {
+		t.ri.answered.Store(true)
+	}
 	// A debugging tool must not retry a forbidden initial list forever in silence the way a
 	// reflector does: without permission there is nothing to show.
 	if apierrors.IsForbidden(err) && !t.ri.hasSynced.Load() {
-		t.ri.fail(&ForbiddenError{Resource: t.ri.res.String(), Namespace: t.ri.namespace(), Verb: verb, Message: msg})
+		t.ri.forbidden(&ForbiddenError{Resource: t.ri.res.String(), Namespace: t.ri.namespace(), Verb: verb, Message: msg})
 	}
 	if dup {
 		return
