@@ -10,6 +10,11 @@ import (
 // window make a hot loop, whatever the update count.
 const MinAlternations = 4
 
+// ConvergingFactor: converging updates (Update.Converging) make a hot loop only when there are
+// more than ConvergingFactor times MaxUpdates updates in the window. A rollout's status updates
+// are progress, not a loop; a status that churns without end still is.
+const ConvergingFactor = 5
+
 // Update is one observed update of an object.
 type Update struct {
 	At time.Time
@@ -17,13 +22,22 @@ type Update struct {
 	Managers []string
 	// Paths are the fields it changed.
 	Paths []string
+	// Converging marks an update that moves the object towards its spec (see Converging). It
+	// counts towards MaxUpdates only when it also puts a field back to an earlier value.
+	Converging bool
+	// Changes, if set, are the update's changes (Compute), used to find values flipping back
+	// (A→B→A) outside status. Only those outside status are kept.
+	Changes []Change
+
+	suspect bool // counts towards MaxUpdates
 }
 
 // HotLoop is a report: one object rewritten too often, or two managers taking turns at it.
 type HotLoop struct {
 	Key string
-	// Reason is "updates" (more than the allowed updates in the window) or "alternating" (two
-	// managers taking turns).
+	// Reason is "updates" (more than the allowed updates in the window: MaxUpdates that are not
+	// converging, or ConvergingFactor times as many of any kind) or "alternating" (two managers
+	// taking turns).
 	Reason string
 	// Managers are the managers of the episode's updates in the window, first seen first.
 	Managers []string
@@ -79,14 +93,23 @@ func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
 	for i < len(ep.updates) && ep.updates[i].At.Before(cutoff) {
 		i++
 	}
-	ep.updates = append(ep.updates[i:], u)
+	ep.updates = ep.updates[i:]
+	u.Changes = outsideStatus(u.Changes)
+	u.suspect = !u.Converging || reverts(u, ep.updates)
+	ep.updates = append(ep.updates, u)
 	if ep.reported {
 		return nil
+	}
+	suspects := 0
+	for _, e := range ep.updates {
+		if e.suspect {
+			suspects++
+		}
 	}
 	h := &HotLoop{Key: key, Updates: len(ep.updates), Window: d.Window, Fields: flipping(ep.updates)}
 	if n, pair := alternations(ep.updates); n >= MinAlternations {
 		h.Reason, h.Managers = "alternating", pair
-	} else if len(ep.updates) > d.MaxUpdates {
+	} else if suspects > d.MaxUpdates || len(ep.updates) > ConvergingFactor*d.MaxUpdates {
 		h.Reason, h.Managers = "updates", managersOf(ep.updates)
 	} else {
 		return nil
@@ -149,6 +172,18 @@ func alternations(updates []Update) (int, []string) {
 		return n, []string{a}
 	}
 	return n, []string{a, b}
+}
+
+// outsideStatus keeps the changes reverts looks at, so a hot key's window does not hold copies of
+// its status.
+func outsideStatus(changes []Change) []Change {
+	var out []Change
+	for _, c := range changes {
+		if !strings.HasPrefix(c.Path, "status.") && c.Path != "status" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func managersOf(updates []Update) []string {

@@ -51,12 +51,15 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	for _, m := range diff.ChangedManagers(old, cur) {
 		u.Managers = append(u.Managers, m.Manager)
 	}
-	for _, c := range diff.Compute(old, cur) {
+	changes := diff.Compute(old, cur)
+	for _, c := range changes {
 		// The API server bumps it on every spec change: it would "flip" in every loop.
 		if c.Path != "metadata.generation" {
 			u.Paths = append(u.Paths, c.Path)
+			u.Changes = append(u.Changes, c)
 		}
 	}
+	u.Converging = diff.Converging(changes)
 	r := h.d.Observe(id, u)
 	if r == nil {
 		return nil

@@ -344,3 +344,100 @@ func bytesToStrings(ls [][]byte) []string {
 	}
 	return out
 }
+
+// Progress is not a loop (issue: every ordinary rollout raised a HotLoop): a rollout, two scales
+// and the namespace's deletion, all done by the real controllers, raise no HotLoop line; the
+// detector is on at its defaults (10 updates in 30s).
+func TestRealNoHotLoopForProgress(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	p := c.RunPlugin(t, ctx, "watch", "deployments,replicasets,pods", "-n", ns, "-o", "json")
+	for range 3 {
+		p.AwaitJSON(t, await, is("Synced", ""))
+	}
+	availableAt := func(n float64, image string) func(map[string]any) bool {
+		return func(m map[string]any) bool {
+			if m["resource"] != "deployments" || m["type"] != "Updated" {
+				return false
+			}
+			u, _ := number(m, "status", "updatedReplicas")
+			a, _ := number(m, "status", "availableReplicas")
+			r, _ := number(m, "status", "replicas")
+			return u == n && a == n && r == n && strings.Contains(fmt.Sprint(objectOf(m).Object["spec"]), image)
+		}
+	}
+	steps := []struct {
+		kubectl []string
+		n       float64
+		image   string
+	}{
+		{[]string{"create", "deployment", "web", "--image=example.com/web:1", "--replicas=4"}, 4, "web:1"},
+		{[]string{"set", "image", "deployment/web", "web=example.com/web:2"}, 4, "web:2"},
+		{[]string{"scale", "deployment/web", "--replicas=7"}, 7, "web:2"},
+		{[]string{"set", "image", "deployment/web", "web=example.com/web:3"}, 7, "web:3"},
+		{[]string{"scale", "deployment/web", "--replicas=2"}, 2, "web:3"},
+	}
+	for _, st := range steps {
+		if _, err := c.Kubectl(ctx, append(st.kubectl, "-n", ns)...); err != nil {
+			t.Fatal(err)
+		}
+		awaitSeen(t, p, 2*await, fmt.Sprintf("the Deployment at %v replicas of %s", st.n, st.image), availableAt(st.n, st.image))
+	}
+	if err := c.Clientset.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitSeen(t, p, 2*await, "the Deployment deleted", func(m map[string]any) bool {
+		return m["type"] == "Deleted" && m["resource"] == "deployments"
+	})
+	var updates int
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) != nil {
+			continue
+		}
+		if m["type"] == "Updated" {
+			updates++
+		}
+		if m["type"] == "HotLoop" {
+			t.Errorf("a HotLoop for progress: %s", l)
+		}
+	}
+	// Enough happened for the old rule to have fired (more than 10 updates of one object).
+	if updates < 40 {
+		t.Errorf("only %d updates seen; the test did not exercise the detector", updates)
+	}
+}
+
+// The operator's fight with the deployment controller over its ReplicaSet's spec.replicas is
+// found as two managers taking turns.
+func TestRealOperatorFight(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	p := c.RunPlugin(t, ctx, "watch", "replicasets", "-n", ns, "-o", "json")
+	p.AwaitJSON(t, await, is("Synced", ""))
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "fought", "namespace": ns,
+			"annotations": map[string]any{testenv.OperatorBugAnnotation: "fight"}},
+		"spec": map[string]any{"size": int64(1)},
+	}}
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h := p.AwaitJSON(t, 2*await, is("HotLoop", ""))
+	wantField(t, h, "reason", "alternating")
+	ms := fmt.Sprint(h["managers"])
+	if !strings.Contains(ms, "kube-controller-manager") || !strings.Contains(ms, testenv.OperatorName) {
+		t.Errorf("HotLoop managers %s, want kube-controller-manager and %s", ms, testenv.OperatorName)
+	}
+	if !strings.Contains(fmt.Sprint(h["fields"]), "spec.replicas") {
+		t.Errorf("HotLoop fields %v, want spec.replicas", h["fields"])
+	}
+}

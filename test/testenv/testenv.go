@@ -23,11 +23,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // ModulePath is the module whose root Start and BuildPlugin look for.
@@ -114,6 +116,8 @@ func StartT(t testing.TB, opts Options) *Cluster {
 // Start starts etcd and kube-apiserver, writes an admin kubeconfig and installs opts.CRDs.
 // The caller must call Stop, also when a later step fails.
 func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
+	// envtest logs through controller-runtime's logger; unset, it prints a stack trace saying so.
+	ctrllog.SetLogger(logr.Discard())
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 60 * time.Second
 	}

@@ -1,0 +1,111 @@
+package diff
+
+import (
+	"testing"
+	"time"
+)
+
+func ch(path string, old, cur any) Change {
+	return Change{Path: path, Old: old, New: cur, HasOld: old != nil, HasNew: cur != nil}
+}
+
+func TestConverging(t *testing.T) {
+	tests := []struct {
+		name    string
+		changes []Change
+		want    bool
+	}{
+		{"observedGeneration catches up", []Change{ch("status.observedGeneration", 1.0, 2.0)}, true},
+		{"a replica count moves", []Change{ch("status.readyReplicas", 2.0, 3.0), ch("status.conditions[type=Available].lastUpdateTime", "a", "b")}, true},
+		{"status.replicas", []Change{ch("status.replicas", 4.0, 3.0)}, true},
+		{"a scale", []Change{ch("spec.replicas", 1.0, 2.0)}, true},
+		{"a condition's status", []Change{ch("status.conditions[type=Ready].status", "False", "True")}, true},
+		{"a condition's reason", []Change{ch("status.conditions[type=Progressing].reason", "ReplicaSetUpdated", "NewReplicaSetAvailable")}, true},
+		{"a condition added", []Change{ch("status.conditions[type=Ready]", nil, map[string]any{"type": "Ready"})}, true},
+		{"a pod's phase", []Change{ch("status.phase", "Pending", "Running")}, true},
+		{"deletion requested", []Change{ch("metadata.deletionTimestamp", nil, "2026-11-22T00:00:00Z")}, true},
+		{"a finalizer removed", []Change{ch("metadata.finalizers[0]", "kubernetes", nil)}, true},
+		{"a finalizer added", []Change{ch("metadata.finalizers[0]", nil, "x")}, false},
+		{"only a condition's timestamps and message", []Change{ch("status.conditions[type=Progressing].lastUpdateTime", "a", "b"), ch("status.conditions[type=Progressing].message", "m1", "m2")}, false},
+		{"a status timestamp", []Change{ch("status.lastReconciled", "t1", "t2")}, false},
+		{"an annotation", []Change{ch(`metadata.annotations["echo/last-seen"]`, "t1", "t2")}, false},
+		{"a nested field named like a count", []Change{ch("status.shards.readyReplicas", 1.0, 2.0)}, false},
+		{"a spec rewrite", []Change{ch("spec.template.spec.containers[name=web].image", "a", "b")}, false},
+		{"nothing", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Converging(tt.changes); got != tt.want {
+				t.Errorf("Converging(%v) = %v, want %v", tt.changes, got, tt.want)
+			}
+		})
+	}
+}
+
+// A rollout's converging updates do not make a hot loop at the MaxUpdates threshold; a status
+// churning without end still does at ConvergingFactor times it; values flipping back count
+// even when each write looks like progress; a timestamp rewritten on every reconcile counts.
+func TestHotLoopConverging(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	progress := func(i int) Update {
+		return Update{At: t0.Add(time.Duration(i) * 100 * time.Millisecond), Managers: []string{"kube-controller-manager"},
+			Paths: []string{"status.readyReplicas"}, Converging: true,
+			Changes: []Change{ch("status.readyReplicas", float64(i), float64(i+1))}}
+	}
+	t.Run("a rollout", func(t *testing.T) {
+		d := NewHotLoopDetector(10, 30*time.Second)
+		for i := range 30 {
+			if h := d.Observe("web", progress(i)); h != nil {
+				t.Fatalf("update %d of a rollout reported: %+v", i, h)
+			}
+		}
+	})
+	t.Run("status churning without end", func(t *testing.T) {
+		d := NewHotLoopDetector(10, 30*time.Second)
+		for i := range 51 {
+			h := d.Observe("web", progress(i))
+			if i < 50 && h != nil {
+				t.Fatalf("reported at update %d, want at the 51st", i)
+			}
+			if i == 50 && (h == nil || h.Reason != "updates" || h.Updates != 51) {
+				t.Fatalf("51 converging updates in the window: %+v, want an updates report", h)
+			}
+		}
+	})
+	t.Run("a scale flipping back", func(t *testing.T) {
+		d := NewHotLoopDetector(3, 30*time.Second)
+		var got *HotLoop
+		for i := range 5 {
+			old, cur := 3.0, 4.0
+			if i%2 == 1 {
+				old, cur = 4.0, 3.0
+			}
+			// One writer, so not "alternating": only the flip-back makes it suspect.
+			u := Update{At: t0.Add(time.Duration(i) * time.Second), Managers: []string{"op"}, Paths: []string{"spec.replicas"},
+				Converging: true, Changes: []Change{ch("spec.replicas", old, cur)}}
+			if h := d.Observe("rs", u); h != nil {
+				got = h
+				if i != 4 {
+					t.Errorf("reported at update %d, want the fifth (1 scale + 3 flips back > 3)", i)
+				}
+			}
+		}
+		if got == nil || got.Reason != "updates" {
+			t.Errorf("spec.replicas 3→4→3→4→3: %+v, want an updates report", got)
+		}
+	})
+	t.Run("a timestamp on every reconcile", func(t *testing.T) {
+		d := NewHotLoopDetector(10, 30*time.Second)
+		var got *HotLoop
+		for i := range 11 {
+			u := Update{At: t0.Add(time.Duration(i) * 10 * time.Millisecond), Managers: []string{"op"}, Paths: []string{"status.lastReconciled"},
+				Converging: Converging([]Change{ch("status.lastReconciled", "t", "u")})}
+			if h := d.Observe("w", u); h != nil {
+				got = h
+			}
+		}
+		if got == nil || got.Updates != 11 {
+			t.Errorf("11 timestamp writes: %+v, want a report", got)
+		}
+	})
+}
