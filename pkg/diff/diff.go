@@ -27,6 +27,8 @@ type Change struct {
 	// Sensitive marks a Secret value (data, stringData, the last-applied annotation): the caller
 	// must redact Old and New before showing them.
 	Sensitive bool
+	// segs is Path, structured, for matching managedFields (ownersOf).
+	segs []segment
 }
 
 // ignored are the fields every update changes or that only restate the update itself.
@@ -48,8 +50,34 @@ var mergeKeys = []string{"name", "type", "mountPath", "containerPort", "port", "
 // and metadata.managedFields are left out; metadata.generation is kept.
 func Compute(old, new map[string]any) []Change {
 	var out []Change
-	walkMaps(&out, "", old, new, old != nil, new != nil)
+	w := walker{out: &out}
+	w.walkMaps("", old, new, old != nil, new != nil)
 	return out
+}
+
+// A segment is one step of a path: a map key, a list element by its merge key's value, or a
+// list index.
+type segment struct {
+	key   string // map key; or the merge key of an element
+	value any    // the merge key's value (elem)
+	index int
+	kind  byte // 'k' map key, 'e' keyed element, 'i' index
+}
+
+// walker carries the structured path down the walk; each Change gets its own copy.
+type walker struct {
+	out  *[]Change
+	segs []segment
+}
+
+func (w *walker) emit(c Change) {
+	c.segs = slices.Clone(w.segs)
+	*w.out = append(*w.out, c)
+}
+
+func (w *walker) push(s segment) func() {
+	w.segs = append(w.segs, s)
+	return func() { w.segs = w.segs[:len(w.segs)-1] }
 }
 
 // ComputeSecret is Compute with the changes to Secret values marked Sensitive.
@@ -106,7 +134,7 @@ func elemSegment(key string, v any) string {
 	return "[" + key + "=" + s + "]"
 }
 
-func walkMaps(out *[]Change, path string, old, new map[string]any, hasOld, hasNew bool) {
+func (w *walker) walkMaps(path string, old, new map[string]any, hasOld, hasNew bool) {
 	keys := make([]string, 0, len(old)+len(new))
 	for k := range old {
 		keys = append(keys, k)
@@ -124,11 +152,13 @@ func walkMaps(out *[]Change, path string, old, new map[string]any, hasOld, hasNe
 		}
 		ov, inOld := old[k]
 		nv, inNew := new[k]
-		walk(out, p, ov, nv, inOld, inNew)
+		pop := w.push(segment{kind: 'k', key: k})
+		w.walk(p, ov, nv, inOld, inNew)
+		pop()
 	}
 }
 
-func walk(out *[]Change, path string, old, new any, hasOld, hasNew bool) {
+func (w *walker) walk(path string, old, new any, hasOld, hasNew bool) {
 	if hasOld && hasNew && equal(old, new) {
 		return
 	}
@@ -138,19 +168,19 @@ func walk(out *[]Change, path string, old, new any, hasOld, hasNew bool) {
 	case oldIsMap && newIsMap,
 		oldIsMap && !hasNew && len(om) > 0,
 		newIsMap && !hasOld && len(nm) > 0:
-		walkMaps(out, path, om, nm, hasOld, hasNew)
+		w.walkMaps(path, om, nm, hasOld, hasNew)
 		return
 	}
 	ol, oldIsList := old.([]any)
 	nl, newIsList := new.([]any)
 	if oldIsList && newIsList {
-		walkLists(out, path, ol, nl)
+		w.walkLists(path, ol, nl)
 		return
 	}
-	*out = append(*out, Change{Path: path, Old: old, New: new, HasOld: hasOld, HasNew: hasNew})
+	w.emit(Change{Path: path, Old: old, New: new, HasOld: hasOld, HasNew: hasNew})
 }
 
-func walkLists(out *[]Change, path string, old, new []any) {
+func (w *walker) walkLists(path string, old, new []any) {
 	if key := mergeKey(old, new); key != "" {
 		oldByKey := make(map[any]any, len(old))
 		for _, e := range old {
@@ -160,30 +190,38 @@ func walkLists(out *[]Change, path string, old, new []any) {
 		for _, e := range new {
 			k := keyOf(e, key)
 			inNew[k] = true
-			p := path + elemSegment(key, e.(map[string]any)[key])
+			v := e.(map[string]any)[key]
+			p := path + elemSegment(key, v)
+			pop := w.push(segment{kind: 'e', key: key, value: v})
 			if oe, found := oldByKey[k]; found {
-				walk(out, p, oe, e, true, true)
+				w.walk(p, oe, e, true, true)
 			} else {
-				*out = append(*out, Change{Path: p, New: e, HasNew: true})
+				w.emit(Change{Path: p, New: e, HasNew: true})
 			}
+			pop()
 		}
 		for _, e := range old {
 			if k := keyOf(e, key); !inNew[k] {
-				*out = append(*out, Change{Path: path + elemSegment(key, e.(map[string]any)[key]), Old: e, HasOld: true})
+				v := e.(map[string]any)[key]
+				pop := w.push(segment{kind: 'e', key: key, value: v})
+				w.emit(Change{Path: path + elemSegment(key, v), Old: e, HasOld: true})
+				pop()
 			}
 		}
 		return
 	}
 	for i := 0; i < max(len(old), len(new)); i++ {
 		seg := "[" + strconv.Itoa(i) + "]"
+		pop := w.push(segment{kind: 'i', index: i})
 		switch {
 		case i >= len(old):
-			*out = append(*out, Change{Path: path + seg, New: new[i], HasNew: true})
+			w.emit(Change{Path: path + seg, New: new[i], HasNew: true})
 		case i >= len(new):
-			*out = append(*out, Change{Path: path + seg, Old: old[i], HasOld: true})
+			w.emit(Change{Path: path + seg, Old: old[i], HasOld: true})
 		default:
-			walk(out, path+seg, old[i], new[i], true, true)
+			w.walk(path+seg, old[i], new[i], true, true)
 		}
+		pop()
 	}
 }
 

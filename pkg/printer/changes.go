@@ -17,9 +17,9 @@ import (
 
 // What an update changed: computed once per event for whichever output asks.
 type updateInfo struct {
-	managers []diff.Manager
-	changes  []diff.Change // with Options.Diff only
-	unified  string        // with Options.Diff == "full" only
+	attribution diff.Attribution
+	changes     []diff.Change // with Options.Diff only
+	unified     string        // with Options.Diff == "full" only
 }
 
 // IsChange reports whether ev is an update that changed the object on the server: a watch
@@ -36,8 +36,9 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 		return nil
 	}
 	old, cur := ev.OldObject.Object, ev.Object.Object
-	u := &updateInfo{managers: diff.ChangedManagers(old, cur)}
+	u := &updateInfo{}
 	if p.opts.Diff == "" {
+		u.attribution = diff.Attribute(old, cur, nil)
 		return u
 	}
 	secret := IsSecret(ev.Resource) && !p.opts.ShowSecrets
@@ -46,6 +47,7 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 	} else {
 		u.changes = diff.Compute(old, cur)
 	}
+	u.attribution = diff.Attribute(old, cur, u.changes)
 	if p.opts.Diff == "full" {
 		if secret {
 			old, cur = redactPair(old, cur)

@@ -2,6 +2,7 @@ package printer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,10 +49,12 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	}
 	old, cur := ev.OldObject.Object, ev.Object.Object
 	u := diff.Update{At: ev.Time}
-	for _, m := range diff.ChangedManagers(old, cur) {
-		u.Managers = append(u.Managers, m.Manager)
-	}
 	changes := diff.Compute(old, cur)
+	for _, m := range diff.Attribute(old, cur, changes).Managers {
+		if !slices.Contains(u.Managers, m.Manager) {
+			u.Managers = append(u.Managers, m.Manager)
+		}
+	}
 	for _, c := range changes {
 		// The API server bumps it on every spec change: it would "flip" in every loop.
 		if c.Path != "metadata.generation" {

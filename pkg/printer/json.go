@@ -42,9 +42,15 @@ type objectRecord struct {
 	Tombstone          bool           `json:"tombstone"`
 	Object             map[string]any `json:"object"`
 	Queue              *queueRecord   `json:"queue,omitempty"`
-	// Managers: Updated lines that changed the object; the managers whose managedFields entry
-	// the update created or changed.
+	// Managers: Updated lines that changed the object; who made the update (diff.Attribute).
 	Managers *[]diff.Manager `json:"managers,omitempty"`
+	// Attribution: the same lines; how Managers was found: entry, ownership, binding, delete
+	// or unknown.
+	Attribution string `json:"attribution,omitempty"`
+	// AttributionReason: why no manager is named (binding, delete, unknown, a no-op).
+	AttributionReason string `json:"attributionReason,omitempty"`
+	// NoOp: the update changed nothing but metadata.resourceVersion and managedFields.
+	NoOp bool `json:"noop,omitempty"`
 	// Changes: with --diff, the same Updated lines; the changed fields.
 	Changes *[]changeRecord `json:"changes,omitempty"`
 	// Diff: with --diff=full, a unified diff of the object as YAML.
@@ -174,8 +180,12 @@ func (p *Printer) record(ev *watch.Event) any {
 		}
 		r.Queue = queueOf(ev.Queue)
 		if u := p.updateOf(ev); u != nil {
-			managers := append([]diff.Manager{}, u.managers...)
+			managers := append([]diff.Manager{}, u.attribution.Managers...)
 			r.Managers = &managers
+			r.Attribution, r.NoOp = u.attribution.Rule, u.attribution.NoOp
+			if len(u.attribution.Managers) == 0 {
+				r.AttributionReason = u.attribution.Why
+			}
 			if p.opts.Diff != "" {
 				changes := p.changeRecords(u.changes)
 				r.Changes = &changes

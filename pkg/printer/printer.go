@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -207,14 +208,8 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 		p.wideDetail(b, ev.Object)
 	}
 	u := p.updateOf(ev)
-	if u != nil && len(u.managers) > 0 {
-		b.WriteString("  by ")
-		for i, m := range u.managers {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(Escape(m.String()))
-		}
+	if u != nil {
+		p.writeAttribution(b, u.attribution)
 	}
 	var tags []string
 	switch {
@@ -382,4 +377,39 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 
 func ms(d time.Duration) string {
 	return fmt.Sprintf("%dms", d.Milliseconds())
+}
+
+// writeAttribution writes who made an update: "  by X (Update)" when X's managedFields entry
+// moved; "  by X (Update status; owns the changed fields)" when only ownership tells (several:
+// "by one of X, Y (...)"); "  no-op write" for an update that changed nothing; what happened
+// for the writes that record no manager (a binding, a DELETE).
+func (p *Printer) writeAttribution(b *strings.Builder, a diff.Attribution) {
+	switch {
+	case a.NoOp:
+		b.WriteString("  no-op write")
+		return
+	case a.Rule == diff.RuleBinding:
+		b.WriteString("  bound (pods/binding)")
+		return
+	case a.Rule == diff.RuleDelete:
+		b.WriteString("  deletion requested (DELETE)")
+		return
+	}
+	if len(a.Managers) == 0 {
+		return
+	}
+	b.WriteString("  by ")
+	if a.Rule == diff.RuleOwnership && len(a.Managers) > 1 {
+		b.WriteString("one of ")
+	}
+	for i, m := range a.Managers {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		s := m.String()
+		if a.Rule == diff.RuleOwnership && i == len(a.Managers)-1 {
+			s = strings.TrimSuffix(s, ")") + "; owns the changed fields)"
+		}
+		b.WriteString(Escape(s))
+	}
 }
