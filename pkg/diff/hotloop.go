@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -10,8 +11,8 @@ import (
 // window make a hot loop, whatever the update count.
 const MinAlternations = 4
 
-// ConvergingFactor: converging updates (Update.Converging) make a hot loop only when there are
-// more than ConvergingFactor times MaxUpdates updates in the window. A rollout's status updates
+// ConvergingFactor is how many times MaxUpdates converging updates (Update.Converging) a
+// window must hold to make a hot loop on their own. A rollout's status updates
 // are progress, not a loop; a status that churns without end still is.
 const ConvergingFactor = 5
 
@@ -28,6 +29,8 @@ type Update struct {
 	// Changes, if set, are the update's changes (Compute), used to find values flipping back
 	// (A→B→A) outside status. Only those outside status are kept.
 	Changes []Change
+	// GenerationChanged: the update changed metadata.generation (the spec).
+	GenerationChanged bool
 
 	suspect bool // counts towards MaxUpdates
 }
@@ -47,6 +50,53 @@ type HotLoop struct {
 	// Fields are the paths changed by more than one update in the window (the ones that flip),
 	// sorted; when no path changed twice, every changed path.
 	Fields []string
+	// Loop is the diagnosis: LoopFight, LoopSelf or LoopBusy.
+	Loop string
+	// Suggestion is one sentence on what usually fixes such a loop.
+	Suggestion string
+}
+
+// The diagnoses of a hot loop (HotLoop.Loop).
+const (
+	// LoopFight: two managers taking turns on the object.
+	LoopFight = "fight"
+	// LoopSelf: one manager whose own writes re-trigger it: its updates change only status or
+	// metadata, never the spec (metadata.generation unchanged).
+	LoopSelf = "self"
+	// LoopBusy: many updates without either pattern.
+	LoopBusy = "busy"
+)
+
+// diagnose fills in Loop and Suggestion.
+func (h *HotLoop) diagnose(updates []Update) {
+	n, pair := alternations(updates)
+	switch {
+	case h.Reason == "alternating" || (n >= 2 && len(pair) == 2):
+		h.Loop = LoopFight
+		h.Suggestion = "fix: let only one of them write these fields"
+	case len(h.Managers) == 1 && selfTriggered(updates):
+		h.Loop = LoopSelf
+		h.Suggestion = fmt.Sprintf("%s re-triggers itself (no spec change, each write wakes it again); fix: write status only when it changed, or filter its own updates (GenerationChangedPredicate)", h.Managers[0])
+	default:
+		h.Loop = LoopBusy
+		h.Suggestion = "many writes, neither a fight nor one writer re-triggering itself: see who writes (managers) and what flips (fields)"
+	}
+}
+
+// selfTriggered: no update of the window changed the spec (generation) or a field outside
+// status and metadata.
+func selfTriggered(updates []Update) bool {
+	for _, u := range updates {
+		if u.GenerationChanged {
+			return false
+		}
+		for _, p := range u.Paths {
+			if !strings.HasPrefix(p, "status") && !strings.HasPrefix(p, "metadata") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // HotLoopDetector finds hot loops in a stream of updates. A key reports at most once per
@@ -114,6 +164,7 @@ func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
 	} else {
 		return nil
 	}
+	h.diagnose(ep.updates)
 	ep.reported = true
 	return h
 }

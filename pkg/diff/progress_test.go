@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -108,4 +109,52 @@ func TestHotLoopConverging(t *testing.T) {
 			t.Errorf("11 timestamp writes: %+v, want a report", got)
 		}
 	})
+}
+
+// The diagnosis: two managers taking turns are a fight; one manager whose writes never touch
+// the spec is re-triggering itself; anything else is busy.
+func TestHotLoopDiagnosis(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := func(mk func(i int) Update) *HotLoop {
+		d := NewHotLoopDetector(3, 30*time.Second)
+		for i := range 10 {
+			if h := d.Observe("k", mk(i)); h != nil {
+				return h
+			}
+		}
+		return nil
+	}
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
+	tests := []struct {
+		name string
+		mk   func(i int) Update
+		want string
+	}{
+		{"fight", func(i int) Update {
+			return Update{At: at(i), Managers: []string{[]string{"a", "b"}[i%2]}, Paths: []string{"spec.replicas"}, GenerationChanged: true}
+		}, LoopFight},
+		{"self", func(i int) Update {
+			return Update{At: at(i), Managers: []string{"op"}, Paths: []string{"status.lastReconciled"}}
+		}, LoopSelf},
+		{"self, metadata", func(i int) Update {
+			return Update{At: at(i), Managers: []string{"op"}, Paths: []string{`metadata.annotations["echo/last-seen"]`}}
+		}, LoopSelf},
+		{"one writer changing the spec", func(i int) Update {
+			return Update{At: at(i), Managers: []string{"op"}, Paths: []string{"spec.template.metadata.annotations.x"}, GenerationChanged: true}
+		}, LoopBusy},
+		{"a status written by two", func(i int) Update {
+			return Update{At: at(i), Managers: []string{"op", "other"}, Paths: []string{"status.x"}}
+		}, LoopBusy},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := run(tt.mk)
+			if h == nil || h.Loop != tt.want || h.Suggestion == "" {
+				t.Fatalf("got %+v, want loop %q with a suggestion", h, tt.want)
+			}
+			if tt.want == LoopSelf && !strings.Contains(h.Suggestion, "op re-triggers itself") {
+				t.Errorf("suggestion %q does not name the manager", h.Suggestion)
+			}
+		})
+	}
 }

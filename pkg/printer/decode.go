@@ -74,6 +74,8 @@ type wireLine struct {
 	Fields        []string        `json:"fields"`
 	Updates       int             `json:"updates"`
 	WindowSeconds float64         `json:"windowSeconds"`
+	Loop          string          `json:"loop"`
+	Suggestion    string          `json:"suggestion"`
 
 	// Reconciled.
 	Key      string  `json:"key"`
@@ -279,7 +281,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 		}
 		ev.Namespace, ev.Name, ev.Key, ev.Reason = w.Namespace, w.Name, w.Key, w.Reason
 		ev.Items, ev.Duration = w.Updates, time.Duration(math.Round(w.WindowSeconds*float64(time.Second)))
-		ev.Object = &unstructured.Unstructured{Object: map[string]any{"managers": anys(managers), "fields": anys(w.Fields)}}
+		ev.Object = &unstructured.Unstructured{Object: map[string]any{"managers": anys(managers), "fields": anys(w.Fields), "loop": w.Loop, "suggestion": w.Suggestion}}
 	default:
 		return Decoded{}, &UnknownTypeError{Type: typ}
 	}

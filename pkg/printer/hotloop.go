@@ -57,7 +57,9 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	}
 	for _, c := range changes {
 		// The API server bumps it on every spec change: it would "flip" in every loop.
-		if c.Path != "metadata.generation" {
+		if c.Path == "metadata.generation" {
+			u.GenerationChanged = true
+		} else {
 			u.Paths = append(u.Paths, c.Path)
 			u.Changes = append(u.Changes, c)
 		}
@@ -80,7 +82,7 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 		Type: HotLoop, Time: ev.Time, Resource: ev.Resource,
 		Namespace: ev.Namespace, Name: ev.Name, Key: key,
 		Items: r.Updates, Duration: r.Window, Reason: r.Reason,
-		Object: &unstructured.Unstructured{Object: map[string]any{"managers": managers, "fields": fields}},
+		Object: &unstructured.Unstructured{Object: map[string]any{"managers": managers, "fields": fields, "loop": r.Loop, "suggestion": r.Suggestion}},
 	}
 }
 
@@ -95,6 +97,9 @@ type hotLoopRecord struct {
 	Updates       int      `json:"updates"`
 	WindowSeconds float64  `json:"windowSeconds"`
 	Fields        []string `json:"fields"`
+	// Loop and Suggestion: the diagnosis (diff.LoopFight, LoopSelf, LoopBusy) and its usual fix.
+	Loop       string `json:"loop,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
 }
 
 func hotLoopLists(ev *watch.Event) (managers, fields []string) {
@@ -120,7 +125,16 @@ func hotLoopOf(ev *watch.Event) hotLoopRecord {
 	return hotLoopRecord{
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: ev.Reason,
 		Managers: managers, Updates: ev.Items, WindowSeconds: ev.Duration.Seconds(), Fields: fields,
+		Loop: hotLoopString(ev, "loop"), Suggestion: hotLoopString(ev, "suggestion"),
 	}
+}
+
+func hotLoopString(ev *watch.Event, key string) string {
+	if ev.Object == nil {
+		return ""
+	}
+	s, _ := ev.Object.Object[key].(string)
+	return s
 }
 
 // hotLoopFieldsShown is how many flipping fields the human line names.
@@ -149,5 +163,9 @@ func (p *Printer) hotLoopDetail(b *strings.Builder, ev *watch.Event) {
 		}
 		b.WriteString("; flipping: ")
 		b.WriteString(Escape(strings.Join(shown, ", ") + more))
+	}
+	if loop := hotLoopString(ev, "loop"); loop == diff.LoopSelf || loop == diff.LoopFight {
+		b.WriteString(". ")
+		b.WriteString(Escape(hotLoopString(ev, "suggestion")))
 	}
 }

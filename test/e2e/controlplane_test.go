@@ -335,6 +335,11 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 	if !strings.Contains(s, testenv.OperatorName) {
 		t.Errorf("HotLoop does not name %s: %v", testenv.OperatorName, h)
 	}
+	// Diagnosed: the operator re-triggers itself, and the usual fix is said.
+	wantField(t, h, "loop", "self")
+	if sg, _ := h["suggestion"].(string); !strings.Contains(sg, testenv.OperatorName+" re-triggers itself") || !strings.Contains(sg, "GenerationChangedPredicate") {
+		t.Errorf("suggestion %q, want the operator named and the usual fix", sg)
+	}
 }
 
 func bytesToStrings(ls [][]byte) []string {
@@ -455,6 +460,7 @@ func TestRealOperatorFight(t *testing.T) {
 	}
 	h := p.AwaitJSON(t, 2*await, is("HotLoop", ""))
 	wantField(t, h, "reason", "alternating")
+	wantField(t, h, "loop", "fight")
 	ms := fmt.Sprint(h["managers"])
 	if !strings.Contains(ms, "kube-controller-manager") || !strings.Contains(ms, testenv.OperatorName) {
 		t.Errorf("HotLoop managers %s, want kube-controller-manager and %s", ms, testenv.OperatorName)
