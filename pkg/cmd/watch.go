@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
-	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -70,8 +67,7 @@ type WatchOptions struct {
 	CPUProfile   string
 	MemProfile   string
 
-	MetricsURLs     []string
-	MetricsInterval time.Duration
+	Metrics MetricsOptions
 
 	Types          []string
 	Diff           string
@@ -89,7 +85,7 @@ type WatchOptions struct {
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", MetricsInterval: 5 * time.Second, SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", Metrics: NewMetricsOptions(), SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -146,8 +142,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	_ = f.MarkHidden("output-buffer")
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
-	f.StringArrayVar(&o.MetricsURLs, "metrics-url", o.MetricsURLs, "A running controller's Prometheus endpoint (e.g. http://127.0.0.1:8080/metrics through kubectl port-forward); its workqueues print as ControllerQueue lines. Repeatable.")
-	f.DurationVar(&o.MetricsInterval, "metrics-interval", o.MetricsInterval, "How often to scrape --metrics-url.")
+	o.Metrics.AddFlags(f)
 	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
 	f.Lookup("diff").NoOptDefVal = "inline"
 	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
@@ -224,13 +219,8 @@ func (o *WatchOptions) Validate() error {
 	if !slices.Contains(watch.RateLimiters, o.RateLimiter) {
 		return fmt.Errorf("--rate-limiter must be one of %s; got %q", strings.Join(watch.RateLimiters, ", "), o.RateLimiter)
 	}
-	if o.MetricsInterval <= 0 {
-		return fmt.Errorf("--metrics-interval must be > 0, got %s", o.MetricsInterval)
-	}
-	for _, u := range o.MetricsURLs {
-		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-			return fmt.Errorf("--metrics-url %q must be an http(s) URL such as http://127.0.0.1:8080/metrics", u)
-		}
+	if err := o.Metrics.Validate(); err != nil {
+		return err
 	}
 	if _, err := labels.Parse(o.LabelSelector); err != nil {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
@@ -337,6 +327,13 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 		defer rec.Close()
 	}
+	// The scrapes end with the watch, also when it ends by itself (an error).
+	scrapeCtx, stopScrapes := context.WithCancel(ctx)
+	defer stopScrapes()
+	scrapers, err := o.Metrics.start(scrapeCtx, restCfg, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
+	if err != nil {
+		return err
+	}
 	events := make(chan watch.Event, 1024)
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
@@ -360,7 +357,6 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		stdoutGone.Store(true)
 		cancel()
 	})
-	scraped, scrapers := o.startScrapers(ctx)
 	summary := printer.NewSummary()
 	// The informers never wait for a terminal: human output goes through a bounded, lossy
 	// outbox (dropped lines are counted in a Dropped line); machine-readable output never drops
@@ -394,10 +390,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			if hot := hotLoops.Observe(&ev); hot != nil {
 				handle(*hot)
 			}
-		case ev := <-scraped:
+		case ev := <-scrapers.events:
 			handle(ev)
 		}
 	}
+	stopScrapes()
 	scrapers.Wait()
 	outbox.Close()
 	writeErr := waitPrinted(ctx, printed, outbox)
@@ -415,38 +412,6 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		_ = summary.Write(o.ErrOut)
 	}
 	return err
-}
-
-// startScrapers polls each --metrics-url until ctx ends, turning samples into ControllerQueue
-// events and a failure streak into one Error event.
-func (o *WatchOptions) startScrapers(ctx context.Context) (<-chan watch.Event, *sync.WaitGroup) {
-	out := make(chan watch.Event, 64)
-	var wg sync.WaitGroup
-	send := func(ev watch.Event) {
-		ev.Time = time.Now()
-		select {
-		case out <- ev:
-		case <-ctx.Done():
-		}
-	}
-	for _, u := range o.MetricsURLs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := &scrape.Scraper{URL: u, Timeout: o.MetricsInterval}
-			scrape.Poll(ctx, s, o.MetricsInterval,
-				func(url string, samples []scrape.QueueSample) {
-					for i := range samples {
-						send(watch.Event{Type: watch.ControllerQueue, URL: url, Sample: &samples[i]})
-					}
-				},
-				func(url string, err error) {
-					send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "ScrapeFailed", Message: err.Error(), URL: url})
-				},
-				func(string) {})
-		}()
-	}
-	return out, &wg
 }
 
 // recordedFlags are the options that shaped the stream, for a recording's header. Credentials and
@@ -469,7 +434,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"hot-loop":       fmt.Sprintf("%d updates in %s", o.HotLoopUpdates, o.HotLoopWindow),
 		"metadata-only":  fmt.Sprint(o.MetadataOnly),
 		"drop-managed":   fmt.Sprint(o.DropManaged),
-		"metrics-urls":   fmt.Sprint(len(o.MetricsURLs)),
+		"metrics-urls":   fmt.Sprint(len(o.Metrics.URLs)),
 	}
 }
 

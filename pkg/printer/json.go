@@ -71,24 +71,6 @@ func queueOf(q *watch.QueueFigures) *queueRecord {
 	return &queueRecord{Depth: q.Depth, Adds: q.Adds, Retries: q.Retries}
 }
 
-// controllerQueueRecord is a scraped controller workqueue.
-type controllerQueueRecord struct {
-	Time                  string     `json:"time"`
-	Type                  watch.Type `json:"type"`
-	URL                   string     `json:"url"`
-	Name                  string     `json:"name"`
-	Controller            string     `json:"controller,omitempty"`
-	Depth                 float64    `json:"depth"`
-	Adds                  float64    `json:"adds"`
-	Retries               float64    `json:"retries"`
-	UnfinishedSeconds     float64    `json:"unfinishedSeconds"`
-	LongestRunningSeconds float64    `json:"longestRunningSeconds"`
-	QueueP50Seconds       *float64   `json:"queueP50Seconds,omitempty"`
-	QueueP99Seconds       *float64   `json:"queueP99Seconds,omitempty"`
-	WorkP50Seconds        *float64   `json:"workP50Seconds,omitempty"`
-	WorkP99Seconds        *float64   `json:"workP99Seconds,omitempty"`
-}
-
 // reconciledRecord is a simulated worker's reconcile of one key.
 type reconciledRecord struct {
 	eventHead
@@ -195,20 +177,8 @@ func (p *Printer) record(ev *watch.Event) any {
 		return r
 	case ev.Type == HotLoop:
 		return hotLoopOf(ev)
-	case ev.Type == watch.ControllerQueue && ev.Sample != nil:
-		q := ev.Sample
-		r := controllerQueueRecord{
-			Time: formatTime(ev.Time), Type: ev.Type, URL: ev.URL, Name: q.Name, Controller: q.Controller,
-			Depth: q.Depth, Adds: q.Adds, Retries: q.Retries,
-			UnfinishedSeconds: q.UnfinishedSeconds, LongestRunningSeconds: q.LongestRunningSeconds,
-		}
-		if q.HasQueueLatency {
-			r.QueueP50Seconds, r.QueueP99Seconds = ptr(q.QueueP50), ptr(q.QueueP99)
-		}
-		if q.HasWorkLatency {
-			r.WorkP50Seconds, r.WorkP99Seconds = ptr(q.WorkP50), ptr(q.WorkP99)
-		}
-		return r
+	case ev.Type == watch.ControllerQueue:
+		return controllerQueueOf(ev)
 	case ev.Type == watch.Reconciled:
 		return reconciledRecord{
 			eventHead: headOf(ev),

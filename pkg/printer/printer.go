@@ -298,32 +298,6 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 	}
 }
 
-func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
-	q := ev.Sample
-	if q == nil {
-		return
-	}
-	name := q.Name
-	if q.Controller != "" && q.Controller != q.Name {
-		name = q.Controller + "/" + q.Name
-	}
-	fmt.Fprintf(b, "%s  depth=%g adds=%g retries=%g", Escape(name), q.Depth, q.Adds, q.Retries)
-	if q.HasQueueLatency {
-		fmt.Fprintf(b, " wait p50=%s p99=%s", seconds(q.QueueP50), seconds(q.QueueP99))
-	}
-	if q.HasWorkLatency {
-		fmt.Fprintf(b, " work p50=%s p99=%s", seconds(q.WorkP50), seconds(q.WorkP99))
-	}
-	if q.UnfinishedSeconds > 0 || q.LongestRunningSeconds > 0 {
-		fmt.Fprintf(b, " unfinished=%s longest=%s", seconds(q.UnfinishedSeconds), seconds(q.LongestRunningSeconds))
-	}
-	fmt.Fprintf(b, "  (%s)", Escape(ev.URL))
-}
-
-func seconds(f float64) string {
-	return time.Duration(f * float64(time.Second)).Round(10 * time.Microsecond).String()
-}
-
 func (p *Printer) writeHeader(ev *watch.Event) error {
 	if p.opts.NoHeaders {
 		return nil

@@ -22,6 +22,9 @@ type Summary struct {
 	maxDepth   int64
 	last       map[string]watch.QueueFigures // per resource
 	watches    map[string]int                // per resource
+	// Scraping: ControllerQueue lines, scrape errors (counted apart from the informer's), URLs.
+	queueLines, scrapeErrors int
+	scraped                  map[string]bool
 }
 
 // NewSummary starts counting now.
@@ -32,6 +35,7 @@ func NewSummary() *Summary {
 		byDelta: map[watch.Type]map[watch.Delta]int{},
 		last:    map[string]watch.QueueFigures{},
 		watches: map[string]int{},
+		scraped: map[string]bool{},
 	}
 }
 
@@ -54,6 +58,14 @@ func (s *Summary) Add(ev *watch.Event) {
 		s.works = append(s.works, ev.Work)
 	case watch.Watch:
 		s.watches[ev.Resource.String()]++
+	case watch.ControllerQueue:
+		s.queueLines++
+		s.scraped[ev.URL] = true
+	case watch.Error:
+		if ev.Verb == "scrape" {
+			s.scrapeErrors++
+			s.scraped[ev.URL] = true
+		}
 	}
 	if ev.Queue != nil {
 		s.maxDepth = max(s.maxDepth, ev.Queue.Depth)
@@ -98,8 +110,12 @@ func (s *Summary) Write(w io.Writer) error {
 		restarts += max(n-1, 0)
 	}
 	fmt.Fprintf(&b, "informer: %d lists, %d relists, %d watch restarts, %d watch closes, %d errors, %d resyncs, %d bookmarks\n",
-		s.byType[watch.List], s.byType[watch.Relist], restarts, s.byType[watch.WatchClosed], s.byType[watch.Error],
+		s.byType[watch.List], s.byType[watch.Relist], restarts, s.byType[watch.WatchClosed], s.byType[watch.Error]-s.scrapeErrors,
 		s.byType[watch.Resync], s.byType[watch.Bookmark])
+	if len(s.scraped) > 0 {
+		fmt.Fprintf(&b, "metrics: %d ControllerQueue lines from %d URLs, %d scrape errors (one per failure streak)\n",
+			s.queueLines, len(s.scraped), s.scrapeErrors)
+	}
 	var final, adds, retries int64
 	for _, q := range s.last {
 		final += q.Depth

@@ -36,11 +36,35 @@ const (
 	MetricLongestRunningProcessor = "workqueue_longest_running_processor_seconds"
 )
 
+// controller-runtime's reconcile metric families, labelled by controller (reconcile_total also
+// by result). They are attached to the queue of the same controller.
+const (
+	MetricReconcileTotal          = "controller_runtime_reconcile_total"
+	MetricReconcileErrors         = "controller_runtime_reconcile_errors_total"
+	MetricTerminalReconcileErrors = "controller_runtime_terminal_reconcile_errors_total"
+	MetricReconcilePanics         = "controller_runtime_reconcile_panics_total"
+	MetricReconcileTime           = "controller_runtime_reconcile_time_seconds"
+	MetricActiveWorkers           = "controller_runtime_active_workers"
+	MetricMaxConcurrentReconciles = "controller_runtime_max_concurrent_reconciles"
+)
+
 // Label names identifying a queue.
 const (
 	LabelName       = "name"
 	LabelController = "controller"
+	LabelResult     = "result"
 )
+
+// Reconciles counts controller_runtime_reconcile_total by its result label.
+type Reconciles struct {
+	Success      float64 `json:"success"`
+	Error        float64 `json:"error"`
+	Requeue      float64 `json:"requeue"`
+	RequeueAfter float64 `json:"requeue_after"`
+}
+
+// Total is the number of reconciles, whatever their result.
+func (r Reconciles) Total() float64 { return r.Success + r.Error + r.Requeue + r.RequeueAfter }
 
 // QueueSample is one workqueue's state at scrape time.
 //
@@ -61,34 +85,71 @@ type QueueSample struct {
 	// encodable as JSON).
 	QueueP50, QueueP99, WorkP50, WorkP99 float64
 	HasQueueLatency, HasWorkLatency      bool
+
+	// controller-runtime's reconcile metrics of the queue's controller; HasReconciles is false
+	// when the page has none for it (kube-controller-manager, plain client-go controllers).
+	HasReconciles                                             bool
+	Reconciles                                                Reconciles
+	ReconcileErrors, TerminalReconcileErrors, ReconcilePanics float64
+	// ActiveWorkers and MaxConcurrentReconciles; HasWorkers is false when absent.
+	ActiveWorkers, MaxConcurrentReconciles float64
+	HasWorkers                             bool
+	// Reconcile time quantiles (controller_runtime_reconcile_time_seconds), like QueueP50.
+	ReconcileP50, ReconcileP99 float64
+	HasReconcileTime           bool
+
+	// Rates per second since the previous scrape of the same queue, set by Tracker; HasRates
+	// is false on a queue's first line and after a counter went backwards (a restart).
+	HasRates                                   bool
+	AddsPerSecond, ReconcilesPerSecond         float64
+	RetriesPerSecond, ReconcileErrorsPerSecond float64
+	// Insecure is set when the scrape did not verify the server's certificate.
+	Insecure bool
+	// Folded is how many scrapes in a row, before this one, found the queue unchanged since its
+	// previous line (Tracker prints no line for them).
+	Folded int
+}
+
+// Page is what one scrape found: the queues, and how many metric families the page had in all
+// (so that a page without workqueue metrics can be told from an empty one).
+type Page struct {
+	Queues   []QueueSample
+	Families int
 }
 
 // Parse reads the Prometheus text exposition format (version 0.0.4) and returns one sample per
-// (name, controller) seen in any workqueue metric, sorted by controller, then name. Everything
-// other than the workqueue families is ignored. An input without workqueue metrics yields an empty
-// slice and no error; a malformed input yields a one-line error.
-func Parse(r io.Reader) (samples []QueueSample, err error) {
+// (name, controller) seen in any workqueue metric, sorted by controller, then name, with
+// controller-runtime's reconcile metrics attached to their controller's queue. Everything else
+// is ignored. An input without workqueue metrics yields an empty slice and no error; a malformed
+// input yields a one-line error.
+func Parse(r io.Reader) ([]QueueSample, error) {
+	page, err := ParsePage(r)
+	return page.Queues, err
+}
+
+// ParsePage is Parse, also counting the page's metric families.
+func ParsePage(r io.Reader) (page Page, err error) {
 	// The upstream parser has panicked on malformed input (v0.70.0: a TYPE line followed by a
 	// line "{}"); a bad metrics page must be an error, never a crash.
-	defer recoverParsePanic(&samples, &err)
+	defer recoverParsePanic(&page, &err)
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := p.TextToMetricFamilies(r)
 	if err != nil {
-		return nil, oneLineError{err}
+		return Page{}, oneLineError{err}
 	}
-	return fromFamilies(families), nil
+	return Page{Queues: fromFamilies(families), Families: len(families)}, nil
 }
 
-func recoverParsePanic(samples *[]QueueSample, err *error) {
+func recoverParsePanic(page *Page, err *error) {
 	if r := recover(); r != nil {
-		*samples = nil
+		*page = Page{}
 		*err = oneLineError{fmt.Errorf("malformed exposition: parser panicked: %v", r)}
 	}
 }
 
 // parseProto reads the length-delimited protobuf exposition format.
-func parseProto(r io.Reader) (samples []QueueSample, err error) {
-	defer recoverParsePanic(&samples, &err)
+func parseProto(r io.Reader) (page Page, err error) {
+	defer recoverParsePanic(&page, &err)
 	dec := expfmt.NewDecoder(r, expfmt.NewFormat(expfmt.TypeProtoDelim))
 	families := map[string]*dto.MetricFamily{}
 	for {
@@ -97,7 +158,7 @@ func parseProto(r io.Reader) (samples []QueueSample, err error) {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, oneLineError{fmt.Errorf("protobuf exposition: %w", err)}
+			return Page{}, oneLineError{fmt.Errorf("protobuf exposition: %w", err)}
 		}
 		if prev, ok := families[mf.GetName()]; ok {
 			prev.Metric = append(prev.Metric, mf.GetMetric()...)
@@ -105,15 +166,15 @@ func parseProto(r io.Reader) (samples []QueueSample, err error) {
 		}
 		families[mf.GetName()] = mf
 	}
-	return fromFamilies(families), nil
+	return Page{Queues: fromFamilies(families), Families: len(families)}, nil
 }
 
 type queueKey struct{ controller, name string }
 
 // accumulator gathers all series of one queue before quantiles are computed.
 type accumulator struct {
-	sample      QueueSample
-	queue, work histogramAcc
+	sample                 QueueSample
+	queue, work, reconcile histogramAcc
 }
 
 func fromFamilies(families map[string]*dto.MetricFamily) []QueueSample {
@@ -158,18 +219,101 @@ func fromFamilies(families map[string]*dto.MetricFamily) []QueueSample {
 	}
 	histogram(MetricQueueDuration, func(a *accumulator) *histogramAcc { return &a.queue })
 	histogram(MetricWorkDuration, func(a *accumulator) *histogramAcc { return &a.work })
+	addReconcileMetrics(families, acc)
 
 	out := make([]QueueSample, 0, len(acc))
 	for _, a := range acc {
 		s := a.sample
 		s.QueueP50, s.QueueP99, s.HasQueueLatency = a.queue.quantiles()
 		s.WorkP50, s.WorkP99, s.HasWorkLatency = a.work.quantiles()
+		s.ReconcileP50, s.ReconcileP99, s.HasReconcileTime = a.reconcile.quantiles()
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(x, y QueueSample) int {
 		return cmp.Or(strings.Compare(x.Controller, y.Controller), strings.Compare(x.Name, y.Name))
 	})
 	return out
+}
+
+// addReconcileMetrics attaches controller-runtime's per-controller reconcile metrics to the
+// queue of that controller: the queue labelled controller=C (controller-runtime since v0.15),
+// else the queue named C without a controller label (older releases), else a queue of its own
+// named C (a page with reconcile metrics but no workqueue series for that controller yet).
+func addReconcileMetrics(families map[string]*dto.MetricFamily, acc map[queueKey]*accumulator) {
+	byController := map[string]*accumulator{}
+	find := func(controller string) *accumulator {
+		if a, ok := byController[controller]; ok {
+			return a
+		}
+		var found *accumulator
+		for k, a := range acc {
+			// The queue named after its controller, else the first by name: deterministic.
+			if k.controller == controller && (found == nil || k.name == controller ||
+				(found.sample.Name != controller && k.name < found.sample.Name)) {
+				found = a
+			}
+		}
+		if found == nil {
+			found = acc[queueKey{name: controller}]
+		}
+		if found == nil {
+			found = &accumulator{sample: QueueSample{Name: controller, Controller: controller}}
+			acc[queueKey{controller: controller, name: controller}] = found
+		}
+		byController[controller] = found
+		return found
+	}
+	label := func(m *dto.Metric, name string) string {
+		for _, lp := range m.GetLabel() {
+			if lp.GetName() == name {
+				return lp.GetValue()
+			}
+		}
+		return ""
+	}
+	scalar := func(family string, add func(s *QueueSample, m *dto.Metric, v float64)) {
+		for _, m := range families[family].GetMetric() {
+			c := label(m, LabelController)
+			if c == "" {
+				continue
+			}
+			if v, ok := scalarValue(m); ok {
+				add(&find(c).sample, m, v)
+			}
+		}
+	}
+	scalar(MetricReconcileTotal, func(s *QueueSample, m *dto.Metric, v float64) {
+		s.HasReconciles = true
+		switch label(m, LabelResult) {
+		case "success":
+			s.Reconciles.Success += v
+		case "error":
+			s.Reconciles.Error += v
+		case "requeue":
+			s.Reconciles.Requeue += v
+		case "requeue_after":
+			s.Reconciles.RequeueAfter += v
+		}
+	})
+	scalar(MetricReconcileErrors, func(s *QueueSample, _ *dto.Metric, v float64) {
+		s.HasReconciles = true
+		s.ReconcileErrors += v
+	})
+	scalar(MetricTerminalReconcileErrors, func(s *QueueSample, _ *dto.Metric, v float64) { s.TerminalReconcileErrors += v })
+	scalar(MetricReconcilePanics, func(s *QueueSample, _ *dto.Metric, v float64) { s.ReconcilePanics += v })
+	scalar(MetricActiveWorkers, func(s *QueueSample, _ *dto.Metric, v float64) {
+		s.HasWorkers = true
+		s.ActiveWorkers += v
+	})
+	scalar(MetricMaxConcurrentReconciles, func(s *QueueSample, _ *dto.Metric, v float64) {
+		s.HasWorkers = true
+		s.MaxConcurrentReconciles += v
+	})
+	for _, m := range families[MetricReconcileTime].GetMetric() {
+		if c := label(m, LabelController); c != "" && m.GetHistogram() != nil {
+			find(c).reconcile.add(m.GetHistogram())
+		}
+	}
 }
 
 // scalarValue returns the value of a gauge, counter or untyped series. The family's declared
@@ -309,14 +453,20 @@ type Scraper struct {
 // Scrape fetches the endpoint once and parses its workqueue metrics. Errors are one line and
 // start with "scrape <URL>: " (credentials in the URL are redacted).
 func (s *Scraper) Scrape(ctx context.Context) ([]QueueSample, error) {
-	samples, err := s.scrape(ctx)
-	if err != nil {
-		return nil, &scrapeError{url: redactURL(s.URL), err: err}
-	}
-	return samples, nil
+	page, err := s.ScrapePage(ctx)
+	return page.Queues, err
 }
 
-func (s *Scraper) scrape(ctx context.Context) ([]QueueSample, error) {
+// ScrapePage is Scrape, also counting the page's metric families.
+func (s *Scraper) ScrapePage(ctx context.Context) (Page, error) {
+	page, err := s.scrape(ctx)
+	if err != nil {
+		return Page{}, &scrapeError{url: redactURL(s.URL), err: err}
+	}
+	return page, nil
+}
+
+func (s *Scraper) scrape(ctx context.Context) (Page, error) {
 	timeout := s.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
@@ -328,7 +478,7 @@ func (s *Scraper) scrape(ctx context.Context) ([]QueueSample, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
 	if err != nil {
-		return nil, unwrapURLError(err)
+		return Page{}, unwrapURLError(err)
 	}
 	req.Header.Set("Accept", acceptHeader)
 	client := s.Client
@@ -337,11 +487,11 @@ func (s *Scraper) scrape(ctx context.Context) ([]QueueSample, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, unwrapURLError(err)
+		return Page{}, unwrapURLError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, statusError(resp)
+		return Page{}, statusError(resp)
 	}
 	body := &limitedReader{r: resp.Body, n: maxBodyBytes}
 
@@ -351,16 +501,32 @@ func (s *Scraper) scrape(ctx context.Context) ([]QueueSample, error) {
 	case expfmt.ResponseFormat(resp.Header).FormatType() == expfmt.TypeProtoDelim:
 		return parseProto(body)
 	case mediaType == expfmt.ProtoType:
-		return nil, fmt.Errorf("unsupported content type %q: only delimited protobuf is understood", ct)
+		return Page{}, fmt.Errorf("unsupported content type %q: only delimited protobuf is understood", ct)
 	case mediaType == expfmt.OpenMetricsType:
-		return nil, fmt.Errorf("unsupported content type %q: the server answered OpenMetrics although text/plain; version=0.0.4 was requested", ct)
+		return Page{}, fmt.Errorf("unsupported content type %q: the server answered OpenMetrics although text/plain; version=0.0.4 was requested", ct)
 	}
 	// text/plain, or a server that does not label its answer: read it as the text format.
-	return Parse(body)
+	return ParsePage(body)
 }
 
-// statusError names the status and, when the server sent a short explanation (a 401 or 403 from
-// an authenticating metrics server, say), its first line.
+// StatusError is a metrics server's answer other than 200 OK. Its message names the status and,
+// when the server sent a short explanation (a 401 or 403 from an authenticating metrics server,
+// say), its first line.
+type StatusError struct {
+	Code int
+	msg  string
+}
+
+func (e *StatusError) Error() string { return e.msg }
+
+// StatusCode returns the HTTP status of a failed scrape, or 0 when it failed otherwise.
+func StatusCode(err error) int {
+	if se, ok := errors.AsType[*StatusError](err); ok {
+		return se.Code
+	}
+	return 0
+}
+
 func statusError(resp *http.Response) error {
 	buf := make([]byte, 512)
 	n, _ := io.ReadFull(resp.Body, buf)
@@ -374,9 +540,9 @@ func statusError(resp *http.Response) error {
 		status = fmt.Sprint(resp.StatusCode)
 	}
 	if detail == "" || !isPrintable(detail) {
-		return fmt.Errorf("unexpected status %s", status)
+		return &StatusError{Code: resp.StatusCode, msg: "unexpected status " + status}
 	}
-	return fmt.Errorf("unexpected status %s: %s", status, detail)
+	return &StatusError{Code: resp.StatusCode, msg: "unexpected status " + status + ": " + detail}
 }
 
 func isPrintable(s string) bool {
@@ -455,20 +621,30 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // DefaultPollInterval is used by Poll when interval is not positive.
 const DefaultPollInterval = 5 * time.Second
 
-// Poll scrapes every interval until ctx is done. It calls onSamples for each success and onError
-// once per failure streak (the first failure after a success or at start), and onRecovered when a
-// scrape succeeds after a failure streak.
+// Handlers are Poll's callbacks; nil ones are skipped.
+type Handlers struct {
+	// Page is called for each successful scrape.
+	Page func(Page)
+	// Error is called once per failure streak (the first failure after a success or at start),
+	// and again within a streak when the failure changes kind (another HTTP status, or a status
+	// instead of a connection error): a 403 after a refused connection is news.
+	Error func(error)
+	// Recovered is called when a scrape succeeds after a failure streak, before Page.
+	Recovered func()
+}
+
+// Poll scrapes every interval until ctx is done and reports through h.
 //
 // The first scrape happens immediately; the next one starts interval after the previous one
 // finished, so a slow endpoint is never scraped concurrently. Callbacks run on Poll's goroutine,
-// one at a time; nil callbacks are skipped. On recovery onRecovered is called before onSamples.
-// Nothing is reported once ctx is done (so cancelling does not surface as a failure), and Poll
-// returns then.
-func Poll(ctx context.Context, s *Scraper, interval time.Duration, onSamples func(url string, samples []QueueSample), onError func(url string, err error), onRecovered func(url string)) {
+// one at a time. Nothing is reported once ctx is done (so cancelling does not surface as a
+// failure), and Poll returns then.
+func Poll(ctx context.Context, s *Scraper, interval time.Duration, h Handlers) {
 	if interval <= 0 {
 		interval = DefaultPollInterval
 	}
 	failing := false
+	lastKind := 0
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -477,23 +653,24 @@ func Poll(ctx context.Context, s *Scraper, interval time.Duration, onSamples fun
 			return
 		case <-timer.C:
 		}
-		samples, err := s.Scrape(ctx)
+		page, err := s.ScrapePage(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		switch {
 		case err != nil:
-			if !failing && onError != nil {
-				onError(s.URL, err)
+			kind := StatusCode(err)
+			if (!failing || kind != lastKind) && h.Error != nil {
+				h.Error(err)
 			}
-			failing = true
+			failing, lastKind = true, kind
 		default:
-			if failing && onRecovered != nil {
-				onRecovered(s.URL)
+			if failing && h.Recovered != nil {
+				h.Recovered()
 			}
 			failing = false
-			if onSamples != nil {
-				onSamples(s.URL, samples)
+			if h.Page != nil {
+				h.Page(page)
 			}
 		}
 		timer.Reset(interval)

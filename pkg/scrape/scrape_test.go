@@ -36,12 +36,16 @@ var approx = cmpopts.EquateApprox(1e-9, 0)
 //	  p50: rank 1.5 -> (1e-6,1e-5], 1.5 of 2 -> 1e-6 + 9e-6*0.75 = 7.75e-6
 //	  p99: rank 2.97 -> +Inf bucket -> highest finite bound, 1000
 //	deployment work: no observations; depth is summed over priorities 0 and -100.
+//	cronjob reconcile time: 1 obs in (0.025,0.05]
+//	  p50: 0.025 + 0.025*0.5 = 0.0375; p99: 0.025 + 0.025*0.99 = 0.04975
 var wantTestdata = []QueueSample{
 	{
 		Name: "cronjob", Controller: "cronjob",
 		Depth: 3, Adds: 120, Retries: 4, UnfinishedSeconds: 0.25, LongestRunningSeconds: 0.2,
 		QueueP50: 3.25e-4, QueueP99: 9.55e-3, HasQueueLatency: true,
 		WorkP50: 0.1, WorkP99: 8.2, HasWorkLatency: true,
+		HasReconciles: true, Reconciles: Reconciles{Success: 100},
+		ReconcileP50: 0.0375, ReconcileP99: 0.04975, HasReconcileTime: true,
 	},
 	{
 		Name: "deployment", Controller: "deployment",
@@ -505,29 +509,19 @@ func TestPoll(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Poll(ctx, &Scraper{URL: url}, 10*time.Millisecond,
-			func(u string, samples []QueueSample) {
-				if u != url {
-					t.Errorf("onSamples url = %q, want %q", u, url)
-				}
-				if diff := cmp.Diff(wantTestdata, samples, approx); diff != "" {
+		Poll(ctx, &Scraper{URL: url}, 10*time.Millisecond, Handlers{
+			Page: func(page Page) {
+				if diff := cmp.Diff(wantTestdata, page.Queues, approx); diff != "" {
 					t.Errorf("onSamples mismatch (-want +got):\n%s", diff)
 				}
 				log.add("samples")
 			},
-			func(u string, err error) {
-				if u != url {
-					t.Errorf("onError url = %q, want %q", u, url)
-				}
+			Error: func(err error) {
 				errs = append(errs, err)
 				log.add("error")
 			},
-			func(u string) {
-				if u != url {
-					t.Errorf("onRecovered url = %q, want %q", u, url)
-				}
-				log.add("recovered")
-			})
+			Recovered: func() { log.add("recovered") },
+		})
 	}()
 
 	// Poll finishes the callbacks for scrape n before it starts scrape n+1, so once the server has
@@ -576,7 +570,7 @@ func TestPollScrapesImmediately(t *testing.T) {
 	go func() {
 		defer close(done)
 		// With an hour between scrapes, only an immediate first scrape can report anything.
-		Poll(ctx, &Scraper{URL: srv.URL}, time.Hour, func(_ string, s []QueueSample) { got <- s }, nil, nil)
+		Poll(ctx, &Scraper{URL: srv.URL}, time.Hour, Handlers{Page: func(p Page) { got <- p.Queues }})
 	}()
 	select {
 	case s := <-got:
@@ -595,10 +589,11 @@ func TestPollReturnsWhenCancelled(t *testing.T) {
 	cancel()
 	called := false
 	// The URL is never reachable; a cancelled context must not be reported as a failure.
-	Poll(ctx, &Scraper{URL: "http://127.0.0.1:1/metrics"}, 10*time.Millisecond,
-		func(string, []QueueSample) { called = true },
-		func(string, error) { called = true },
-		func(string) { called = true })
+	Poll(ctx, &Scraper{URL: "http://127.0.0.1:1/metrics"}, 10*time.Millisecond, Handlers{
+		Page:      func(Page) { called = true },
+		Error:     func(error) { called = true },
+		Recovered: func() { called = true },
+	})
 	if called {
 		t.Error("Poll called back after its context was done")
 	}

@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
@@ -14,7 +16,9 @@ import (
 
 // A controller's /metrics (controller-runtime's text format, histograms included) shows up as
 // ControllerQueue lines next to the informer's own events; an unreachable URL is said once per
-// failure streak and the watch goes on.
+// failure streak and the watch goes on; a queue that does not change gets no new line (a moving
+// one does, with rates); a page without workqueue metrics says so once; the summary counts
+// scrape errors apart from the informer's.
 func TestMetricsScrape(t *testing.T) {
 	root, err := testenv.ModuleRoot()
 	if err != nil {
@@ -26,6 +30,7 @@ func TestMetricsScrape(t *testing.T) {
 	}
 	var up atomic.Bool
 	up.Store(true)
+	var ticks atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if !up.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
@@ -33,14 +38,20 @@ func TestMetricsScrape(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		_, _ = w.Write(body)
+		// One queue that moves on every scrape.
+		_, _ = fmt.Fprintf(w, "workqueue_adds_total{controller=\"ticking\",name=\"ticking\"} %d\n", 10*ticks.Add(1))
 	}))
 	defer srv.Close()
+	noQueues := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("# TYPE go_goroutines gauge\ngo_goroutines 12\n"))
+	}))
+	defer noQueues.Close()
 	dead := "http://127.0.0.1:" + closedPort(t) + "/metrics"
 
 	ctx := context.Background()
 	ns := newNamespace(t, cluster)
 	p := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json",
-		"--metrics-url", srv.URL+"/metrics", "--metrics-url", dead, "--metrics-interval", "100ms")
+		"--metrics-url", srv.URL+"/metrics", "--metrics-url", dead, "--metrics-url", noQueues.URL+"/metrics", "--metrics-interval", "100ms")
 	q := p.AwaitJSON(t, await, func(m map[string]any) bool {
 		return m["type"] == "ControllerQueue" && m["controller"] == "deployment"
 	})
@@ -57,17 +68,51 @@ func TestMetricsScrape(t *testing.T) {
 	// The watch goes on while one URL fails.
 	createConfigMaps(t, cluster.Clientset, ns, "after")
 	p.AwaitJSON(t, await, is("Added", "after"))
-	// Several scrape rounds later, the dead URL was reported exactly once.
-	for range 3 {
-		p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerQueue" && m["controller"] == "cronjob" })
+	// Several scrape rounds later (the ticking queue has a line each round, with its rate), the
+	// dead URL was reported exactly once, and the unchanging queues had one line each.
+	for range 4 {
+		q := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerQueue" && m["controller"] == "ticking" })
+		if adds, _ := q["adds"].(float64); adds > 10 {
+			if rate, _ := q["addsPerSecond"].(float64); rate <= 0 {
+				t.Errorf("a moving queue without a rate: %v", q)
+			}
+		}
 	}
-	var deadErrors int
+	var deadErrors, cronjobLines, emptyLines int
 	for _, l := range p.All() {
-		if strings.Contains(string(l), `"verb":"scrape"`) && strings.Contains(string(l), "127.0.0.1") && !strings.Contains(string(l), srv.URL) {
+		var m map[string]any
+		if jsonLine(l, &m) != nil {
+			continue
+		}
+		msg, _ := m["message"].(string)
+		switch {
+		case m["verb"] == "scrape" && strings.Contains(msg, dead):
 			deadErrors++
+		case m["type"] == "ControllerQueue" && m["controller"] == "cronjob":
+			cronjobLines++
+		case m["type"] == "ControllerQueue" && m["url"] == noQueues.URL+"/metrics":
+			emptyLines++
+			if !strings.Contains(msg, "no workqueue metrics on this page (1 metric families") {
+				t.Errorf("page without queues: %v", m)
+			}
 		}
 	}
 	if deadErrors != 1 {
 		t.Errorf("the unreachable URL was reported %d times, want once per failure streak", deadErrors)
+	}
+	if cronjobLines != 1 {
+		t.Errorf("the unchanging cronjob queue had %d lines, want 1 (repeats folded)", cronjobLines)
+	}
+	if emptyLines != 1 {
+		t.Errorf("the page without workqueue metrics was reported %d times, want once", emptyLines)
+	}
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = p.Wait()
+	for _, want := range []string{"0 watch closes, 0 errors,", "from 3 URLs, 1 scrape errors"} {
+		if !strings.Contains(p.Stderr(), want) {
+			t.Errorf("summary lacks %q: %s", want, p.Stderr())
+		}
 	}
 }

@@ -1,0 +1,220 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// MetricsOptions are the flags that scrape running controllers' /metrics into ControllerQueue
+// lines: where, how often, and as whom.
+type MetricsOptions struct {
+	URLs                  []string
+	Interval              time.Duration
+	CAFile                string
+	InsecureSkipTLSVerify bool
+	TokenFile             string
+	ServiceAccount        string // NAMESPACE/NAME
+
+	saNamespace, saName string
+}
+
+// NewMetricsOptions returns the defaults.
+func NewMetricsOptions() MetricsOptions { return MetricsOptions{Interval: 5 * time.Second} }
+
+// AddFlags registers the --metrics-* flags.
+func (m *MetricsOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringArrayVar(&m.URLs, "metrics-url", m.URLs, "A running controller's Prometheus endpoint (http or https, e.g. https://127.0.0.1:8443/metrics through kubectl port-forward); its workqueues and reconciles print as ControllerQueue lines. Repeatable.")
+	f.DurationVar(&m.Interval, "metrics-interval", m.Interval, "How often to scrape the metrics endpoints; a queue whose figures did not change gets no new line.")
+	f.StringVar(&m.CAFile, "metrics-ca-file", m.CAFile, "Path to the certificate(s) of the CA that signed the metrics server's certificate (default: the system's roots).")
+	f.BoolVar(&m.InsecureSkipTLSVerify, "metrics-insecure-skip-tls-verify", m.InsecureSkipTLSVerify, "Do not check the metrics server's certificate. This will make your HTTPS connections insecure.")
+	f.StringVar(&m.TokenFile, "metrics-token-file", m.TokenFile, "Send the bearer token in this file with each scrape (read again every minute). The kubeconfig's credentials are never sent to a metrics URL.")
+	f.StringVar(&m.ServiceAccount, "metrics-serviceaccount", m.ServiceAccount, "Scrape as this service account (NAMESPACE/NAME): short-lived tokens are minted with the TokenRequest API using the kubeconfig's credentials (as 'kubectl create token' does) and renewed before they expire; its access to /metrics is checked first with a SubjectAccessReview.")
+}
+
+// Validate checks the flags without reading files or talking to the server.
+func (m *MetricsOptions) Validate() error {
+	if m.Interval <= 0 {
+		return fmt.Errorf("--metrics-interval must be > 0, got %s", m.Interval)
+	}
+	for _, u := range m.URLs {
+		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			return fmt.Errorf("--metrics-url %q must be an http(s) URL such as http://127.0.0.1:8080/metrics", u)
+		}
+	}
+	if m.CAFile != "" && m.InsecureSkipTLSVerify {
+		return errors.New("--metrics-ca-file and --metrics-insecure-skip-tls-verify cannot be used together")
+	}
+	if m.TokenFile != "" && m.ServiceAccount != "" {
+		return errors.New("--metrics-token-file and --metrics-serviceaccount cannot be used together")
+	}
+	if m.ServiceAccount != "" {
+		ns, name, ok := strings.Cut(m.ServiceAccount, "/")
+		if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+			return fmt.Errorf("--metrics-serviceaccount %q must be NAMESPACE/NAME, e.g. monitoring/metrics-reader", m.ServiceAccount)
+		}
+		m.saNamespace, m.saName = ns, name
+	}
+	if !m.enabled() {
+		for _, f := range []struct {
+			set  bool
+			name string
+		}{{m.CAFile != "", "--metrics-ca-file"}, {m.InsecureSkipTLSVerify, "--metrics-insecure-skip-tls-verify"}, {m.TokenFile != "", "--metrics-token-file"}, {m.ServiceAccount != "", "--metrics-serviceaccount"}} {
+			if f.set {
+				return fmt.Errorf("%s needs --metrics-url", f.name)
+			}
+		}
+	}
+	return nil
+}
+
+func (m *MetricsOptions) enabled() bool { return len(m.URLs) > 0 }
+
+// scrapers are the running scrapes of one watch.
+type scrapers struct {
+	events chan watch.Event
+	wg     sync.WaitGroup
+}
+
+// Wait returns once every scrape loop has ended (after the context passed to start is done).
+func (s *scrapers) Wait() { s.wg.Wait() }
+
+// start sets up the client (credentials, TLS), checks a service account's access, and polls each
+// URL until ctx ends: pages become ControllerQueue events, a failure streak one Error event. It
+// fails only for what the user must fix before anything can work (an unreadable token or CA
+// file, a service account the API server will not mint tokens for). Warnings go to warn.
+func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, userAgent string, warn func(string)) (*scrapers, error) {
+	s := &scrapers{events: make(chan watch.Event, 64)}
+	if !m.enabled() {
+		return s, nil
+	}
+	copts := scrape.ClientOptions{CAFile: m.CAFile, Insecure: m.InsecureSkipTLSVerify, UserAgent: userAgent}
+	id := scrape.AnonymousIdentity()
+	var denied map[string]string // URL -> Error message from the access check
+	switch {
+	case m.TokenFile != "":
+		b, err := os.ReadFile(m.TokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--metrics-token-file: %w", err)
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return nil, fmt.Errorf("--metrics-token-file %s is empty", m.TokenFile)
+		}
+		copts.TokenFile = m.TokenFile
+		id = scrape.TokenFileIdentity(m.TokenFile, string(b))
+	case m.ServiceAccount != "":
+		cs, err := kubernetes.NewForConfig(restCfg)
+		if err != nil {
+			return nil, err
+		}
+		copts.Tokens = scrape.ServiceAccountTokens(ctx, cs.CoreV1(), m.saNamespace, m.saName, scrape.TokenLifetime)
+		// The first token now: a missing service account or a forbidden TokenRequest is the
+		// user's to fix, said at once rather than on every scrape.
+		if _, err := copts.Tokens.Token(); err != nil {
+			return nil, fmt.Errorf("--metrics-serviceaccount: %w", err)
+		}
+		id = scrape.ServiceAccountIdentity(m.saNamespace, m.saName)
+		denied = map[string]string{}
+		for _, u := range m.URLs {
+			check, err := scrape.CheckServiceAccountAccess(ctx, cs.AuthorizationV1(), m.saNamespace, m.saName, u)
+			if err != nil || check.Allowed {
+				// Not allowed to ask (or asked and allowed): the scrapes will tell.
+				continue
+			}
+			msg := fmt.Sprintf("%s may not get %s (a SubjectAccessReview says so before the first scrape", id.Description, pathOf(u))
+			if check.Reason != "" {
+				msg += ": " + check.Reason
+			}
+			denied[u] = msg + "); grant it with " + scrape.GrantCommand(id, u)
+		}
+	}
+	client, err := scrape.NewClient(copts)
+	if err != nil {
+		return nil, fmt.Errorf("metrics client: %w", err)
+	}
+	if m.InsecureSkipTLSVerify {
+		warn("Warning: --metrics-insecure-skip-tls-verify: the metrics server's certificate is not checked; its HTTPS connections are insecure")
+	}
+	if !id.Anonymous {
+		for _, u := range m.URLs {
+			if strings.HasPrefix(u, "http://") {
+				warn(fmt.Sprintf("Warning: %s is plain HTTP: the bearer token of %s is sent unencrypted", u, id.Description))
+			}
+		}
+	}
+	send := func(ev watch.Event) {
+		ev.Time = time.Now()
+		select {
+		case s.events <- ev:
+		case <-ctx.Done():
+		}
+	}
+	for _, u := range m.URLs {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			m.poll(ctx, &scrape.Scraper{URL: u, Client: client, Timeout: m.Interval}, id, denied[u], send)
+		}()
+	}
+	return s, nil
+}
+
+// poll scrapes one URL until ctx ends. deniedMsg, when set, is said before the first scrape and
+// stands for the 403 streak it predicts.
+func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, id scrape.Identity, deniedMsg string, send func(watch.Event)) {
+	u := sc.URL
+	if deniedMsg != "" {
+		send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "Forbidden", Message: "scrape " + u + ": " + deniedMsg, URL: u})
+	}
+	tracker := scrape.NewTracker()
+	emptyShown := false
+	scrape.Poll(ctx, sc, m.Interval, scrape.Handlers{
+		Page: func(page scrape.Page) {
+			if len(page.Queues) == 0 {
+				if !emptyShown {
+					send(watch.Event{Type: watch.ControllerQueue, URL: u, Message: fmt.Sprintf(
+						"no workqueue metrics on this page (%d metric families, none named workqueue_*): the scrape works, but is this a controller's /metrics?", page.Families)})
+				}
+				emptyShown = true
+				return
+			}
+			emptyShown, deniedMsg = false, ""
+			for _, q := range tracker.Next(time.Now(), page.Queues) {
+				q.Insecure = m.InsecureSkipTLSVerify
+				send(watch.Event{Type: watch.ControllerQueue, URL: u, Sample: &q})
+			}
+		},
+		Error: func(err error) {
+			if deniedMsg != "" && scrape.StatusCode(err) == 403 {
+				deniedMsg = "" // said already, before the first scrape
+				return
+			}
+			deniedMsg = ""
+			reason, msg := scrape.Explain(err, id, u)
+			send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: reason, Message: msg, URL: u})
+		},
+		Recovered: func() {
+			send(watch.Event{Type: watch.Recovered, Verb: "scrape", Message: "scrape " + u + " works again", URL: u})
+		},
+	})
+}
+
+func pathOf(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Path != "" {
+		return p.Path
+	}
+	return "/metrics"
+}

@@ -1,0 +1,91 @@
+package scrape
+
+import "time"
+
+// Tracker follows one endpoint's queues from scrape to scrape: it computes rates between
+// scrapes and folds repeats, so that a quiet controller does not print the same line every
+// interval. Not safe for concurrent use.
+type Tracker struct {
+	prev map[queueKey]tracked
+	at   time.Time
+}
+
+type tracked struct {
+	scraped QueueSample // at the previous scrape
+	shown   QueueSample // at the queue's last line
+	folded  int         // scrapes since then that found it unchanged
+}
+
+// NewTracker returns a Tracker that has seen nothing yet.
+func NewTracker() *Tracker { return &Tracker{prev: map[queueKey]tracked{}} }
+
+// Next takes the queues of a scrape made at now and returns those worth a line: every queue the
+// first time it is seen, then only queues whose figures changed since their last line. Each
+// returned sample carries its rates since the previous scrape (HasRates) and how many scrapes
+// were folded since its last line (Folded).
+func (t *Tracker) Next(now time.Time, queues []QueueSample) []QueueSample {
+	dt := now.Sub(t.at).Seconds()
+	seen := make(map[queueKey]bool, len(queues))
+	var out []QueueSample
+	for _, q := range queues {
+		k := queueKey{controller: q.Controller, name: q.Name}
+		seen[k] = true
+		p, ok := t.prev[k]
+		if !ok {
+			t.prev[k] = tracked{scraped: q, shown: q}
+			out = append(out, q)
+			continue
+		}
+		if dt > 0 {
+			setRates(&q, p.scraped, dt)
+		}
+		p.scraped = q
+		if sameFigures(q, p.shown) {
+			p.folded++
+			t.prev[k] = p
+			continue
+		}
+		q.Folded = p.folded
+		p.shown, p.folded = q, 0
+		t.prev[k] = p
+		out = append(out, q)
+	}
+	// A queue that left the page (a controller restarted without it) starts over if it returns.
+	for k := range t.prev {
+		if !seen[k] {
+			delete(t.prev, k)
+		}
+	}
+	t.at = now
+	return out
+}
+
+// setRates sets q's per-second rates from prev, dt seconds earlier. A counter that went down
+// (the process restarted) has no rate.
+func setRates(q *QueueSample, prev QueueSample, dt float64) {
+	rate := func(cur, old float64) (float64, bool) {
+		if cur < old {
+			return 0, false
+		}
+		return (cur - old) / dt, true
+	}
+	var ok [4]bool
+	q.AddsPerSecond, ok[0] = rate(q.Adds, prev.Adds)
+	q.RetriesPerSecond, ok[1] = rate(q.Retries, prev.Retries)
+	q.ReconcilesPerSecond, ok[2] = rate(q.Reconciles.Total(), prev.Reconciles.Total())
+	q.ReconcileErrorsPerSecond, ok[3] = rate(q.ReconcileErrors, prev.ReconcileErrors)
+	q.HasRates = ok[0] && ok[1] && ok[2] && ok[3]
+	if !q.HasRates {
+		q.AddsPerSecond, q.RetriesPerSecond, q.ReconcilesPerSecond, q.ReconcileErrorsPerSecond = 0, 0, 0, 0
+	}
+}
+
+// sameFigures reports whether nothing a line shows changed: counters, depth, workers and the
+// time of work in flight (quantiles move only when counters do).
+func sameFigures(a, b QueueSample) bool {
+	return a.Depth == b.Depth && a.Adds == b.Adds && a.Retries == b.Retries &&
+		a.UnfinishedSeconds == b.UnfinishedSeconds && a.LongestRunningSeconds == b.LongestRunningSeconds &&
+		a.Reconciles == b.Reconciles && a.ReconcileErrors == b.ReconcileErrors &&
+		a.TerminalReconcileErrors == b.TerminalReconcileErrors && a.ReconcilePanics == b.ReconcilePanics &&
+		a.ActiveWorkers == b.ActiveWorkers && a.MaxConcurrentReconciles == b.MaxConcurrentReconciles
+}
