@@ -96,6 +96,7 @@ type wireLine struct {
 	QueueP99Seconds       *float64 `json:"queueP99Seconds"`
 	WorkP50Seconds        *float64 `json:"workP50Seconds"`
 	WorkP99Seconds        *float64 `json:"workP99Seconds"`
+	controllerQueueExtra
 
 	// Lifecycle events.
 	Items               int        `json:"items"`
@@ -214,6 +215,10 @@ func DecodeLine(line []byte) (Decoded, error) {
 	case watch.ControllerQueue:
 		ev.Resource = discovery.Resource{}
 		ev.URL = w.URL
+		if w.Name == "" && w.Message != "" { // a page without workqueue metrics
+			ev.Message = w.Message
+			break
+		}
 		ev.Sample = &scrape.QueueSample{
 			Name: w.Name, Controller: w.Controller, Depth: w.Depth, Adds: w.Adds, Retries: w.Retries,
 			UnfinishedSeconds: w.UnfinishedSeconds, LongestRunningSeconds: w.LongestRunningSeconds,
@@ -226,6 +231,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			ev.Sample.HasWorkLatency = true
 			ev.Sample.WorkP50, ev.Sample.WorkP99 = deref(w.WorkP50Seconds), deref(w.WorkP99Seconds)
 		}
+		w.sampleExtra(ev.Sample)
 	case watch.Informer:
 		ev.Resource = discovery.Resource{}
 		info := &watch.InformerInfo{

@@ -25,6 +25,8 @@ func controllerQueueEvents() []watch.Event {
 			HasQueueLatency: true, QueueP50: 0.00001, QueueP99: 1000, HasWorkLatency: true, WorkP50: 0.1, WorkP99: 8.2,
 		}},
 		{Type: watch.ControllerQueue, Time: t0.Add(time.Second), URL: "http://127.0.0.1:8080/metrics", Sample: &scrape.QueueSample{Name: "plain", Depth: 0, Adds: 3}},
+		controllerRuntimeQueue(),
+		{Type: watch.ControllerQueue, Time: t0.Add(3 * time.Second), URL: "https://127.0.0.1:10257/metrics", Message: "no workqueue metrics on this page (12 metric families, none named workqueue_*)"},
 	}
 }
 
