@@ -239,6 +239,10 @@ func keyOf(e any, key string) any {
 	return v
 }
 
+// MergeKey returns the field that identifies the elements of a list of objects, as Compute names
+// them (`name` for containers, `type` for conditions...), or "" when none does.
+func MergeKey(list []any) string { return mergeKey(list) }
+
 // mergeKey returns the first of mergeKeys that identifies every element of both lists, or "".
 func mergeKey(lists ...[]any) string {
 	empty := true

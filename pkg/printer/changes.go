@@ -210,10 +210,46 @@ func humanValue(v any, present, sensitive bool) string {
 		s = fmt.Sprint(v)
 	}
 	if utf8.RuneCountInString(s) > valueMaxRunes {
-		r := []rune(s)
-		s = string(r[:valueMaxRunes-1]) + "…"
+		s = summary(v, s)
 	}
 	return Escape(s)
+}
+
+// summary says what a value too long for a line is instead of cutting it mid-way: a list as its
+// length and its elements' keys (`[3 items: type=Initialized, type=Ready, …]`), a map as its
+// keys; anything else cut with …. --diff=full shows it whole.
+func summary(v any, s string) string {
+	cut := func(s string, n int) string {
+		if r := []rune(s); len(r) > n {
+			return string(r[:n-1]) + "…"
+		}
+		return s
+	}
+	switch x := v.(type) {
+	case []any:
+		head := fmt.Sprintf("[%d items", len(x))
+		if len(x) == 1 {
+			head = "[1 item"
+		}
+		var names []string
+		if key := diff.MergeKey(x); key != "" {
+			for _, e := range x {
+				names = append(names, fmt.Sprintf("%s=%v", key, e.(map[string]any)[key]))
+			}
+		}
+		if len(names) == 0 {
+			return head + "]"
+		}
+		return cut(head+": "+strings.Join(names, ", "), valueMaxRunes-1) + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return cut(fmt.Sprintf("{%d keys: %s", len(x), strings.Join(keys, ", ")), valueMaxRunes-1) + "}"
+	}
+	return cut(s, valueMaxRunes)
 }
 
 // wideDetail adds -o wide's columns: generation/observedGeneration, the controller owner, labels.
