@@ -73,6 +73,8 @@ type WatchOptions struct {
 	Diff           string
 	HotLoopUpdates int
 	HotLoopWindow  time.Duration
+	Order          string
+	OrderWindow    time.Duration
 	Timestamps     string
 	NoHeaders      bool
 
@@ -147,6 +149,8 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.Lookup("diff").NoOptDefVal = "inline"
 	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
 	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", 30*time.Second, "The window of --hot-loop-updates; a hot loop ends when a window passes without an update.")
+	f.StringVar(&o.Order, "order", "rv", "Order of the lines of several resources: rv (hold each line up to --order-window and put live watch events in the server's resourceVersion order) or arrival (as each informer delivers them).")
+	f.DurationVar(&o.OrderWindow, "order-window", 100*time.Millisecond, "How long --order rv holds a line to find earlier events of other resources.")
 	f.StringVar(&o.Timestamps, "timestamps", "absolute", "Time column of human output: absolute (wall clock), relative (since the first event) or none.")
 	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header line of human output.")
 	addTypesFlag(cmd, &o.Types, " --record and the exit summary still get every line.")
@@ -206,6 +210,12 @@ func (o *WatchOptions) Validate() error {
 	}
 	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
 		return err
+	}
+	if o.Order != "" && o.Order != "rv" && o.Order != "arrival" {
+		return fmt.Errorf(`--order must be "rv" or "arrival", got %q`, o.Order)
+	}
+	if o.OrderWindow < 0 {
+		return fmt.Errorf("--order-window must be >= 0, got %s", o.OrderWindow)
 	}
 	if o.Workers < 1 {
 		return fmt.Errorf("--workers must be >= 1, got %d", o.Workers)
@@ -330,7 +340,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// The scrapes end with the watch, also when it ends by itself (an error).
 	scrapeCtx, stopScrapes := context.WithCancel(ctx)
 	defer stopScrapes()
-	scrapers, err := o.Metrics.start(scrapeCtx, restCfg, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
+	scrapers, err := o.Metrics.start(scrapeCtx, restCfg, o.configFlags, o.namespace, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
 	if err != nil {
 		return err
 	}
@@ -379,17 +389,34 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			outbox.Put(ev)
 		}
 	}
+	process := func(evs []watch.Event) {
+		for i := range evs {
+			handle(evs[i])
+			if hot := hotLoops.Observe(&evs[i]); hot != nil {
+				handle(*hot)
+			}
+		}
+	}
+	// Lines of several resources come from several watch streams; put them back in the
+	// server's order (a short, bounded hold; see watch.Reorder).
+	reorder := watch.NewReorder(o.orderWindow())
+	var tick <-chan time.Time
+	if reorder.Window > 0 {
+		t := time.NewTicker(max(reorder.Window/4, 10*time.Millisecond))
+		defer t.Stop()
+		tick = t.C
+	}
 	for eventsIn != nil {
 		select {
 		case ev, ok := <-eventsIn:
 			if !ok {
 				eventsIn = nil
+				process(reorder.Flush())
 				continue
 			}
-			handle(ev)
-			if hot := hotLoops.Observe(&ev); hot != nil {
-				handle(*hot)
-			}
+			process(reorder.Push(ev, time.Now()))
+		case <-tick:
+			process(reorder.Due(time.Now()))
 		case ev := <-scrapers.events:
 			handle(ev)
 		}
@@ -414,6 +441,15 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	return err
 }
 
+// orderWindow is how long lines are held to be put in resourceVersion order: only with
+// several resources (one stream is in order already) and --order rv.
+func (o *WatchOptions) orderWindow() time.Duration {
+	if o.Order == "arrival" || !strings.Contains(o.resourceArg, ",") {
+		return 0
+	}
+	return o.OrderWindow
+}
+
 // recordedFlags are the options that shaped the stream, for a recording's header. Credentials and
 // connection flags are left out on purpose.
 func (o *WatchOptions) recordedFlags() map[string]string {
@@ -432,6 +468,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"timeout":        o.Timeout.String(),
 		"sync-timeout":   o.SyncTimeout.String(),
 		"hot-loop":       fmt.Sprintf("%d updates in %s", o.HotLoopUpdates, o.HotLoopWindow),
+		"order":          fmt.Sprintf("%s (window %s)", o.Order, o.orderWindow()),
 		"metadata-only":  fmt.Sprint(o.MetadataOnly),
 		"drop-managed":   fmt.Sprint(o.DropManaged),
 		"metrics-urls":   fmt.Sprint(len(o.Metrics.URLs)),

@@ -3,6 +3,7 @@ package cmd
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -38,6 +39,42 @@ func TestWatchValidateTypes(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, o.types); diff != "" {
 				t.Errorf("types (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWatchValidateOrder(t *testing.T) {
+	tests := []struct {
+		name, resources, order string
+		window                 float64
+		wantWindow             float64
+		wantErr                string
+	}{
+		{name: "several resources: held", resources: "deploy,rs", order: "rv", window: 0.1, wantWindow: 0.1},
+		{name: "default is rv", resources: "deploy,rs", order: "", window: 0.1, wantWindow: 0.1},
+		{name: "one resource: in order already", resources: "deploy", order: "rv", window: 0.1, wantWindow: 0},
+		{name: "arrival", resources: "deploy,rs", order: "arrival", window: 0.1, wantWindow: 0},
+		{name: "unknown", resources: "deploy,rs", order: "time", wantErr: `--order must be "rv" or "arrival", got "time"`},
+		{name: "negative window", resources: "deploy,rs", order: "rv", window: -1, wantErr: "--order-window must be >= 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewWatchOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
+			o.resourceArg, o.HotLoopUpdates, o.HotLoopWindow = tt.resources, 10, 30e9
+			o.Order, o.OrderWindow = tt.order, time.Duration(tt.window*float64(time.Second))
+			err := o.Validate()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Validate() = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := o.orderWindow().Seconds(); got != tt.wantWindow {
+				t.Errorf("orderWindow = %vs, want %vs", got, tt.wantWindow)
 			}
 		})
 	}

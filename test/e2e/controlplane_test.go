@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -467,5 +469,71 @@ func TestRealOperatorFight(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(h["fields"]), "spec.replicas") {
 		t.Errorf("HotLoop fields %v, want spec.replicas", h["fields"])
+	}
+}
+
+// Lines of several resources come out in the server's order (issue: a new pod was printed
+// before the ReplicaSet change that made it): every live watch event of a rollout and two scales,
+// across deployments, replicasets and pods, has a resourceVersion no lower than the one before.
+func TestRealOrderAcrossResources(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	args := []string{"watch", "deployments,replicasets,pods", "-n", ns, "-o", "json"}
+	if o := os.Getenv("E2E_ORDER"); o != "" { // E2E_ORDER=arrival shows what the test catches
+		args = append(args, "--order", o)
+	}
+	p := c.RunPlugin(t, ctx, args...)
+	for range 3 {
+		p.AwaitJSON(t, await, is("Synced", ""))
+	}
+	for _, kc := range [][]string{
+		{"create", "deployment", "web", "--image=example.com/web:1", "--replicas=5"},
+		{"set", "image", "deployment/web", "web=example.com/web:2"},
+		{"scale", "deployment/web", "--replicas=8"},
+		{"scale", "deployment/web", "--replicas=1"},
+	} {
+		if _, err := c.Kubectl(ctx, append(kc, "-n", ns)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	awaitSeen(t, p, 2*await, "the Deployment at 1 available replica of web:2", func(m map[string]any) bool {
+		u, _ := number(m, "status", "updatedReplicas")
+		r, _ := number(m, "status", "replicas")
+		return m["resource"] == "deployments" && u == 1 && r == 1
+	})
+	// The last scale's pod deletions have arrived once the ReplicaSet says 1 replica.
+	awaitSeen(t, p, await, "a ReplicaSet at 1 replica", func(m map[string]any) bool {
+		r, _ := number(m, "status", "replicas")
+		s, _ := number(m, "spec", "replicas")
+		return m["resource"] == "replicasets" && r == 1 && s == 1
+	})
+	var prev uint64
+	var prevLine string
+	var n, inversions int
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) != nil || m["tombstone"] == true {
+			continue
+		}
+		switch m["delta"] {
+		case "Added", "Updated", "Deleted":
+		default:
+			continue
+		}
+		rv, err := strconv.ParseUint(fmt.Sprint(m["resourceVersion"]), 10, 64)
+		if err != nil {
+			t.Fatalf("resourceVersion %v: %v", m["resourceVersion"], err)
+		}
+		n++
+		if rv < prev {
+			inversions++
+			t.Errorf("%s %s %s rv=%d printed after %s", m["type"], m["resource"], m["name"], rv, prevLine)
+		}
+		prev, prevLine = rv, fmt.Sprintf("%s %s %s rv=%d", m["type"], m["resource"], m["name"], rv)
+	}
+	t.Logf("%d live events, %d out of order", n, inversions)
+	if n < 50 {
+		t.Errorf("only %d live events: the test did not exercise the order", n)
 	}
 }

@@ -1,0 +1,120 @@
+package watch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+var (
+	pods = discovery.Resource{Version: "v1", Resource: "pods"}
+	rss  = discovery.Resource{Group: "apps", Version: "v1", Resource: "replicasets"}
+)
+
+func live(res discovery.Resource, typ Type, rv string) Event {
+	d := map[Type]Delta{Added: DeltaAdded, Updated: DeltaUpdated, Deleted: DeltaDeleted}[typ]
+	return Event{Type: typ, Resource: res, ResourceVersion: rv, Delta: d, Name: rv}
+}
+
+func names(evs []Event) string {
+	var b []string
+	for _, e := range evs {
+		s := string(e.Type)
+		if e.Name != "" {
+			s = e.Resource.Resource + "@" + e.Name
+		}
+		b = append(b, s)
+	}
+	return strings.Join(b, " ")
+}
+
+func TestReorder(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	type push struct {
+		ev Event
+		at int
+	}
+	synced := Event{Type: Synced, Resource: pods}
+	initial := Event{Type: Added, Resource: rss, ResourceVersion: "5", Delta: DeltaReplaced, InitialList: true, Name: "5"}
+	tests := []struct {
+		name   string
+		window time.Duration
+		in     []push
+		want   string
+	}{
+		{"an effect before its cause across resources", 100 * time.Millisecond,
+			[]push{{live(pods, Added, "282"), 0}, {live(rss, Added, "281"), 1}, {live(rss, Updated, "285"), 2}},
+			"replicasets@281 pods@282 replicasets@285"},
+		{"a resource's own order is kept", 100 * time.Millisecond,
+			[]push{{live(pods, Updated, "10"), 0}, {live(pods, Updated, "11"), 1}, {live(rss, Updated, "9"), 2}},
+			"replicasets@9 pods@10 pods@11"},
+		{"never ahead of its resource's other lines", 100 * time.Millisecond,
+			[]push{{live(rss, Updated, "20"), 0}, {synced, 1}, {live(pods, Added, "12"), 2}},
+			"replicasets@20 Synced pods@12"},
+		{"initial lists are not reordered", 100 * time.Millisecond,
+			[]push{{live(pods, Added, "20"), 0}, {initial, 1}},
+			"pods@20 replicasets@5"},
+		{"a tombstone stays", 100 * time.Millisecond,
+			[]push{{live(pods, Added, "20"), 0}, {Event{Type: Deleted, Resource: rss, ResourceVersion: "3", Delta: DeltaDeleted, Tombstone: true, Name: "3"}, 1}},
+			"pods@20 replicasets@3"},
+		{"outside the window, arrival order", 100 * time.Millisecond,
+			[]push{{live(pods, Added, "282"), 0}, {live(rss, Added, "281"), 150}},
+			"pods@282 replicasets@281"},
+		{"off", 0,
+			[]push{{live(pods, Added, "282"), 0}, {live(rss, Added, "281"), 1}},
+			"pods@282 replicasets@281"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReorder(tt.window)
+			var got []Event
+			for _, p := range tt.in {
+				got = append(got, r.Push(p.ev, ms(p.at))...)
+			}
+			got = append(got, r.Due(ms(10_000))...)
+			if r.Len() != 0 {
+				t.Errorf("%d events still held after the window", r.Len())
+			}
+			if s := names(got); s != tt.want {
+				t.Errorf("order %q, want %q", s, tt.want)
+			}
+		})
+	}
+}
+
+// Nothing is held past the window, nothing is lost, and a long stream comes out in
+// resourceVersion order when its skew is within the window.
+func TestReorderBounded(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := NewReorder(50 * time.Millisecond)
+	var got []Event
+	// Two resources, each in order; the replicasets' stream lags 20ms behind.
+	for i := range 1000 {
+		now := t0.Add(time.Duration(i) * time.Millisecond)
+		got = append(got, r.Push(live(pods, Updated, fmt.Sprint(2*i+1)), now)...)
+		if i >= 20 {
+			got = append(got, r.Push(live(rss, Updated, fmt.Sprint(2*(i-20))), now)...)
+		}
+		for _, e := range r.buf {
+			if now.Sub(e.at) > r.Window {
+				t.Fatalf("an event held %s, longer than the window", now.Sub(e.at))
+			}
+		}
+	}
+	got = append(got, r.Flush()...)
+	if len(got) != 1980 {
+		t.Fatalf("%d events out, want 1980", len(got))
+	}
+	prev := uint64(0)
+	for _, e := range got {
+		rv, _ := parseRV(e.ResourceVersion)
+		if rv < prev {
+			t.Fatalf("rv %d after %d", rv, prev)
+		}
+		prev = rv
+	}
+}
