@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,9 +13,11 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/portforward"
 	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -28,8 +31,10 @@ type MetricsOptions struct {
 	InsecureSkipTLSVerify bool
 	TokenFile             string
 	ServiceAccount        string // NAMESPACE/NAME
+	From                  []string
 
 	saNamespace, saName string
+	from                []portforward.Target
 }
 
 // NewMetricsOptions returns the defaults.
@@ -39,6 +44,7 @@ func NewMetricsOptions() MetricsOptions { return MetricsOptions{Interval: 5 * ti
 func (m *MetricsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&m.URLs, "metrics-url", m.URLs, "A running controller's Prometheus endpoint (http or https, e.g. https://127.0.0.1:8443/metrics through kubectl port-forward); its workqueues and reconciles print as ControllerQueue lines. Repeatable.")
 	f.DurationVar(&m.Interval, "metrics-interval", m.Interval, "How often to scrape the metrics endpoints; a queue whose figures did not change gets no new line.")
+	f.StringArrayVar(&m.From, "metrics-from", m.From, "Scrape a controller in the cluster through a port-forward over the API server, as 'kubectl port-forward' does: [https://|http://]TYPE/NAME:PORT[/PATH] (e.g. deploy/my-controller-manager:8443; PATH defaults to /metrics; without a scheme, https if the port speaks TLS). Repeatable.")
 	f.StringVar(&m.CAFile, "metrics-ca-file", m.CAFile, "Path to the certificate(s) of the CA that signed the metrics server's certificate (default: the system's roots).")
 	f.BoolVar(&m.InsecureSkipTLSVerify, "metrics-insecure-skip-tls-verify", m.InsecureSkipTLSVerify, "Do not check the metrics server's certificate. This will make your HTTPS connections insecure.")
 	f.StringVar(&m.TokenFile, "metrics-token-file", m.TokenFile, "Send the bearer token in this file with each scrape (read again every minute). The kubeconfig's credentials are never sent to a metrics URL.")
@@ -54,6 +60,14 @@ func (m *MetricsOptions) Validate() error {
 		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 			return fmt.Errorf("--metrics-url %q must be an http(s) URL such as http://127.0.0.1:8080/metrics", u)
 		}
+	}
+	m.from = nil
+	for _, f := range m.From {
+		t, err := portforward.ParseTarget(f)
+		if err != nil {
+			return fmt.Errorf("--metrics-from %w", err)
+		}
+		m.from = append(m.from, t)
 	}
 	if m.CAFile != "" && m.InsecureSkipTLSVerify {
 		return errors.New("--metrics-ca-file and --metrics-insecure-skip-tls-verify cannot be used together")
@@ -74,14 +88,21 @@ func (m *MetricsOptions) Validate() error {
 			name string
 		}{{m.CAFile != "", "--metrics-ca-file"}, {m.InsecureSkipTLSVerify, "--metrics-insecure-skip-tls-verify"}, {m.TokenFile != "", "--metrics-token-file"}, {m.ServiceAccount != "", "--metrics-serviceaccount"}} {
 			if f.set {
-				return fmt.Errorf("%s needs --metrics-url", f.name)
+				return fmt.Errorf("%s needs --metrics-url or --metrics-from", f.name)
 			}
 		}
 	}
 	return nil
 }
 
-func (m *MetricsOptions) enabled() bool { return len(m.URLs) > 0 }
+func (m *MetricsOptions) enabled() bool { return len(m.URLs) > 0 || len(m.From) > 0 }
+
+// endpoint is one metrics page to scrape: a URL, or a port-forward's local URL.
+type endpoint struct {
+	url  string
+	from string               // the --metrics-from value, if any
+	fwd  *portforward.Forward // its forward
+}
 
 // scrapers are the running scrapes of one watch.
 type scrapers struct {
@@ -96,10 +117,28 @@ func (s *scrapers) Wait() { s.wg.Wait() }
 // URL until ctx ends: pages become ControllerQueue events, a failure streak one Error event. It
 // fails only for what the user must fix before anything can work (an unreadable token or CA
 // file, a service account the API server will not mint tokens for). Warnings go to warn.
-func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, userAgent string, warn func(string)) (*scrapers, error) {
+func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, getter genericclioptions.RESTClientGetter, namespace, userAgent string, warn func(string)) (*scrapers, error) {
 	s := &scrapers{events: make(chan watch.Event, 64)}
 	if !m.enabled() {
 		return s, nil
+	}
+	send := func(ev watch.Event) {
+		ev.Time = time.Now()
+		select {
+		case s.events <- ev:
+		case <-ctx.Done():
+		}
+	}
+	var endpoints []endpoint
+	for _, u := range m.URLs {
+		endpoints = append(endpoints, endpoint{url: u})
+	}
+	for i, t := range m.from {
+		ep, err := openForward(ctx, restCfg, getter, namespace, t, m.From[i], send)
+		if err != nil {
+			return nil, fmt.Errorf("--metrics-from %s: %w", m.From[i], err)
+		}
+		endpoints = append(endpoints, ep)
 	}
 	copts := scrape.ClientOptions{CAFile: m.CAFile, Insecure: m.InsecureSkipTLSVerify, UserAgent: userAgent}
 	id := scrape.AnonymousIdentity()
@@ -128,7 +167,8 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, userAg
 		}
 		id = scrape.ServiceAccountIdentity(m.saNamespace, m.saName)
 		denied = map[string]string{}
-		for _, u := range m.URLs {
+		for _, ep := range endpoints {
+			u := ep.url
 			check, err := scrape.CheckServiceAccountAccess(ctx, cs.AuthorizationV1(), m.saNamespace, m.saName, u)
 			if err != nil || check.Allowed {
 				// Not allowed to ask (or asked and allowed): the scrapes will tell.
@@ -148,36 +188,73 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, userAg
 	if m.InsecureSkipTLSVerify {
 		warn("Warning: --metrics-insecure-skip-tls-verify: the metrics server's certificate is not checked; its HTTPS connections are insecure")
 	}
-	if !id.Anonymous {
-		for _, u := range m.URLs {
-			if strings.HasPrefix(u, "http://") {
-				warn(fmt.Sprintf("Warning: %s is plain HTTP: the bearer token of %s is sent unencrypted", u, id.Description))
-			}
+	for _, ep := range endpoints {
+		// Through a port-forward the bytes travel encrypted to the API server and the node.
+		if !id.Anonymous && ep.fwd == nil && strings.HasPrefix(ep.url, "http://") {
+			warn(fmt.Sprintf("Warning: %s is plain HTTP: the bearer token of %s is sent unencrypted", ep.url, id.Description))
 		}
 	}
-	send := func(ev watch.Event) {
-		ev.Time = time.Now()
-		select {
-		case s.events <- ev:
-		case <-ctx.Done():
-		}
-	}
-	for _, u := range m.URLs {
+	for _, ep := range endpoints {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			m.poll(ctx, &scrape.Scraper{URL: u, Client: client, Timeout: m.Interval}, id, denied[u], send)
+			m.poll(ctx, &scrape.Scraper{URL: ep.url, Client: client, Timeout: m.Interval}, ep, id, denied[ep.url], send)
 		}()
 	}
 	return s, nil
 }
 
+// openForward starts the port-forward of one --metrics-from target and finds out, when the
+// target does not say, whether its port speaks TLS.
+func openForward(ctx context.Context, restCfg *rest.Config, getter genericclioptions.RESTClientGetter, namespace string, t portforward.Target, flag string, send func(watch.Event)) (endpoint, error) {
+	fw := &portforward.Forwarder{Getter: getter, Config: restCfg, Namespace: namespace}
+	var ep endpoint
+	fw.OnLost = func(err error) {
+		send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "PortForwardLost", Message: "--metrics-from " + flag + ": " + err.Error() + "; reconnecting", URL: ep.url})
+	}
+	fw.OnRestored = func(pod string) {
+		send(watch.Event{Type: watch.Recovered, Verb: "scrape", Message: "--metrics-from " + flag + ": port-forward to pod " + pod + " works again", URL: ep.url})
+	}
+	fwd, err := fw.Open(ctx, t)
+	if err != nil {
+		return endpoint{}, err
+	}
+	scheme := t.Scheme
+	if scheme == "" {
+		scheme = "http"
+		if speaksTLS(ctx, fwd.LocalPort) {
+			scheme = "https"
+		}
+	}
+	ep = endpoint{url: fmt.Sprintf("%s://127.0.0.1:%d%s", scheme, fwd.LocalPort, t.Path), from: flag, fwd: fwd}
+	return ep, nil
+}
+
+// speaksTLS reports whether a TLS handshake with the port gets a TLS answer (whatever the
+// certificate: only the protocol is found out here, nothing is sent).
+func speaksTLS(ctx context.Context, port int) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	d := &tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // protocol probe only, no data sent
+	conn, err := d.DialContext(ctx, "tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		_, notTLS := errors.AsType[tls.RecordHeaderError](err)
+		return !notTLS
+	}
+	conn.Close()
+	return true
+}
+
 // poll scrapes one URL until ctx ends. deniedMsg, when set, is said before the first scrape and
 // stands for the 403 streak it predicts.
-func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, id scrape.Identity, deniedMsg string, send func(watch.Event)) {
+func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id scrape.Identity, deniedMsg string, send func(watch.Event)) {
 	u := sc.URL
+	prefix := ""
+	if ep.from != "" {
+		prefix = "--metrics-from " + ep.from + ": "
+	}
 	if deniedMsg != "" {
-		send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "Forbidden", Message: "scrape " + u + ": " + deniedMsg, URL: u})
+		send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "Forbidden", Message: prefix + "scrape " + u + ": " + deniedMsg, URL: u})
 	}
 	tracker := scrape.NewTracker()
 	emptyShown := false
@@ -185,7 +262,7 @@ func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, id scrape
 		Page: func(page scrape.Page) {
 			if len(page.Queues) == 0 {
 				if !emptyShown {
-					send(watch.Event{Type: watch.ControllerQueue, URL: u, Message: fmt.Sprintf(
+					send(watch.Event{Type: watch.ControllerQueue, URL: u, Message: prefix + fmt.Sprintf(
 						"no workqueue metrics on this page (%d metric families, none named workqueue_*): the scrape works, but is this a controller's /metrics?", page.Families)})
 				}
 				emptyShown = true
@@ -194,6 +271,9 @@ func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, id scrape
 			emptyShown, deniedMsg = false, ""
 			for _, q := range tracker.Next(time.Now(), page.Queues) {
 				q.Insecure = m.InsecureSkipTLSVerify
+				if ep.fwd != nil {
+					q.From = ep.from + " (pod " + ep.fwd.Pod() + ")"
+				}
 				send(watch.Event{Type: watch.ControllerQueue, URL: u, Sample: &q})
 			}
 		},
@@ -204,10 +284,10 @@ func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, id scrape
 			}
 			deniedMsg = ""
 			reason, msg := scrape.Explain(err, id, u)
-			send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: reason, Message: msg, URL: u})
+			send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: reason, Message: prefix + msg, URL: u})
 		},
 		Recovered: func() {
-			send(watch.Event{Type: watch.Recovered, Verb: "scrape", Message: "scrape " + u + " works again", URL: u})
+			send(watch.Event{Type: watch.Recovered, Verb: "scrape", Message: prefix + "scrape " + u + " works again", URL: u})
 		},
 	})
 }

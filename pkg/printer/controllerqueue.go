@@ -47,6 +47,7 @@ type controllerQueueExtra struct {
 	ReconcileErrorsPerSecond *float64           `json:"reconcileErrorsPerSecond,omitempty"`
 	FoldedScrapes            int                `json:"foldedScrapes,omitempty"`
 	Insecure                 bool               `json:"insecure,omitempty"`
+	From                     string             `json:"from,omitempty"`
 }
 
 // emptyPageRecord is the ControllerQueue line of a page without workqueue metrics.
@@ -90,7 +91,7 @@ func controllerQueueOf(ev *watch.Event) any {
 			x.ReconcilesPerSecond, x.ReconcileErrorsPerSecond = ptr(q.ReconcilesPerSecond), ptr(q.ReconcileErrorsPerSecond)
 		}
 	}
-	x.FoldedScrapes, x.Insecure = q.Folded, q.Insecure
+	x.FoldedScrapes, x.Insecure, x.From = q.Folded, q.Insecure, q.From
 	return r
 }
 
@@ -111,7 +112,7 @@ func (x *controllerQueueExtra) sampleExtra(s *scrape.QueueSample) {
 		s.AddsPerSecond, s.RetriesPerSecond = deref(x.AddsPerSecond), deref(x.RetriesPerSecond)
 		s.ReconcilesPerSecond, s.ReconcileErrorsPerSecond = deref(x.ReconcilesPerSecond), deref(x.ReconcileErrorsPerSecond)
 	}
-	s.Folded, s.Insecure = x.FoldedScrapes, x.Insecure
+	s.Folded, s.Insecure, s.From = x.FoldedScrapes, x.Insecure, x.From
 }
 
 // controllerQueueDetail writes a queue's figures: the workqueue's, then the controller's
@@ -156,6 +157,9 @@ func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
 		fmt.Fprintf(b, " unfinished=%s longest=%s", seconds(q.UnfinishedSeconds), seconds(q.LongestRunningSeconds))
 	}
 	var notes []string
+	if q.From != "" {
+		notes = append(notes, "from "+q.From)
+	}
 	if q.Insecure {
 		notes = append(notes, "certificate not verified")
 	}

@@ -105,6 +105,8 @@ type QueueSample struct {
 	RetriesPerSecond, ReconcileErrorsPerSecond float64
 	// Insecure is set when the scrape did not verify the server's certificate.
 	Insecure bool
+	// From names the port-forward the page was scraped through (--metrics-from), with its pod.
+	From string
 	// Folded is how many scrapes in a row, before this one, found the queue unchanged since its
 	// previous line (Tracker prints no line for them).
 	Folded int

@@ -281,3 +281,72 @@ func TestRealScrapeOperatorReconcileErrors(t *testing.T) {
 	}
 	stopAndCheckNoToken(t, p, rec)
 }
+
+// --metrics-from deploy/NAME:PORT and pod/NAME:PORT: a port-forward through the API server, as
+// kubectl port-forward opens one, to a pod on a kwok node, which kwok forwards to the widget-
+// operator's HTTPS metrics on this machine; the lines name the forward and its pod.
+func TestRealScrapeMetricsFrom(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	const podPort = 8443
+	if err := c.ForwardNamespacePort(ctx, ns, podPort, op.Port); err != nil {
+		t.Fatal(err)
+	}
+	const deploy = "widget-controller-manager"
+	if _, err := c.Kubectl(ctx, "create", "deployment", deploy, "-n", ns, "--image=example.com/manager:1", fmt.Sprintf("--port=%d", podPort)); err != nil {
+		t.Fatal(err)
+	}
+	var pod string
+	deadline := time.Now().Add(await)
+	for pod == "" && time.Now().Before(deadline) {
+		pods, err := c.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + deploy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodRunning {
+				pod = p.Name
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if pod == "" {
+		t.Fatalf("no running pod of deployment %s", deploy)
+	}
+	newServiceAccount(t, c, ns, "scraper")
+	grantMetrics(t, c, ns, "scraper")
+	rec := filepath.Join(t.TempDir(), "rec.ndjson")
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--record", rec,
+		"--metrics-from", "deploy/"+deploy+":8443", "--metrics-from", "pod/"+pod+":8443/metrics",
+		"--metrics-serviceaccount", ns+"/scraper", "--metrics-insecure-skip-tls-verify", "--metrics-interval", "300ms")
+	p.AwaitJSON(t, await, is("Synced", ""))
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w1", "namespace": ns},
+		"spec":     map[string]any{"size": int64(0)},
+	}}
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []string{"deploy/" + deploy + ":8443", "pod/" + pod + ":8443/metrics"} {
+		q := awaitSeen(t, p, await, "the widget queue through "+from, func(m map[string]any) bool {
+			f, _ := m["from"].(string)
+			r, _ := m["reconciles"].(map[string]any)
+			ok, _ := r["success"].(float64)
+			return m["type"] == "ControllerQueue" && m["name"] == "widget" && strings.HasPrefix(f, from+" (pod "+ns+"/"+pod+")") && ok >= 1
+		})
+		if u, _ := q["url"].(string); !strings.HasPrefix(u, "https://127.0.0.1:") || !strings.HasSuffix(u, "/metrics") {
+			t.Errorf("url %q, want the forward's local https URL", u)
+		}
+	}
+	if n := countLines(p, isScrapeError); n != 0 {
+		t.Errorf("%d scrape errors: %s", n, p.Stderr())
+	}
+	stopAndCheckNoToken(t, p, rec)
+}

@@ -211,15 +211,21 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 		if err != nil {
 			return err
 		}
-		p, err := c.startComponent(Kwok, filepath.Join(assets, Kwok), port,
-			"--kubeconfig="+c.KubeconfigPath,
-			"--manage-nodes-with-annotation-selector="+KwokNodeAnnotation+"=fake",
-			"--config="+filepath.Join(assets, "kwok-stages.yaml"),
+		var extra []string
+		// Port forwarding to an address of our choice, per object. Without kwok's module in the
+		// module cache the cluster still starts; ForwardNamespacePort says why it cannot.
+		if c.portForwardErr = c.installKwokPortForwardCRDs(ctx); c.portForwardErr == nil {
+			extra = append(extra, "--enable-crds=PortForward,ClusterPortForward")
+		}
+		p, err := c.startComponent(Kwok, filepath.Join(assets, Kwok), port, append([]string{
+			"--kubeconfig=" + c.KubeconfigPath,
+			"--manage-nodes-with-annotation-selector=" + KwokNodeAnnotation + "=fake",
+			"--config=" + filepath.Join(assets, "kwok-stages.yaml"),
 			// kwok serves the kubelet API (logs, exec, port-forward) for its nodes here.
 			"--node-ip=127.0.0.1",
-			"--node-port="+strconv.Itoa(port),
-			"--server-address=127.0.0.1:"+strconv.Itoa(port),
-		)
+			"--node-port=" + strconv.Itoa(port),
+			"--server-address=127.0.0.1:" + strconv.Itoa(port),
+		}, extra...)...)
 		if err != nil {
 			return err
 		}
