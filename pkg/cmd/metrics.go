@@ -44,7 +44,7 @@ func NewMetricsOptions() MetricsOptions { return MetricsOptions{Interval: 5 * ti
 func (m *MetricsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&m.URLs, "metrics-url", m.URLs, "A running controller's Prometheus endpoint (http or https, e.g. https://127.0.0.1:8443/metrics through kubectl port-forward); its workqueues and reconciles print as ControllerQueue lines. Repeatable.")
 	f.DurationVar(&m.Interval, "metrics-interval", m.Interval, "How often to scrape the metrics endpoints; a queue whose figures did not change gets no new line.")
-	f.StringArrayVar(&m.From, "metrics-from", m.From, "Scrape a controller in the cluster through a port-forward over the API server, as 'kubectl port-forward' does: [https://|http://]TYPE/NAME:PORT[/PATH] (e.g. deploy/my-controller-manager:8443; PATH defaults to /metrics; without a scheme, https if the port speaks TLS). Repeatable.")
+	f.StringArrayVar(&m.From, "metrics-from", m.From, "Scrape a controller in the cluster through a port-forward over the API server, as 'kubectl port-forward' does: [https://|http://][NAMESPACE/]TYPE/NAME:PORT[/PATH] (e.g. my-system/deploy/my-controller-manager:8443; NAMESPACE defaults to -n's; PATH to /metrics; without a scheme, https if the port speaks TLS). Repeatable.")
 	f.StringVar(&m.CAFile, "metrics-ca-file", m.CAFile, "Path to the certificate(s) of the CA that signed the metrics server's certificate (default: the system's roots).")
 	f.BoolVar(&m.InsecureSkipTLSVerify, "metrics-insecure-skip-tls-verify", m.InsecureSkipTLSVerify, "Do not check the metrics server's certificate. This will make your HTTPS connections insecure.")
 	f.StringVar(&m.TokenFile, "metrics-token-file", m.TokenFile, "Send the bearer token in this file with each scrape (read again every minute). The kubeconfig's credentials are never sent to a metrics URL.")
@@ -132,6 +132,10 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, getter
 	var endpoints []endpoint
 	for _, u := range m.URLs {
 		endpoints = append(endpoints, endpoint{url: u})
+	}
+	// The namespace of -n or the kubeconfig, also under -A (as kubectl port-forward takes it).
+	if ns, _, err := getter.ToRawKubeConfigLoader().Namespace(); err == nil && len(m.from) > 0 {
+		namespace = ns
 	}
 	for i, t := range m.from {
 		ep, err := openForward(ctx, restCfg, getter, namespace, t, m.From[i], send)

@@ -7,6 +7,7 @@
 package portforward
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -32,15 +33,22 @@ import (
 // Target is what to forward to: TYPE/NAME as kubectl port-forward takes it, and the pod's port
 // (a number or a container port's name), with the scheme and path of the metrics URL behind it.
 type Target struct {
-	Ref    string // e.g. deploy/my-controller-manager
-	Port   string // e.g. 8443 or https
-	Scheme string // "https", "http", or "" to find out
-	Path   string // e.g. /metrics
+	Namespace string // "" for the kubeconfig's (or -n's) namespace
+	Ref       string // e.g. deploy/my-controller-manager
+	Port      string // e.g. 8443 or https
+	Scheme    string // "https", "http", or "" to find out
+	Path      string // e.g. /metrics
 }
 
-func (t Target) String() string { return t.Ref + ":" + t.Port }
+func (t Target) String() string {
+	if t.Namespace != "" {
+		return t.Namespace + "/" + t.Ref + ":" + t.Port
+	}
+	return t.Ref + ":" + t.Port
+}
 
-// ParseTarget reads [http://|https://]TYPE/NAME:PORT[/PATH]; the path defaults to /metrics.
+// ParseTarget reads [http://|https://][NAMESPACE/]TYPE/NAME:PORT[/PATH]; the path defaults to
+// /metrics.
 func ParseTarget(s string) (Target, error) {
 	var t Target
 	rest := s
@@ -51,9 +59,12 @@ func ParseTarget(s string) (Target, error) {
 		}
 	}
 	ref, portPath, ok := strings.Cut(rest, ":")
+	if parts := strings.Split(ref, "/"); len(parts) == 3 && parts[0] != "" {
+		t.Namespace, ref = parts[0], parts[1]+"/"+parts[2]
+	}
 	typ, name, _ := strings.Cut(ref, "/")
 	if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
-		return Target{}, fmt.Errorf("%q must be TYPE/NAME:PORT[/PATH], e.g. deploy/my-controller-manager:8443 or pod/web-0:8080/metrics", s)
+		return Target{}, fmt.Errorf("%q must be [NAMESPACE/]TYPE/NAME:PORT[/PATH], e.g. deploy/my-controller-manager:8443 or pod/web-0:8080/metrics", s)
 	}
 	port, path, hasPath := strings.Cut(portPath, "/")
 	t.Ref, t.Port, t.Path = ref, port, "/"+path
@@ -201,7 +212,7 @@ func (fw *Forwarder) resolve(t Target) (*corev1.Pod, int, error) {
 	obj, err := resource.NewBuilder(fw.Getter).
 		WithScheme(scheme.Scheme, scheme.Scheme.PrioritizedVersionsAllGroups()...).
 		ContinueOnError().
-		NamespaceParam(fw.Namespace).DefaultNamespace().
+		NamespaceParam(cmp.Or(t.Namespace, fw.Namespace)).DefaultNamespace().
 		ResourceNames("pods", t.Ref).
 		Do().Object()
 	if err != nil {

@@ -17,9 +17,10 @@ func TestParseTarget(t *testing.T) {
 		{in: "pod/web-0:8080/custom/metrics", want: Target{Ref: "pod/web-0", Port: "8080", Path: "/custom/metrics"}},
 		{in: "https://deployment.apps/mgr:https", want: Target{Ref: "deployment.apps/mgr", Port: "https", Scheme: "https", Path: "/metrics"}},
 		{in: "http://pod/x:80/", want: Target{Ref: "pod/x", Port: "80", Scheme: "http", Path: "/"}},
-		{in: "mgr:8443", wantErr: "must be TYPE/NAME:PORT[/PATH]"},
-		{in: "deploy/mgr", wantErr: "must be TYPE/NAME:PORT[/PATH]"},
-		{in: "deploy/a/b:80", wantErr: "must be TYPE/NAME:PORT[/PATH]"},
+		{in: "mgr:8443", wantErr: "must be [NAMESPACE/]TYPE/NAME:PORT[/PATH]"},
+		{in: "deploy/mgr", wantErr: "must be [NAMESPACE/]TYPE/NAME:PORT[/PATH]"},
+		{in: "my-system/deploy/mgr:8443", want: Target{Namespace: "my-system", Ref: "deploy/mgr", Port: "8443", Path: "/metrics"}},
+		{in: "a/deploy/b/c:80", wantErr: "must be [NAMESPACE/]TYPE/NAME:PORT[/PATH]"},
 		{in: "deploy/mgr:0", wantErr: "port 0 out of range"},
 		{in: "deploy/mgr:", wantErr: "the port must be a number or a container port's name"},
 	}

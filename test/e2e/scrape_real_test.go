@@ -282,7 +282,7 @@ func TestRealScrapeOperatorReconcileErrors(t *testing.T) {
 	stopAndCheckNoToken(t, p, rec)
 }
 
-// --metrics-from deploy/NAME:PORT and pod/NAME:PORT: a port-forward through the API server, as
+// --metrics-from deploy/NAME:PORT and NAMESPACE/pod/NAME:PORT/PATH: a port-forward through the API server, as
 // kubectl port-forward opens one, to a pod on a kwok node, which kwok forwards to the widget-
 // operator's HTTPS metrics on this machine; the lines name the forward and its pod.
 func TestRealScrapeMetricsFrom(t *testing.T) {
@@ -322,8 +322,9 @@ func TestRealScrapeMetricsFrom(t *testing.T) {
 	newServiceAccount(t, c, ns, "scraper")
 	grantMetrics(t, c, ns, "scraper")
 	rec := filepath.Join(t.TempDir(), "rec.ndjson")
-	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--record", rec,
-		"--metrics-from", "deploy/"+deploy+":8443", "--metrics-from", "pod/"+pod+":8443/metrics",
+	// The pod form names its namespace and the watch spans all namespaces (-A).
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-A", "-n", ns, "-o", "json", "--record", rec,
+		"--metrics-from", "deploy/"+deploy+":8443", "--metrics-from", ns+"/pod/"+pod+":8443/metrics",
 		"--metrics-serviceaccount", ns+"/scraper", "--metrics-insecure-skip-tls-verify", "--metrics-interval", "300ms")
 	p.AwaitJSON(t, await, is("Synced", ""))
 	widget := &unstructured.Unstructured{Object: map[string]any{
@@ -334,7 +335,7 @@ func TestRealScrapeMetricsFrom(t *testing.T) {
 	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, from := range []string{"deploy/" + deploy + ":8443", "pod/" + pod + ":8443/metrics"} {
+	for _, from := range []string{"deploy/" + deploy + ":8443", ns + "/pod/" + pod + ":8443/metrics"} {
 		q := awaitSeen(t, p, await, "the widget queue through "+from, func(m map[string]any) bool {
 			f, _ := m["from"].(string)
 			r, _ := m["reconciles"].(map[string]any)
