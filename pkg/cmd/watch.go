@@ -406,6 +406,13 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		defer t.Stop()
 		tick = t.C
 	}
+	// A hot loop ends when a whole window passes without an update: looked for every second.
+	var hotTick <-chan time.Time
+	if o.HotLoopUpdates > 0 && o.HotLoopWindow > 0 {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		hotTick = t.C
+	}
 	for eventsIn != nil {
 		select {
 		case ev, ok := <-eventsIn:
@@ -417,10 +424,18 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			process(reorder.Push(ev, time.Now()))
 		case <-tick:
 			process(reorder.Due(time.Now()))
+		case <-hotTick:
+			for _, ev := range hotLoops.Ended(time.Now()) {
+				handle(ev)
+			}
 		case ev := <-scrapers.events:
 			handle(ev)
 		}
 	}
+	for _, ev := range hotLoops.Ended(time.Now()) { // deleted objects, windows passed
+		handle(ev)
+	}
+	summary.Ongoing(hotLoops.Ongoing(time.Now()))
 	stopScrapes()
 	scrapers.Wait()
 	outbox.Close()

@@ -109,12 +109,38 @@ type HotLoopDetector struct {
 
 	keys     map[string]*episode
 	observed int
+	ended    []HotLoopEnd // found by Observe or Forget, handed out by Ended
 }
 
 type episode struct {
 	updates  []Update // within the window, oldest first
 	last     time.Time
 	reported bool
+	// Over the whole episode, for its end: first update, count, managers, diagnosis.
+	start    time.Time
+	count    int
+	managers []string
+	loop     string
+}
+
+// HotLoopEnd reports the end of a hot loop: a whole window passed without an update to its
+// object, or the object was deleted.
+type HotLoopEnd struct {
+	Key string
+	// Updates over the whole episode (from its first update, before the loop was found).
+	Updates int
+	// Duration from the episode's first update to its last.
+	Duration time.Duration
+	// Managers of the episode's updates, first seen first.
+	Managers []string
+	// Loop is the diagnosis made when it was found.
+	Loop string
+	// Deleted: it ended because its object was deleted.
+	Deleted bool
+}
+
+func (ep *episode) end(key string, deleted bool) HotLoopEnd {
+	return HotLoopEnd{Key: key, Updates: ep.count, Duration: ep.last.Sub(ep.start), Managers: ep.managers, Loop: ep.loop, Deleted: deleted}
 }
 
 // NewHotLoopDetector returns a detector; maxUpdates < 1 or window <= 0 disables it.
@@ -134,10 +160,19 @@ func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
 	}
 	ep := d.keys[key]
 	if ep == nil || u.At.Sub(ep.last) > d.Window {
-		ep = &episode{}
+		if ep != nil && ep.reported {
+			d.ended = append(d.ended, ep.end(key, false))
+		}
+		ep = &episode{start: u.At}
 		d.keys[key] = ep
 	}
 	ep.last = u.At
+	ep.count++
+	for _, m := range u.Managers {
+		if !slices.Contains(ep.managers, m) {
+			ep.managers = append(ep.managers, m)
+		}
+	}
 	cutoff := u.At.Add(-d.Window)
 	i := 0
 	for i < len(ep.updates) && ep.updates[i].At.Before(cutoff) {
@@ -165,15 +200,52 @@ func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
 		return nil
 	}
 	h.diagnose(ep.updates)
-	ep.reported = true
+	ep.reported, ep.loop = true, h.Loop
 	return h
 }
 
-// Forget drops a key (its object was deleted).
+// Forget drops a key (its object was deleted); a hot loop on it ends.
 func (d *HotLoopDetector) Forget(key string) {
-	if d != nil {
-		delete(d.keys, key)
+	if d == nil {
+		return
 	}
+	if ep := d.keys[key]; ep != nil && ep.reported {
+		d.ended = append(d.ended, ep.end(key, true))
+	}
+	delete(d.keys, key)
+}
+
+// Ended returns the hot loops that ended by now: a whole window without an update, or their
+// object deleted. Each reported loop ends once.
+func (d *HotLoopDetector) Ended(now time.Time) []HotLoopEnd {
+	if d == nil {
+		return nil
+	}
+	out := d.ended
+	d.ended = nil
+	for k, ep := range d.keys {
+		if ep.reported && now.Sub(ep.last) > d.Window {
+			out = append(out, ep.end(k, false))
+			delete(d.keys, k)
+		}
+	}
+	slices.SortFunc(out, func(a, b HotLoopEnd) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// Ongoing returns the hot loops not ended yet, by key (for the summary at exit).
+func (d *HotLoopDetector) Ongoing() []HotLoopEnd {
+	if d == nil {
+		return nil
+	}
+	var out []HotLoopEnd
+	for k, ep := range d.keys {
+		if ep.reported {
+			out = append(out, ep.end(k, false))
+		}
+	}
+	slices.SortFunc(out, func(a, b HotLoopEnd) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // Len is the number of keys tracked.
@@ -182,7 +254,7 @@ func (d *HotLoopDetector) Len() int { return len(d.keys) }
 // sweep drops keys whose episode ended, so a long watch does not keep every key ever updated.
 func (d *HotLoopDetector) sweep(now time.Time) {
 	for k, ep := range d.keys {
-		if now.Sub(ep.last) > d.Window {
+		if now.Sub(ep.last) > d.Window && !ep.reported { // a reported one waits for Ended
 			delete(d.keys, k)
 		}
 	}

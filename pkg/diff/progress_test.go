@@ -158,3 +158,40 @@ func TestHotLoopDiagnosis(t *testing.T) {
 		})
 	}
 }
+
+// A hot loop ends once: after a whole window without an update (with the episode's totals), or
+// when its object is deleted; loops never reported never "end".
+func TestHotLoopEnded(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := NewHotLoopDetector(3, 10*time.Second)
+	for i := range 20 {
+		d.Observe("hot", Update{At: t0.Add(time.Duration(i) * 100 * time.Millisecond), Managers: []string{"op"}, Paths: []string{"status.x"}})
+	}
+	d.Observe("calm", Update{At: t0, Managers: []string{"u"}, Paths: []string{"spec.x"}})
+	if e := d.Ended(t0.Add(5 * time.Second)); len(e) != 0 {
+		t.Fatalf("ended within the window: %+v", e)
+	}
+	if g := d.Ongoing(); len(g) != 1 || g[0].Key != "hot" {
+		t.Fatalf("ongoing %+v, want the hot key", g)
+	}
+	e := d.Ended(t0.Add(13 * time.Second))
+	want := HotLoopEnd{Key: "hot", Updates: 20, Duration: 1900 * time.Millisecond, Managers: []string{"op"}, Loop: LoopSelf}
+	if len(e) != 1 || !cmpEnd(e[0], want) {
+		t.Fatalf("ended %+v, want %+v", e, want)
+	}
+	if e := d.Ended(t0.Add(60 * time.Second)); len(e) != 0 {
+		t.Errorf("ended twice: %+v", e)
+	}
+	// Deleted while looping.
+	for i := range 5 {
+		d.Observe("gone", Update{At: t0.Add(time.Minute + time.Duration(i)*time.Millisecond), Managers: []string{"op"}, Paths: []string{"status.x"}})
+	}
+	d.Forget("gone")
+	if e := d.Ended(t0.Add(time.Minute)); len(e) != 1 || !e[0].Deleted || e[0].Updates != 5 {
+		t.Errorf("ended %+v, want the deleted loop", e)
+	}
+}
+
+func cmpEnd(a, b HotLoopEnd) bool {
+	return a.Key == b.Key && a.Updates == b.Updates && a.Duration == b.Duration && strings.Join(a.Managers, ",") == strings.Join(b.Managers, ",") && a.Loop == b.Loop && a.Deleted == b.Deleted
+}

@@ -41,7 +41,7 @@ func (e *UnknownTypeError) Error() string { return fmt.Sprintf("unknown line typ
 var KnownTypes = []watch.Type{
 	watch.Informer, watch.Added, watch.Updated, watch.Deleted, watch.List, watch.Watch,
 	watch.WatchClosed, watch.Bookmark, watch.Synced, watch.Resync, watch.Relist, watch.Error,
-	watch.Recovered, watch.Reconciled, watch.ControllerQueue, HotLoop,
+	watch.Recovered, watch.Reconciled, watch.ControllerQueue, HotLoop, HotLoopEnded,
 }
 
 // wireLine is the union of every line type's fields. Pointers tell "absent" from "zero" where a
@@ -76,6 +76,9 @@ type wireLine struct {
 	WindowSeconds float64         `json:"windowSeconds"`
 	Loop          string          `json:"loop"`
 	Suggestion    string          `json:"suggestion"`
+	// HotLoopEnded.
+	DurationSeconds float64 `json:"durationSeconds"`
+	ObjectDeleted   bool    `json:"objectDeleted"`
 
 	// Reconciled.
 	Key      string  `json:"key"`
@@ -288,6 +291,16 @@ func DecodeLine(line []byte) (Decoded, error) {
 		ev.Namespace, ev.Name, ev.Key, ev.Reason = w.Namespace, w.Name, w.Key, w.Reason
 		ev.Items, ev.Duration = w.Updates, time.Duration(math.Round(w.WindowSeconds*float64(time.Second)))
 		ev.Object = &unstructured.Unstructured{Object: map[string]any{"managers": anys(managers), "fields": anys(w.Fields), "loop": w.Loop, "suggestion": w.Suggestion}}
+	case HotLoopEnded:
+		var managers []string
+		if len(w.Managers) > 0 && string(w.Managers) != "null" {
+			if err := json.Unmarshal(w.Managers, &managers); err != nil {
+				return Decoded{}, errors.New(`field "managers": want an array of strings on a HotLoopEnded line`)
+			}
+		}
+		ev.Namespace, ev.Name, ev.Key, ev.Reason, ev.Items = w.Namespace, w.Name, w.Key, w.Loop, w.Updates
+		ev.Duration = time.Duration(math.Round(w.DurationSeconds * float64(time.Second)))
+		ev.Object = &unstructured.Unstructured{Object: map[string]any{"managers": anys(managers), "deleted": w.ObjectDeleted}}
 	default:
 		return Decoded{}, &UnknownTypeError{Type: typ}
 	}

@@ -16,17 +16,62 @@ import (
 // taking turns at it (docs/json.md). pkg/watch has no such event; the printer makes it.
 const HotLoop watch.Type = "HotLoop"
 
+// HotLoopEnded is the type of the line that closes a HotLoop: a whole window passed without an
+// update to the object, or it was deleted (docs/json.md).
+const HotLoopEnded watch.Type = "HotLoopEnded"
+
 // HotLoops watches the event stream for hot loops (diff.HotLoopDetector) and makes their
-// HotLoop events. It is used from one goroutine.
+// HotLoop and HotLoopEnded events. It is used from one goroutine.
 type HotLoops struct {
 	d *diff.HotLoopDetector
+	// The object of each reported loop, by detector key, for its HotLoopEnded line.
+	objects map[string]watch.Event
 }
 
 // NewHotLoops reports an object updated more than maxUpdates times within window, or by two
 // managers taking turns (diff.MinAlternations hand-overs) within it. maxUpdates < 1 or
 // window <= 0 turns it off.
 func NewHotLoops(maxUpdates int, window time.Duration) *HotLoops {
-	return &HotLoops{d: diff.NewHotLoopDetector(maxUpdates, window)}
+	return &HotLoops{d: diff.NewHotLoopDetector(maxUpdates, window), objects: map[string]watch.Event{}}
+}
+
+// Ended returns the HotLoopEnded events of the loops that ended by now.
+func (h *HotLoops) Ended(now time.Time) []watch.Event {
+	if h == nil {
+		return nil
+	}
+	var out []watch.Event
+	for _, e := range h.d.Ended(now) {
+		out = append(out, h.endEvent(e, now))
+		delete(h.objects, e.Key)
+	}
+	return out
+}
+
+// Ongoing returns the loops still going (not ended), as HotLoopEnded-shaped events for the
+// summary at exit.
+func (h *HotLoops) Ongoing(now time.Time) []watch.Event {
+	if h == nil {
+		return nil
+	}
+	var out []watch.Event
+	for _, e := range h.d.Ongoing() {
+		out = append(out, h.endEvent(e, now))
+	}
+	return out
+}
+
+func (h *HotLoops) endEvent(e diff.HotLoopEnd, now time.Time) watch.Event {
+	o := h.objects[e.Key]
+	managers := make([]any, len(e.Managers))
+	for i, m := range e.Managers {
+		managers[i] = m
+	}
+	return watch.Event{
+		Type: HotLoopEnded, Time: now, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, Key: o.Key,
+		Items: e.Updates, Duration: e.Duration, Reason: e.Loop,
+		Object: &unstructured.Unstructured{Object: map[string]any{"managers": managers, "deleted": e.Deleted}},
+	}
 }
 
 // Observe feeds one event and returns the HotLoop event to print after it, or nil. Only
@@ -69,6 +114,7 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	if r == nil {
 		return nil
 	}
+	h.objects[id] = watch.Event{Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name, Key: key}
 	managers := make([]any, len(r.Managers))
 	for i, m := range r.Managers {
 		managers[i] = m
@@ -168,4 +214,46 @@ func (p *Printer) hotLoopDetail(b *strings.Builder, ev *watch.Event) {
 		b.WriteString(". ")
 		b.WriteString(Escape(hotLoopString(ev, "suggestion")))
 	}
+}
+
+// hotLoopEndedRecord is a HotLoopEnded line in the JSON contract.
+type hotLoopEndedRecord struct {
+	eventHead
+	Namespace       string   `json:"namespace"`
+	Name            string   `json:"name"`
+	Key             string   `json:"key"`
+	Loop            string   `json:"loop"`
+	Updates         int      `json:"updates"`
+	DurationSeconds float64  `json:"durationSeconds"`
+	Managers        []string `json:"managers"`
+	ObjectDeleted   bool     `json:"objectDeleted"`
+}
+
+func hotLoopEndedOf(ev *watch.Event) hotLoopEndedRecord {
+	managers, _ := hotLoopLists(ev)
+	deleted := false
+	if ev.Object != nil {
+		deleted, _ = ev.Object.Object["deleted"].(bool)
+	}
+	return hotLoopEndedRecord{
+		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Loop: ev.Reason,
+		Updates: ev.Items, DurationSeconds: ev.Duration.Seconds(), Managers: managers, ObjectDeleted: deleted,
+	}
+}
+
+func (p *Printer) hotLoopEndedDetail(b *strings.Builder, ev *watch.Event) {
+	managers, _ := hotLoopLists(ev)
+	b.WriteString(Escape(ev.Key))
+	b.WriteString("  ")
+	what := fmt.Sprintf("hot loop ended: %d updates in %s", ev.Items, ev.Duration.Round(time.Millisecond))
+	if len(managers) > 0 {
+		what += " by " + strings.Join(managers, ", ")
+	}
+	if ev.Reason != "" {
+		what += " (" + ev.Reason + ")"
+	}
+	if ev.Object != nil && ev.Object.Object["deleted"] == true {
+		what += "; the object was deleted"
+	}
+	b.WriteString(Escape(what))
 }

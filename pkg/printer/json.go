@@ -177,6 +177,8 @@ func (p *Printer) record(ev *watch.Event) any {
 		return r
 	case ev.Type == HotLoop:
 		return hotLoopOf(ev)
+	case ev.Type == HotLoopEnded:
+		return hotLoopEndedOf(ev)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
 	case ev.Type == watch.Reconciled:

@@ -158,6 +158,8 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		block = p.objectDetail(&b, ev)
 	case ev.Type == HotLoop:
 		p.hotLoopDetail(&b, ev)
+	case ev.Type == HotLoopEnded:
+		p.hotLoopEndedDetail(&b, ev)
 	default:
 		p.lifecycleDetail(&b, ev)
 	}

@@ -25,6 +25,10 @@ type Summary struct {
 	// Scraping: ControllerQueue lines, scrape errors (counted apart from the informer's), URLs.
 	queueLines, scrapeErrors int
 	scraped                  map[string]bool
+	// Hot loops: how many were found, and one line each once they ended.
+	hotLoops int
+	ended    []string
+	ongoing  []watch.Event
 }
 
 // NewSummary starts counting now.
@@ -58,6 +62,10 @@ func (s *Summary) Add(ev *watch.Event) {
 		s.works = append(s.works, ev.Work)
 	case watch.Watch:
 		s.watches[ev.Resource.String()]++
+	case HotLoop:
+		s.hotLoops++
+	case HotLoopEnded:
+		s.ended = append(s.ended, hotLoopSummary(ev, "ended"))
 	case watch.ControllerQueue:
 		s.queueLines++
 		s.scraped[ev.URL] = true
@@ -130,8 +138,31 @@ func (s *Summary) Write(w io.Writer) error {
 			roundMs(percentile(s.works, 0.5)), roundMs(percentile(s.works, 0.99)))
 	}
 	b.WriteString("\n")
+	if s.hotLoops > 0 {
+		fmt.Fprintf(&b, "hot loops: %d found, %d ended\n", s.hotLoops, len(s.ended))
+		for _, l := range s.ended {
+			b.WriteString("  " + l + "\n")
+		}
+		for i := range s.ongoing {
+			b.WriteString("  " + hotLoopSummary(&s.ongoing[i], "still going at exit") + "\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Ongoing gives the summary the hot loops not ended at exit (HotLoops.Ongoing).
+func (s *Summary) Ongoing(evs []watch.Event) { s.ongoing = evs }
+
+// hotLoopSummary is one hot loop in the summary: `deployments.apps demo/web: fight by a, b,
+// 120 updates in 30.5s (ended)`.
+func hotLoopSummary(ev *watch.Event, state string) string {
+	managers, _ := hotLoopLists(ev)
+	l := fmt.Sprintf("%s %s: %s", ev.Resource.String(), ev.Key, ev.Reason)
+	if len(managers) > 0 {
+		l += " by " + strings.Join(managers, ", ")
+	}
+	return Escape(fmt.Sprintf("%s, %d updates in %s (%s)", l, ev.Items, ev.Duration.Round(time.Millisecond), state))
 }
 
 func roundMs(d time.Duration) string {

@@ -318,7 +318,7 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = op.Stop() })
-	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json")
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--hot-loop-window", "3s")
 	p.AwaitJSON(t, await, is("Synced", ""))
 	widget := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "example.com/v1", "kind": "Widget",
@@ -341,6 +341,25 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 	wantField(t, h, "loop", "self")
 	if sg, _ := h["suggestion"].(string); !strings.Contains(sg, testenv.OperatorName+" re-triggers itself") || !strings.Contains(sg, "GenerationChangedPredicate") {
 		t.Errorf("suggestion %q, want the operator named and the usual fix", sg)
+	}
+	// The bug switched off: the loop stops, and a HotLoopEnded line says so with its totals.
+	if _, err := c.Kubectl(ctx, "annotate", "widget/loop", "-n", ns, testenv.OperatorBugAnnotation+"-"); err != nil {
+		t.Fatal(err)
+	}
+	e := p.AwaitJSON(t, await, is("HotLoopEnded", "loop"))
+	wantField(t, e, "loop", "self")
+	if u, _ := e["updates"].(float64); u < h["updates"].(float64) {
+		t.Errorf("HotLoopEnded updates %v, fewer than when found (%v)", u, h["updates"])
+	}
+	// The exit summary lists it.
+	if err := p.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if !strings.Contains(p.Stderr(), "hot loops: 1 found, 1 ended") || !strings.Contains(p.Stderr(), "widgets.example.com "+ns+"/loop: self by "+testenv.OperatorName) {
+		t.Errorf("summary does not list the loop:\n%s", p.Stderr())
 	}
 }
 
