@@ -117,7 +117,9 @@ func bound(changes []Change) bool {
 		return false
 	}
 	for _, c := range changes[1:] {
-		if !strings.HasPrefix(c.Path, "status.conditions[type=PodScheduled]") && !(c.Path == "status.conditions" && onlyPodScheduled(c.New)) {
+		scheduled := strings.HasPrefix(c.Path, "status.conditions[type=PodScheduled]") ||
+			(c.Path == "status.conditions" && onlyPodScheduled(c.New))
+		if !scheduled {
 			return false
 		}
 	}
