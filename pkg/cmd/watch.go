@@ -132,7 +132,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.ReconcileTime, "reconcile-time", o.ReconcileTime, "Simulated work per key (e.g. 200ms).")
 	f.Float64Var(&o.FailRate, "fail-rate", o.FailRate, "Fraction (0..1) of reconciles that fail and are requeued rate-limited.")
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
-	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (on whenever a worker flag is set; always in -o json).")
+	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show the simulated workqueue: Reconciled lines and the queue=N column (on whenever a worker flag is set; without it -o json has no Reconciled lines either).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
 	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost. For huge resources.")
 	f.BoolVar(&o.DropManaged, "drop-managed-fields", o.DropManaged, "Drop metadata.managedFields before objects are cached (an informer transform): much less memory on big clusters, but no manager attribution and objects without managedFields.")
@@ -355,6 +355,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
 		ShowSecrets:    o.ShowSecrets,
 		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
+		QueueColumn:    o.ShowReconciles,
+		OmitReconciles: !o.ShowReconciles && !o.types[watch.Reconciled],
 		PluginVersion:  Version,
 		Diff:           o.Diff,
 		Timestamps:     o.Timestamps,

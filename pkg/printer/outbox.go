@@ -114,7 +114,7 @@ func (o *Outbox) Len() int {
 // reconciles in human output, unless asked for) neither fill an outbox nor count as dropped.
 func (p *Printer) Shows(ev *watch.Event) bool {
 	if p.opts.Output != "" && p.opts.Output != "wide" {
-		return true
+		return ev.Type != watch.Reconciled || !p.opts.OmitReconciles
 	}
 	switch ev.Type {
 	case watch.Bookmark:

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -25,8 +26,15 @@ type Options struct {
 	Color         bool
 	ShowBookmarks bool
 	ShowSecrets   bool
-	// ShowReconciles prints Reconciled lines in human output (always in JSON).
+	// ShowReconciles prints Reconciled lines in human output (always in JSON unless
+	// OmitReconciles).
 	ShowReconciles bool
+	// QueueColumn adds the simulated workqueue's depth (`queue=N`) to human object lines: for
+	// runs that simulate workers; otherwise the number reads as the user's controller's.
+	QueueColumn bool
+	// OmitReconciles leaves the Reconciled lines out of machine-readable output too (a watch
+	// that simulates no workers).
+	OmitReconciles bool
 	// FlushEach flushes after every event, so `| grep` and terminals see lines live.
 	FlushEach     bool
 	PluginVersion string
@@ -51,6 +59,9 @@ type Printer struct {
 	tmpl  printers.ResourcePrinter
 	err   error     // a bad Output: returned by every Print
 	start time.Time // the first event's time, for relative timestamps
+	// resWidth is the width of the resource column: the longest of the watched resources (from
+	// the Informer line), so lines of several resources align.
+	resWidth int
 }
 
 // New returns a Printer writing to w.
@@ -150,8 +161,12 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		_, err := p.w.WriteString(b.String())
 		return err
 	}
-	b.WriteString(Escape(ev.Resource.String()))
+	res := Escape(ev.Resource.String())
+	b.WriteString(res)
 	b.WriteString("  ")
+	if pad := p.resWidth - utf8.RuneCountInString(res); pad > 0 {
+		b.WriteString(strings.Repeat(" ", pad))
+	}
 	var block []string
 	switch {
 	case ev.Type.IsObject():
@@ -203,11 +218,15 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 	default:
 		b.WriteString(Escape(ev.ResourceVersion))
 	}
-	if ev.Queue != nil {
+	if ev.Queue != nil && p.opts.QueueColumn {
 		fmt.Fprintf(b, "  queue=%d", ev.Queue.Depth)
 	}
 	if p.out == outputWide {
 		p.wideDetail(b, ev.Object)
+	}
+	if s := eventSummary(ev); s != "" {
+		b.WriteString("  ")
+		b.WriteString(s)
 	}
 	u := p.updateOf(ev)
 	if u != nil {
@@ -301,6 +320,11 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 }
 
 func (p *Printer) writeHeader(ev *watch.Event) error {
+	if ev.Info != nil && len(ev.Info.Resources) > 1 {
+		for _, r := range ev.Info.Resources {
+			p.resWidth = max(p.resWidth, utf8.RuneCountInString(Escape(r.String())))
+		}
+	}
 	if p.opts.NoHeaders {
 		return nil
 	}
@@ -388,4 +412,43 @@ func (p *Printer) writeAttribution(b *strings.Builder, a diff.Attribution) {
 		}
 		b.WriteString(Escape(s))
 	}
+}
+
+// eventSummary is what an Event object (core/v1 or events.k8s.io/v1) says, for its line:
+// `Normal ScalingReplicaSet: Scaled up replica set web-5fc9 to 3 (Deployment/web, x3)`.
+func eventSummary(ev *watch.Event) string {
+	if ev.Resource.Resource != "events" || (ev.Resource.Group != "" && ev.Resource.Group != "events.k8s.io") || ev.Object == nil {
+		return ""
+	}
+	o := ev.Object.Object
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	msg := str(o, "note")
+	if msg == "" {
+		msg = str(o, "message")
+	}
+	ref, _ := o["regarding"].(map[string]any)
+	if ref == nil {
+		ref, _ = o["involvedObject"].(map[string]any)
+	}
+	s := strings.TrimSpace(str(o, "type") + " " + str(o, "reason"))
+	if msg != "" {
+		s += ": " + strings.TrimSpace(msg)
+	}
+	var about []string
+	if ref != nil {
+		about = append(about, str(ref, "kind")+"/"+str(ref, "name"))
+	}
+	count := o["count"]
+	if series, _ := o["series"].(map[string]any); series != nil {
+		count = series["count"]
+	}
+	if n, ok := count.(int64); ok && n > 1 {
+		about = append(about, fmt.Sprintf("x%d", n))
+	} else if f, ok := count.(float64); ok && f > 1 {
+		about = append(about, fmt.Sprintf("x%d", int64(f)))
+	}
+	if len(about) > 0 {
+		s += " (" + strings.Join(about, ", ") + ")"
+	}
+	return Escape(s)
 }

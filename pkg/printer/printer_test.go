@@ -97,7 +97,7 @@ func TestHumanGolden(t *testing.T) {
 	golden(t, "human.txt", render(t, Options{}, sample()))
 	golden(t, "human-bookmarks.txt", render(t, Options{ShowBookmarks: true}, sample()))
 	golden(t, "human-color.txt", render(t, Options{Color: true}, sample()))
-	golden(t, "human-reconciles.txt", render(t, Options{ShowReconciles: true}, sample()))
+	golden(t, "human-reconciles.txt", render(t, Options{ShowReconciles: true, QueueColumn: true}, sample()))
 }
 
 func TestJSONGolden(t *testing.T) {

@@ -556,3 +556,49 @@ func TestRealOrderAcrossResources(t *testing.T) {
 		t.Errorf("only %d live events: the test did not exercise the order", n)
 	}
 }
+
+// What a user reads on real controllers (issue: defaults): kube-controller-manager's Events say
+// their reason, message and object; without worker flags there is no queue=N on the lines and
+// no Reconciled line in -o json; the columns of several resources align.
+func TestRealEventsAndDefaults(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	human := c.RunPlugin(t, ctx, "watch", "events,deployments", "-n", ns)
+	js := c.RunPlugin(t, ctx, "watch", "events,deployments", "-n", ns, "-o", "json")
+	for range 2 {
+		js.AwaitJSON(t, await, is("Synced", ""))
+	}
+	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=2"); err != nil {
+		t.Fatal(err)
+	}
+	line := awaitLine(t, human, "Normal ScalingReplicaSet: Scaled up replica set web-")
+	if !strings.Contains(line, "(Deployment/web)") {
+		t.Errorf("event line does not name its object: %s", line)
+	}
+	awaitSeen(t, js, await, "the Deployment with 2 available replicas", func(m map[string]any) bool {
+		a, _ := number(m, "status", "availableReplicas")
+		return m["resource"] == "deployments" && a == 2
+	})
+	for _, l := range js.All() {
+		if strings.Contains(string(l), `"type":"Reconciled"`) {
+			t.Fatalf("a Reconciled line without worker flags: %s", l)
+		}
+	}
+	// Human lines: no simulated queue, and the object column aligned across the two resources.
+	var col = -1
+	for _, l := range human.All() {
+		s := string(l)
+		if strings.Contains(s, "queue=") {
+			t.Errorf("queue= without worker flags: %s", s)
+		}
+		for _, typ := range []string{"Added", "Updated"} {
+			if i := strings.Index(s, "  "+ns+"/"); strings.Contains(s, typ+" ") && i > 0 {
+				if col >= 0 && i != col {
+					t.Errorf("object column at %d, earlier at %d: %s", i, col, s)
+				}
+				col = i
+			}
+		}
+	}
+}
