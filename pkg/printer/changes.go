@@ -217,7 +217,8 @@ func humanValue(v any, present, sensitive bool) string {
 
 // summary says what a value too long for a line is instead of cutting it mid-way: a list as its
 // length and its elements' keys (`[3 items: type=Initialized, type=Ready, …]`), a map as its
-// keys; anything else cut with …. --diff=full shows it whole.
+// scalar fields (`{status=True, type=Ready}`); anything else cut with …. --diff=full shows it
+// whole.
 func summary(v any, s string) string {
 	cut := func(s string, n int) string {
 		if r := []rune(s); len(r) > n {
@@ -242,12 +243,25 @@ func summary(v any, s string) string {
 		}
 		return cut(head+": "+strings.Join(names, ", "), valueMaxRunes-1) + "]"
 	case map[string]any:
+		// key=value for its scalars (nulls left out), {…} or […] for what is nested.
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return cut(fmt.Sprintf("{%d keys: %s", len(x), strings.Join(keys, ", ")), valueMaxRunes-1) + "}"
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			switch v := x[k].(type) {
+			case nil:
+			case map[string]any:
+				parts = append(parts, k+"={…}")
+			case []any:
+				parts = append(parts, k+"=[…]")
+			default:
+				parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+			}
+		}
+		return cut("{"+strings.Join(parts, ", "), valueMaxRunes-1) + "}"
 	}
 	return cut(s, valueMaxRunes)
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // A value too long for a line is said, not cut mid-way: a list by its length and its elements'
-// keys, a map by its keys (the review saw `[{"lastProbeTime":null,...,"status":"Tr…`).
+// keys, a map by its fields (the review saw `[{"lastProbeTime":null,...,"status":"Tr…`).
 func TestHumanValueSummary(t *testing.T) {
 	cond := func(typ string) map[string]any {
 		return map[string]any{"type": typ, "status": "True", "lastProbeTime": nil, "lastTransitionTime": "2026-11-22T22:07:08Z"}
@@ -21,7 +21,7 @@ func TestHumanValueSummary(t *testing.T) {
 		{"conditions by type", []any{cond("Initialized"), cond("Ready"), cond("ContainersReady")}, "[3 items: type=Initialized, type=Ready, type=ContainersReady]"},
 		{"one item", []any{cond("PodScheduled")}, "[1 item: type=PodScheduled]"},
 		{"a list without keys", []any{long, long}, "[2 items]"},
-		{"a map by its keys", map[string]any{"b": long, "a": 1}, "{2 keys: a, b}"},
+		{"a map by its scalars", map[string]any{"type": "Ready", "status": "True", "lastProbeTime": nil, "lastTransitionTime": "2026-11-22T22:07:08Z", "sub": map[string]any{}}, "{lastTransitionTime=2026-11-22T22:07:08Z, status=True, sub={…}, type=Ready}"},
 		{"a long string is cut", long, `"` + strings.Repeat("x", 78) + "…"},
 	}
 	for _, tt := range tests {

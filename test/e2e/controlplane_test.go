@@ -566,6 +566,7 @@ func TestRealEventsAndDefaults(t *testing.T) {
 	ns := newNamespace(t, c)
 	human := c.RunPlugin(t, ctx, "watch", "events,deployments", "-n", ns)
 	js := c.RunPlugin(t, ctx, "watch", "events,deployments", "-n", ns, "-o", "json")
+	diffs := c.RunPlugin(t, ctx, "watch", "pods", "-n", ns, "--diff")
 	for range 2 {
 		js.AwaitJSON(t, await, is("Synced", ""))
 	}
@@ -584,6 +585,12 @@ func TestRealEventsAndDefaults(t *testing.T) {
 		if strings.Contains(string(l), `"type":"Reconciled"`) {
 			t.Fatalf("a Reconciled line without worker flags: %s", l)
 		}
+	}
+	// --diff says what a long new value is (kwok gives a pod its conditions in one write)
+	// instead of cutting it mid-way.
+	line = awaitLine(t, diffs, "status.conditions[type=Ready]: (none) → ")
+	if !strings.Contains(line, "status=True, type=Ready}") || strings.Contains(line, "…") {
+		t.Errorf("a new condition is not said by its fields: %s", line)
 	}
 	// Human lines: no simulated queue, and the object column aligned across the two resources.
 	var col = -1
