@@ -137,17 +137,14 @@ func TestRealRollout(t *testing.T) {
 	})
 
 	// Every pod: created Pending and unbound, then bound by the scheduler, then Running (kwok).
+	// (Lines of pods and ReplicaSets come from two streams: look at all of them, in any order.)
 	running := map[string]bool{}
-	deadline := time.Now().Add(2 * await)
-	for len(running) < 3 && time.Now().Before(deadline) {
-		m := p.AwaitJSON(t, time.Until(deadline), func(m map[string]any) bool {
-			return m["resource"] == "pods" && m["type"] == "Updated" && podPhase(m) == string(corev1.PodRunning)
-		})
-		running[m["name"].(string)] = true
-	}
-	if len(running) != 3 {
-		t.Fatalf("%d pods went Running, want 3", len(running))
-	}
+	awaitSeen(t, p, 2*await, "3 pods Running", func(m map[string]any) bool {
+		if m["resource"] == "pods" && m["type"] == "Updated" && podPhase(m) == string(corev1.PodRunning) {
+			running[m["name"].(string)] = true
+		}
+		return len(running) == 3
+	})
 	seen := map[string][]string{} // pod -> what its lines said, in order
 	for _, l := range p.All() {
 		var m map[string]any
