@@ -349,6 +349,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 	var eventsIn <-chan watch.Event = events // set to nil once closed
 
+	omitReconciles := !o.ShowReconciles && !o.types[watch.Reconciled]
 	p := printer.New(o.Out, printer.Options{
 		Output:         o.Output,
 		Color:          o.useColor,
@@ -356,7 +357,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		ShowSecrets:    o.ShowSecrets,
 		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
 		QueueColumn:    o.ShowReconciles,
-		OmitReconciles: !o.ShowReconciles && !o.types[watch.Reconciled],
+		OmitReconciles: omitReconciles,
 		PluginVersion:  Version,
 		Diff:           o.Diff,
 		Timestamps:     o.Timestamps,
@@ -382,7 +383,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	var recErr error
 	handle := func(ev watch.Event) {
 		summary.Add(&ev)
-		if rec != nil && recErr == nil {
+		// A recording is what -o json shows: Reconciled lines when workers are simulated.
+		if rec != nil && recErr == nil && (ev.Type != watch.Reconciled || !omitReconciles) {
 			if recErr = rec.Print(&ev); recErr != nil {
 				cancel()
 			}

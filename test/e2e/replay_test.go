@@ -216,7 +216,18 @@ func TestReplay(t *testing.T) {
 	}
 
 	// A damaged line in the middle, and the filters.
-	k := len(fileLines) / 2 // 0-based index into the file; line k+1
+	// The damaged one is a Deleted line: nothing after it needs it (an Updated line's managers and
+	// changes need the line of its key before it).
+	k := -1 // 0-based index into the file; line k+1
+	for i, l := range fileLines {
+		if strings.Contains(l, `"type":"Deleted"`) {
+			k = i
+			break
+		}
+	}
+	if k < 2 {
+		t.Fatalf("no Deleted line in the middle of the recording")
+	}
 	damaged := append(append(append([]string{}, fileLines[:k]...), `{"time":"2026-11-21T05:00:00Z","type":"Updated","name":`), fileLines[k+1:]...)
 	damagedFile := filepath.Join(t.TempDir(), "damaged.ndjson")
 	if err := os.WriteFile(damagedFile, []byte(strings.Join(damaged, "\n")+"\n"), 0o600); err != nil {
