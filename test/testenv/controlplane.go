@@ -142,22 +142,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 	}
 	certDir := c.Env.ControlPlane.APIServer.CertDir
 	if c.opts.Controllers {
-		port, err := freePort()
-		if err != nil {
-			return err
-		}
-		dir := filepath.Join(c.Dir, ControllerManager)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		p, err := c.startComponent(ControllerManager, filepath.Join(assets, ControllerManager), port,
-			"--kubeconfig="+c.KubeconfigPath,
-			"--authentication-kubeconfig="+c.KubeconfigPath,
-			"--authorization-kubeconfig="+c.KubeconfigPath,
-			"--bind-address=127.0.0.1",
-			"--secure-port="+strconv.Itoa(port),
-			"--cert-dir="+dir,
-			"--leader-elect=false",
+		p, err := c.startServing(ctx, ControllerManager, assets,
 			// One identity for all controllers, so their writes carry the field manager
 			// kube-controller-manager as in most clusters' audit of it.
 			"--use-service-account-credentials=false",
@@ -170,9 +155,6 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.waitHealthy(ctx, p); err != nil {
-			return err
-		}
 		// The controllers are running once the service-account controller has acted.
 		if err := waitFor(ctx, c.opts.StartTimeout, func(ctx context.Context) (bool, error) {
 			_, err := c.Clientset.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
@@ -182,27 +164,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 		}
 	}
 	if c.opts.Scheduler {
-		port, err := freePort()
-		if err != nil {
-			return err
-		}
-		dir := filepath.Join(c.Dir, Scheduler)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		p, err := c.startComponent(Scheduler, filepath.Join(assets, Scheduler), port,
-			"--kubeconfig="+c.KubeconfigPath,
-			"--authentication-kubeconfig="+c.KubeconfigPath,
-			"--authorization-kubeconfig="+c.KubeconfigPath,
-			"--bind-address=127.0.0.1",
-			"--secure-port="+strconv.Itoa(port),
-			"--cert-dir="+dir,
-			"--leader-elect=false",
-		)
-		if err != nil {
-			return err
-		}
-		if err := c.waitHealthy(ctx, p); err != nil {
+		if _, err := c.startServing(ctx, Scheduler, assets); err != nil {
 			return err
 		}
 	}
@@ -254,6 +216,34 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 		}
 	}
 	return nil
+}
+
+// startServing starts kube-controller-manager or kube-scheduler with what both take (the admin
+// kubeconfig for the API and for delegated authentication and authorization, a secure port on
+// 127.0.0.1, a cert dir, no leader election) plus extra, and waits until /healthz answers.
+func (c *Cluster) startServing(ctx context.Context, name, assets string, extra ...string) (*Component, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(c.Dir, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	args := append([]string{
+		"--kubeconfig=" + c.KubeconfigPath,
+		"--authentication-kubeconfig=" + c.KubeconfigPath,
+		"--authorization-kubeconfig=" + c.KubeconfigPath,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + dir,
+		"--leader-elect=false",
+	}, extra...)
+	p, err := c.startComponent(name, filepath.Join(assets, name), port, args...)
+	if err != nil {
+		return nil, err
+	}
+	return p, c.waitHealthy(ctx, p)
 }
 
 // AddNode creates a Node that kwok manages (kwok must be running: Options.Nodes > 0), with
