@@ -41,9 +41,9 @@ fuzz: ## a short run of every fuzz target
 	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
 	done
 
+# -p 1: test/dist cross-compiles five release archives; beside the real control plane of test/e2e
+# on two cores, both ran into their time limits.
 e2e: testcluster ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers
-	# -p 1: test/dist cross-compiles five release archives; beside the real control plane of
-	# test/e2e on two cores, both ran into their time limits.
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
 
 demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
