@@ -67,11 +67,13 @@ type ReplayOptions struct {
 	Until         string
 	Speed         float64
 	Strict        bool
+	Predicates    []string
 
 	file      string
 	namespace string // "" : every namespace
-	types     map[watch.Type]bool
-	resources *resourceFilter // nil: every resource
+	types      map[watch.Type]bool
+	predicates []watch.Predicate
+	resources  *resourceFilter // nil: every resource
 	selector  labels.Selector
 	since     timeBound
 	until     timeBound
@@ -129,6 +131,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 	f.StringVar(&o.Color, "color", o.Color, "Color human output: auto (a terminal, NO_COLOR unset), always or never.")
 	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
 	f.BoolVar(&o.ShowSecrets, "show-secrets", o.ShowSecrets, "Show Secret values, if the recording has them (recorded with --show-secrets); by default they are redacted.")
+	f.StringArrayVar(&o.Predicates, "predicate", o.Predicates, predicateUsage+" Object lines a predicate drops are marked filtered; the summary says which recorded reconciles ran only for such events.")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (always in -o json).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the summary on stderr.")
 	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (the default when --diff is given alone) or full (also a unified YAML diff).")
@@ -209,6 +212,9 @@ func (o *ReplayOptions) Validate() error {
 	if o.until, err = parseBound("--until", o.Until); err != nil {
 		return err
 	}
+	if o.predicates, err = watch.ParsePredicates(o.Predicates); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -272,6 +278,7 @@ type replayState struct {
 	redacted bool            // the recording's Secret values were redacted when recorded
 	hot      *printer.HotLoops
 	summary  *printer.Summary
+	preds    *predicateCheck // --predicate
 	labels   map[string]map[string]string // resource + key -> the last object's labels
 
 	first, last time.Time // the recording's first and last event times
@@ -308,6 +315,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	s := &replayState{o: o, ctx: ctx, summary: printer.NewSummary(), labels: map[string]map[string]string{}, warned: map[string]bool{}}
 	if o.redetect {
 		s.hot = printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
+	}
+	if len(o.predicates) > 0 {
+		s.preds = newPredicateCheck(o.predicates)
 	}
 	s.pOpts = printer.Options{
 		Output: o.Output, Color: o.useColor,
@@ -371,6 +381,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 			s.redacted = line.SecretsRedacted
 			s.setPrinter(line.PluginVersion)
 		}
+		if s.preds != nil {
+			s.preds.observe(&ev)
+		}
 		s.handle(ev)
 		if s.hot != nil {
 			if hl := s.hot.Observe(&ev); hl != nil {
@@ -397,6 +410,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		return nil // stdout went away (| head): stop quietly, as watch does
 	}
 	if !o.NoSummary {
+		if s.preds != nil {
+			s.summary.Predicates(s.preds.report())
+		}
 		s.writeSummary(name)
 	}
 	if n := len(s.damaged); n > 0 {

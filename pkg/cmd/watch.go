@@ -56,6 +56,7 @@ type WatchOptions struct {
 	ReconcileTime  time.Duration
 	FailRate       float64
 	RateLimiter    string
+	Predicates     []string
 	ShowReconciles bool
 	NoSummary      bool
 
@@ -83,6 +84,7 @@ type WatchOptions struct {
 	namespace   string
 	useColor    bool
 	types       map[watch.Type]bool // --types; nil: every type
+	predicates  []watch.Predicate
 }
 
 // NewWatchOptions returns options with their defaults.
@@ -132,6 +134,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.ReconcileTime, "reconcile-time", o.ReconcileTime, "Simulated work per key (e.g. 200ms).")
 	f.Float64Var(&o.FailRate, "fail-rate", o.FailRate, "Fraction (0..1) of reconciles that fail and are requeued rate-limited.")
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
+	f.StringArrayVar(&o.Predicates, "predicate", o.Predicates, predicateUsage+" The summary says how many reconciles they saved (a shadow queue is fed every event).")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show the simulated workqueue: Reconciled lines and the queue=N column (on whenever a worker flag is set; without it -o json has no Reconciled lines either).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
 	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost. For huge resources.")
@@ -185,7 +188,7 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.namespace = ""
 	}
 	// Simulating workers is asking to see them.
-	for _, name := range []string{"workers", "reconcile-time", "fail-rate", "rate-limiter"} {
+	for _, name := range []string{"workers", "reconcile-time", "fail-rate", "rate-limiter", "predicate"} {
 		if cmd != nil && cmd.Flags().Changed(name) {
 			o.ShowReconciles = true
 		}
@@ -243,6 +246,9 @@ func (o *WatchOptions) Validate() error {
 		return err
 	}
 	o.types = types
+	if o.predicates, err = watch.ParsePredicates(o.Predicates); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -327,6 +333,10 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		Queue: watch.QueueConfig{
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
+		Predicates: o.predicates,
+	}
+	if len(o.predicates) > 0 {
+		cfg.PredicateStats = &watch.PredicateStats{}
 	}
 	var rec *printer.Recorder
 	if o.Record != "" {
@@ -440,6 +450,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		handle(ev)
 	}
 	summary.Ongoing(hotLoops.Ongoing(time.Now()))
+	if cfg.PredicateStats != nil {
+		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()})
+	}
 	stopScrapes()
 	scrapers.Wait()
 	outbox.Close()
@@ -483,6 +496,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"reconcile-time": o.ReconcileTime.String(),
 		"fail-rate":      fmt.Sprint(o.FailRate),
 		"rate-limiter":   o.RateLimiter,
+		"predicate":      predicateList(o.predicates),
 		"show-secrets":   fmt.Sprint(o.ShowSecrets),
 		"timeout":        o.Timeout.String(),
 		"sync-timeout":   o.SyncTimeout.String(),
@@ -548,4 +562,17 @@ func waitPrinted(ctx context.Context, printed <-chan error, outbox *printer.Outb
 			last = n
 		}
 	}
+}
+
+// predicateUsage is the help of --predicate, shared by watch and replay.
+var predicateUsage = "Drop events before the simulated workqueue as a controller-runtime predicate would: " + strings.Join(watch.Predicates, ", ") +
+	" (an update passes when that field changed; creates and deletes always pass). Repeat it for predicates that must all pass; join names with | for any of them (predicate.Or)."
+
+// predicateList is --predicate as the summary and a recording's header say it.
+func predicateList(ps []watch.Predicate) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.String()
+	}
+	return strings.Join(names, ", ")
 }

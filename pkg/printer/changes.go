@@ -25,9 +25,14 @@ type updateInfo struct {
 // IsChange reports whether ev is an update that changed the object on the server: a watch
 // MODIFIED event or a relist finding a new resourceVersion, with both versions at hand (not a
 // resync, not a relist's unchanged redelivery).
-func IsChange(ev *watch.Event) bool {
-	return ev.Type == watch.Updated && ev.Object != nil && ev.OldObject != nil &&
-		ev.OldResourceVersion != ev.ResourceVersion && ev.Delta != watch.DeltaSync
+func IsChange(ev *watch.Event) bool { return ev.IsChange() }
+
+// attributionOf is the informer's attribution of ev, or computed here (replayed events).
+func attributionOf(ev *watch.Event, changes []diff.Change) diff.Attribution {
+	if ev.Attribution != nil {
+		return *ev.Attribution
+	}
+	return diff.Attribute(ev.OldObject.Object, ev.Object.Object, changes)
 }
 
 // updateOf returns what ev changed, or nil when it is not a change (see IsChange).
@@ -38,7 +43,7 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 	old, cur := ev.OldObject.Object, ev.Object.Object
 	u := &updateInfo{}
 	if p.opts.Diff == "" {
-		u.attribution = diff.Attribute(old, cur, nil)
+		u.attribution = attributionOf(ev, nil)
 		return u
 	}
 	secret := IsSecret(ev.Resource) && !p.opts.ShowSecrets
@@ -47,7 +52,7 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 	} else {
 		u.changes = diff.Compute(old, cur)
 	}
-	u.attribution = diff.Attribute(old, cur, u.changes)
+	u.attribution = attributionOf(ev, u.changes)
 	if p.opts.Diff == "full" {
 		if secret {
 			old, cur = redactPair(old, cur)

@@ -81,11 +81,17 @@ type wireLine struct {
 	ObjectDeleted   bool    `json:"objectDeleted"`
 
 	// Reconciled.
-	Key      string  `json:"key"`
-	WaitMs   float64 `json:"waitMs"`
-	WorkMs   float64 `json:"workMs"`
-	Requeues int     `json:"requeues"`
-	Error    bool    `json:"error"`
+	Key           string          `json:"key"`
+	WaitMs        float64         `json:"waitMs"`
+	WorkMs        float64         `json:"workMs"`
+	Requeues      int             `json:"requeues"`
+	Error         bool            `json:"error"`
+	TriggerCount  int             `json:"triggerCount"`
+	Triggers      []triggerRecord `json:"triggers"`
+	Requeue       bool            `json:"requeue"`
+	RequeueReason string          `json:"requeueReason"`
+	// Filtered: object events a --predicate kept out of the queue.
+	Filtered string `json:"filtered"`
 
 	// ControllerQueue.
 	URL                   string   `json:"url"`
@@ -203,7 +209,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 		if ev.Type == watch.Updated {
 			ev.OldResourceVersion = w.OldResourceVersion
 		}
-		ev.InitialList, ev.Delta, ev.Tombstone = w.InitialList, w.Delta, w.Tombstone
+		ev.InitialList, ev.Delta, ev.Tombstone, ev.Filtered = w.InitialList, w.Delta, w.Tombstone, w.Filtered
 		if ev.Object, err = decodeObject(w.Object); err != nil {
 			return Decoded{}, err
 		}
@@ -212,6 +218,14 @@ func DecodeLine(line []byte) (Decoded, error) {
 		}
 	case watch.Reconciled:
 		ev.Key, ev.Wait, ev.Work, ev.Requeues, ev.Failed = w.Key, fromMs(w.WaitMs), fromMs(w.WorkMs), w.Requeues, w.Error
+		ev.TriggerCount, ev.Requeue, ev.RequeueReason = w.TriggerCount, w.Requeue, w.RequeueReason
+		for _, t := range w.Triggers {
+			at, err := time.Parse(time.RFC3339Nano, t.Time)
+			if err != nil {
+				return Decoded{}, fmt.Errorf("trigger time: %w", err)
+			}
+			ev.Triggers = append(ev.Triggers, watch.Trigger{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Time: at})
+		}
 		if ev.Queue, err = decodeQueue(w.Queue); err != nil {
 			return Decoded{}, err
 		}

@@ -95,7 +95,7 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	old, cur := ev.OldObject.Object, ev.Object.Object
 	u := diff.Update{At: ev.Time}
 	changes := diff.Compute(old, cur)
-	for _, m := range diff.Attribute(old, cur, changes).Managers {
+	for _, m := range attributionOf(ev, changes).Managers {
 		if !slices.Contains(u.Managers, m.Manager) {
 			u.Managers = append(u.Managers, m.Manager)
 		}

@@ -55,6 +55,8 @@ type objectRecord struct {
 	Changes *[]changeRecord `json:"changes,omitempty"`
 	// Diff: with --diff=full, a unified diff of the object as YAML.
 	Diff string `json:"diff,omitempty"`
+	// Filtered: the --predicate that kept this event out of the simulated workqueue.
+	Filtered string `json:"filtered,omitempty"`
 }
 
 // queueRecord is the workqueue's figures (the standard metrics) at one moment.
@@ -80,6 +82,33 @@ type reconciledRecord struct {
 	Requeues int          `json:"requeues"`
 	Error    bool         `json:"error"`
 	Queue    *queueRecord `json:"queue"`
+	// TriggerCount: the object events that coalesced into this reconcile (exact); Triggers:
+	// them, capped at watch.MaxTriggers (the oldest two and the newest kept).
+	TriggerCount int             `json:"triggerCount"`
+	Triggers     []triggerRecord `json:"triggers,omitempty"`
+	// Requeue: the key came back because its previous reconcile failed; RequeueReason says so.
+	Requeue       bool   `json:"requeue"`
+	RequeueReason string `json:"requeueReason,omitempty"`
+}
+
+// triggerRecord is an object event that put a key in the workqueue.
+type triggerRecord struct {
+	Type            watch.Type  `json:"type"`
+	Delta           watch.Delta `json:"delta"`
+	ResourceVersion string      `json:"resourceVersion"`
+	Managers        []string    `json:"managers,omitempty"`
+	Time            string      `json:"time"`
+}
+
+func triggersOf(ts []watch.Trigger) []triggerRecord {
+	if len(ts) == 0 {
+		return nil
+	}
+	out := make([]triggerRecord, len(ts))
+	for i, t := range ts {
+		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Time: formatTime(t.Time)}
+	}
+	return out
 }
 
 // lifecycleRecord is a lifecycle event in the JSON contract; each type fills its own fields.
@@ -161,6 +190,7 @@ func (p *Printer) record(ev *watch.Event) any {
 			r.Object = p.redact(ev.Resource, ev.Object.Object)
 		}
 		r.Queue = queueOf(ev.Queue)
+		r.Filtered = ev.Filtered
 		if u := p.updateOf(ev); u != nil {
 			managers := append([]diff.Manager{}, u.attribution.Managers...)
 			r.Managers = &managers
@@ -185,7 +215,9 @@ func (p *Printer) record(ev *watch.Event) any {
 		return reconciledRecord{
 			eventHead: headOf(ev),
 			Key:       ev.Key, WaitMs: msFloat(ev.Wait), WorkMs: msFloat(ev.Work), Requeues: ev.Requeues, Error: ev.Failed,
-			Queue: queueOf(ev.Queue),
+			Queue:        queueOf(ev.Queue),
+			TriggerCount: ev.TriggerCount, Triggers: triggersOf(ev.Triggers),
+			Requeue: ev.Requeue, RequeueReason: ev.RequeueReason,
 		}
 	case ev.Type == watch.Informer:
 		info := ev.Info

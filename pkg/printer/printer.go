@@ -243,6 +243,9 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 	case ev.Delta == watch.DeltaReplaced:
 		tags = append(tags, p.paint(colorCyan, "[RELIST]"))
 	}
+	if ev.Filtered != "" {
+		tags = append(tags, p.paint(colorDim, "[filtered by --predicate "+ev.Filtered+": not enqueued]"))
+	}
 	for _, t := range tags {
 		b.WriteString("  ")
 		b.WriteString(t)
@@ -310,6 +313,10 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 		fmt.Fprintf(b, "%s  waited %s, worked %s, requeues %d: %s", Escape(ev.Key), ms(ev.Wait), ms(ev.Work), ev.Requeues, result)
 		if ev.Queue != nil {
 			fmt.Fprintf(b, "  queue=%d", ev.Queue.Depth)
+		}
+		if s := triggerSummary(ev); s != "" {
+			b.WriteString("  ")
+			b.WriteString(s)
 		}
 	case watch.Error:
 		if ev.Verb != "" {
@@ -451,4 +458,39 @@ func eventSummary(ev *watch.Event) string {
 		s += " (" + strings.Join(about, ", ") + ")"
 	}
 	return Escape(s)
+}
+
+// triggerSummary says what a reconcile ran for: the events that coalesced into it (the first
+// and the newest when there are many) and a requeue after a failure.
+func triggerSummary(ev *watch.Event) string {
+	var parts []string
+	if ev.Requeue {
+		parts = append(parts, "requeued after a failed reconcile")
+	}
+	if ev.TriggerCount > 0 {
+		ts := ev.Triggers
+		var shown []string
+		for i, t := range ts {
+			if len(ts) > 3 && i > 0 && i < len(ts)-1 {
+				if i == 1 {
+					shown = append(shown, fmt.Sprintf("… %d more …", ev.TriggerCount-2))
+				}
+				continue
+			}
+			s := string(t.Type) + " rv=" + Escape(t.ResourceVersion)
+			if len(t.Managers) > 0 {
+				s += " (by " + Escape(strings.Join(t.Managers, ", ")) + ")"
+			}
+			shown = append(shown, s)
+		}
+		if len(ts) < ev.TriggerCount && len(ts) <= 3 {
+			shown = append(shown, fmt.Sprintf("… %d more", ev.TriggerCount-len(ts)))
+		}
+		if ev.TriggerCount == 1 {
+			parts = append(parts, "trigger: "+strings.Join(shown, ", "))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d events coalesced: %s", ev.TriggerCount, strings.Join(shown, ", ")))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

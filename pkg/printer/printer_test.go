@@ -45,9 +45,11 @@ func sample() []watch.Event {
 		{Type: watch.Synced, Time: at(0), Resource: deploy, Items: 1, Duration: 15 * time.Millisecond, ResourceVersion: "100"},
 		{Type: watch.Added, Time: at(1), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "101", Delta: watch.DeltaAdded, Object: obj("demo", "api", "101")},
 		{Type: watch.Updated, Time: at(2), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", OldResourceVersion: "101", Delta: watch.DeltaUpdated, Object: obj("demo", "api", "102"), Queue: &watch.QueueFigures{Depth: 2, Adds: 3, Retries: 0}},
-		{Type: watch.Reconciled, Time: at(3), Resource: deploy, Key: "demo/api", Wait: 1500 * time.Microsecond, Work: 200 * time.Millisecond, Requeues: 1, Failed: true, Queue: &watch.QueueFigures{Depth: 1, Adds: 3, Retries: 1}},
+		{Type: watch.Reconciled, Time: at(3), Resource: deploy, Key: "demo/api", Wait: 1500 * time.Microsecond, Work: 200 * time.Millisecond, Requeues: 1, Failed: true, Queue: &watch.QueueFigures{Depth: 1, Adds: 3, Retries: 1},
+			TriggerCount: 2, Requeue: true, RequeueReason: "its previous reconcile failed (simulated by --fail-rate) and the key was requeued rate-limited",
+			Triggers: []watch.Trigger{{Type: watch.Added, Delta: watch.DeltaAdded, ResourceVersion: "101", Time: at(1)}, {Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "102", Managers: []string{"kubectl-edit"}, Time: at(2)}}},
 		{Type: watch.Resync, Time: at(30), Resource: deploy, Items: 2},
-		{Type: watch.Updated, Time: at(30), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", OldResourceVersion: "90", Delta: watch.DeltaSync, Object: obj("demo", "web", "90")},
+		{Type: watch.Updated, Time: at(30), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", OldResourceVersion: "90", Delta: watch.DeltaSync, Object: obj("demo", "web", "90"), Filtered: "resourceVersion"},
 		{Type: watch.WatchClosed, Time: at(40), Resource: deploy, Reason: "connection lost or closed by the server after 40s", ResourceVersion: "102"},
 		{Type: watch.Error, Time: at(41), Resource: deploy, Verb: "watch", Reason: "Expired", Message: "too old resource version: 102 (150)"},
 		{Type: watch.List, Time: at(42), Resource: deploy, ResourceVersion: "160", Items: 2, Duration: 3 * time.Millisecond},
@@ -122,7 +124,7 @@ func TestJSONContract(t *testing.T) {
 		"Resync":      {"items"},
 		"Relist":      {"reason", "fromResourceVersion", "resourceVersion", "added", "updated", "deleted", "unchanged"},
 		"Error":       {"message", "reason"},
-		"Reconciled":  {"key", "waitMs", "workMs", "requeues", "error", "queue"},
+		"Reconciled":  {"key", "waitMs", "workMs", "requeues", "error", "queue", "triggerCount", "triggers", "requeue", "requeueReason"},
 	}
 	seen := map[string]bool{}
 	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -543,5 +545,61 @@ func TestSyncedNotFound(t *testing.T) {
 	ev.NotFound = nil
 	if js := render(t, Options{Output: "json"}, []watch.Event{ev}); strings.Contains(js, "notFound") {
 		t.Errorf("notFound without a name asked for: %s", js)
+	}
+}
+
+// A reconcile's triggers: one named, several listed, many shown as the first, a count and the
+// newest; a requeue said first.
+func TestTriggerSummary(t *testing.T) {
+	tr := func(rv string, managers ...string) watch.Trigger {
+		return watch.Trigger{Type: watch.Updated, ResourceVersion: rv, Managers: managers}
+	}
+	tests := []struct {
+		name string
+		ev   watch.Event
+		want string
+	}{
+		{"none", watch.Event{}, ""},
+		{"one", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{tr("5", "kube-controller-manager")}}, "trigger: Updated rv=5 (by kube-controller-manager)"},
+		{"three", watch.Event{TriggerCount: 3, Triggers: []watch.Trigger{tr("5"), tr("6"), tr("7", "a", "b")}}, "3 events coalesced: Updated rv=5, Updated rv=6, Updated rv=7 (by a, b)"},
+		{"capped", watch.Event{TriggerCount: 40, Triggers: []watch.Trigger{tr("1"), tr("2"), tr("38"), tr("39"), tr("40")}}, "40 events coalesced: Updated rv=1, … 38 more …, Updated rv=40"},
+		{"requeue", watch.Event{Requeue: true}, "requeued after a failed reconcile"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := triggerSummary(&tt.ev); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The summary gives events per reconcile and what --predicate saved, live and from a recording.
+func TestSummaryTriggersAndPredicates(t *testing.T) {
+	s := NewSummary()
+	for _, ev := range []watch.Event{
+		{Type: watch.Updated, Delta: watch.DeltaUpdated},
+		{Type: watch.Updated, Delta: watch.DeltaUpdated, Filtered: "generation"},
+		{Type: watch.Updated, Delta: watch.DeltaUpdated, Filtered: "generation"},
+		{Type: watch.Reconciled, TriggerCount: 3},
+		{Type: watch.Reconciled, TriggerCount: 1},
+	} {
+		s.Add(&ev)
+	}
+	s.Predicates(PredicateReport{Predicates: "generation", Unfiltered: 9})
+	var b strings.Builder
+	if err := s.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"4 events enqueued, 2.00 per reconcile", "predicates generation: 2 of 3 object events filtered; reconciles: 2 with them, 9 without (a shadow queue fed every event): 7 saved"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	s.Predicates(PredicateReport{Predicates: "generation", Replay: true, Reconciles: 4, Saved: 3})
+	b.Reset()
+	_ = s.Write(&b)
+	if want := "of 4 recorded reconciles, 3 ran only for filtered events and would not have run"; !strings.Contains(b.String(), want) {
+		t.Errorf("replay summary lacks %q:\n%s", want, b.String())
 	}
 }

@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -29,17 +30,39 @@ type Summary struct {
 	hotLoops int
 	ended    []string
 	ongoing  []watch.Event
+	// Triggers: the object events that coalesced into the reconciles (Reconciled.TriggerCount).
+	triggers int
+	// --predicate: the object events each predicate filtered, of all object events.
+	filtered   map[string]int
+	objects    int
+	predicates *PredicateReport
 }
+
+// PredicateReport is what the summary says about --predicate beyond the filtered lines it
+// counts itself: the reconciles the predicates saved, measured live or read from a recording.
+type PredicateReport struct {
+	Predicates string // as given, e.g. "generation, labels|annotations"
+	// Unfiltered: live runs, the reconciles a shadow queue fed every event ran.
+	Unfiltered int64
+	// Replay: recorded reconciles whose every trigger the predicates drop (Saved), and those
+	// whose triggers were capped in the recording so that this cannot be told (Unknown).
+	Replay                     bool
+	Reconciles, Saved, Unknown int
+}
+
+// Predicates gives the summary what --predicate saved.
+func (s *Summary) Predicates(r PredicateReport) { s.predicates = &r }
 
 // NewSummary starts counting now.
 func NewSummary() *Summary {
 	return &Summary{
-		start:   time.Now(),
-		byType:  map[watch.Type]int{},
-		byDelta: map[watch.Type]map[watch.Delta]int{},
-		last:    map[string]watch.QueueFigures{},
-		watches: map[string]int{},
-		scraped: map[string]bool{},
+		start:    time.Now(),
+		byType:   map[watch.Type]int{},
+		byDelta:  map[watch.Type]map[watch.Delta]int{},
+		filtered: map[string]int{},
+		last:     map[string]watch.QueueFigures{},
+		watches:  map[string]int{},
+		scraped:  map[string]bool{},
 	}
 }
 
@@ -51,10 +74,15 @@ func (s *Summary) Add(ev *watch.Event) {
 			s.byDelta[ev.Type] = map[watch.Delta]int{}
 		}
 		s.byDelta[ev.Type][ev.Delta]++
+		s.objects++
+		if ev.Filtered != "" {
+			s.filtered[ev.Filtered]++
+		}
 	}
 	switch ev.Type {
 	case watch.Reconciled:
 		s.reconciles++
+		s.triggers += ev.TriggerCount
 		if ev.Failed {
 			s.failed++
 		}
@@ -136,8 +164,12 @@ func (s *Summary) Write(w io.Writer) error {
 		fmt.Fprintf(&b, ", wait p50 %s p99 %s, work p50 %s p99 %s",
 			roundMs(percentile(s.waits, 0.5)), roundMs(percentile(s.waits, 0.99)),
 			roundMs(percentile(s.works, 0.5)), roundMs(percentile(s.works, 0.99)))
+		fmt.Fprintf(&b, "; %d events enqueued, %.2f per reconcile", s.triggers, float64(s.triggers)/float64(s.reconciles))
 	}
 	b.WriteString("\n")
+	if s.predicates != nil {
+		s.writePredicates(&b)
+	}
 	if s.hotLoops > 0 {
 		fmt.Fprintf(&b, "hot loops: %d found, %d ended\n", s.hotLoops, len(s.ended))
 		for _, l := range s.ended {
@@ -170,4 +202,29 @@ func roundMs(d time.Duration) string {
 		return d.Round(time.Microsecond).String()
 	}
 	return d.Round(100 * time.Microsecond).String()
+}
+
+// writePredicates says what --predicate filtered and what it saved.
+func (s *Summary) writePredicates(b *strings.Builder) {
+	r := s.predicates
+	total := 0
+	var by []string
+	for _, name := range slices.Sorted(maps.Keys(s.filtered)) {
+		total += s.filtered[name]
+		by = append(by, fmt.Sprintf("%s %d", name, s.filtered[name]))
+	}
+	fmt.Fprintf(b, "predicates %s: %d of %d object events filtered", r.Predicates, total, s.objects)
+	if len(by) > 1 {
+		fmt.Fprintf(b, " (%s)", strings.Join(by, ", "))
+	}
+	switch {
+	case r.Replay && r.Reconciles == 0:
+		b.WriteString("; the recording has no Reconciled lines (recorded without worker flags or --show-reconciles), so the reconciles saved cannot be told\n")
+	case r.Replay && r.Unknown > 0:
+		fmt.Fprintf(b, "; of %d recorded reconciles, at least %d ran only for filtered events and would not have run (%d had more triggers than the recording keeps)\n", r.Reconciles, r.Saved, r.Unknown)
+	case r.Replay:
+		fmt.Fprintf(b, "; of %d recorded reconciles, %d ran only for filtered events and would not have run\n", r.Reconciles, r.Saved)
+	default:
+		fmt.Fprintf(b, "; reconciles: %d with them, %d without (a shadow queue fed every event): %d saved\n", s.reconciles, r.Unfiltered, max(r.Unfiltered-int64(s.reconciles), 0))
+	}
 }

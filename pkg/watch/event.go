@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 )
@@ -94,8 +95,13 @@ type Event struct {
 	Object             *unstructured.Unstructured
 	OldObject          *unstructured.Unstructured
 	// Queue holds the workqueue's figures right after this event was enqueued (object
-	// events) or after the key was Done (Reconciled).
+	// events) or after the key was Done (Reconciled). Nil on an event a predicate filtered.
 	Queue *QueueFigures
+	// Attribution says who made an update that changed the object (IsChange), computed once
+	// by the informer for every output; nil on other events and on replayed ones.
+	Attribution *diff.Attribution
+	// Filtered names the --predicate that kept this event out of the workqueue.
+	Filtered string
 
 	// Reconciled events.
 	Key      string        // namespace/name, as cache.MetaNamespaceKeyFunc makes it
@@ -103,6 +109,15 @@ type Event struct {
 	Work     time.Duration // the simulated reconcile
 	Requeues int           // rate-limited requeues of this key before this reconcile
 	Failed   bool          // the reconcile failed and the key was requeued rate-limited
+	// TriggerCount is how many object events were enqueued for the key since a worker last
+	// took it (they coalesced into this reconcile); Triggers lists them, capped (MaxTriggers:
+	// the oldest and the newest kept).
+	TriggerCount int
+	Triggers     []Trigger
+	// Requeue: the key was back in the queue because its previous reconcile failed
+	// (AddRateLimited); RequeueReason says so.
+	Requeue       bool
+	RequeueReason string
 
 	// ControllerQueue events.
 	URL    string
@@ -124,6 +139,26 @@ type Event struct {
 	// NotFound is the object asked for by name that the initial list did not have (Synced):
 	// it does not exist yet, or not with these selectors. The informer waits for it.
 	NotFound *ObjectKey
+}
+
+// Trigger is an object event that put a key in the workqueue.
+type Trigger struct {
+	Type            Type
+	Delta           Delta
+	ResourceVersion string
+	Managers        []string // who made the update (Attribution), when it is one
+	Time            time.Time
+}
+
+// MaxTriggers caps Event.Triggers: the first two and the newest ones are kept.
+const MaxTriggers = 10
+
+// IsChange reports whether ev is an update that changed the object on the server: a watch
+// MODIFIED event or a relist finding a new resourceVersion, with both versions at hand (not a
+// resync, not a relist's unchanged redelivery).
+func (ev *Event) IsChange() bool {
+	return ev.Type == Updated && ev.Object != nil && ev.OldObject != nil &&
+		ev.OldResourceVersion != ev.ResourceVersion && ev.Delta != DeltaSync
 }
 
 // ObjectKey names one object; Namespace is "" for a cluster-scoped object, or when the

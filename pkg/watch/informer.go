@@ -42,6 +42,17 @@ type Config struct {
 	// DropManagedFields removes metadata.managedFields before objects are queued and cached, as
 	// memory-conscious controllers do with SetTransform: less memory, no manager attribution.
 	DropManagedFields bool
+	// Predicates keep events out of the simulated workqueue as a controller's predicates
+	// would (--predicate); PredicateStats, when set, gets what a shadow queue fed every event
+	// reconciled, to say what the predicates saved.
+	Predicates     []Predicate
+	PredicateStats *PredicateStats
+}
+
+// PredicateStats counts the reconciles a shadow workqueue ran: the same simulated workers fed
+// every event, as if no --predicate were given.
+type PredicateStats struct {
+	Unfiltered atomic.Int64
 }
 
 // Run starts one informer per resource, sends what they receive to out, and returns when ctx is
@@ -283,7 +294,9 @@ type resourceInformer struct {
 	// forbidden ends the run: the initial list was refused.
 	forbidden func(*ForbiddenError)
 	queue     *workQueue
-	ctx       context.Context // the run's context, for the delta processor
+	// shadow is fed every event, predicates or not (with --predicate only).
+	shadow *workQueue
+	ctx    context.Context // the run's context, for the delta processor
 }
 
 func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
@@ -293,6 +306,11 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 		return nil, err
 	}
 	ri.queue = wq
+	if len(cfg.Predicates) > 0 && cfg.PredicateStats != nil {
+		if ri.shadow, err = newWorkQueue(res.String()+" (unfiltered)", cfg.Queue); err != nil {
+			return nil, err
+		}
+	}
 	ns := ""
 	if res.Namespaced {
 		ns = cfg.Namespace
@@ -332,6 +350,9 @@ func (ri *resourceInformer) run(ctx context.Context) {
 	ri.start = time.Now()
 	ri.ctx = ctx
 	ri.queue.run(ctx, &ri.wg, func(ev Event) { ri.emit(ctx, ev) })
+	if ri.shadow != nil {
+		ri.shadow.run(ctx, &ri.wg, func(Event) { ri.cfg.PredicateStats.Unfiltered.Add(1) })
+	}
 	defer ri.wg.Wait()
 	if !clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) || ri.cfg.SyncTimeout <= 0 {
 		ri.runController(ctx, false)

@@ -2,10 +2,13 @@ package watch
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 )
 
 // process is the informer's delta processor: it keeps the indexer exactly as client-go's
@@ -187,9 +190,29 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 	if old != nil {
 		ev.OldResourceVersion = old.GetResourceVersion()
 	}
-	// Enqueue the key as a controller's handler does, tombstones included.
+	ev.Time = time.Now()
+	// Who made an update, once for every output (and for the trigger it becomes).
+	if ev.IsChange() {
+		a := diff.Attribute(old.Object, cur.Object, nil)
+		ev.Attribution = &a
+	}
+	// Enqueue the key as a controller's handler does, tombstones included, unless a
+	// predicate drops the event first.
 	if key, err := cache.MetaNamespaceKeyFunc(cur); err == nil {
-		ev.Queue = ri.queue.add(key)
+		tr := Trigger{Type: t, Delta: delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
+		if ev.Attribution != nil {
+			for _, m := range ev.Attribution.Managers {
+				if !slices.Contains(tr.Managers, m.Manager) {
+					tr.Managers = append(tr.Managers, m.Manager)
+				}
+			}
+		}
+		if ri.shadow != nil {
+			ri.shadow.add(key, tr)
+		}
+		if ev.Filtered = Filter(ri.cfg.Predicates, &ev); ev.Filtered == "" {
+			ev.Queue = ri.queue.add(key, tr)
+		}
 	}
 	ri.emit(ri.ctx, ev)
 }

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -143,8 +144,8 @@ func TestWorkQueueBackoffAndCoalescing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
-		wq.add("ns/x") // coalesces: one add
+	for i := range 3 {
+		wq.add("ns/x", Trigger{Type: Updated, ResourceVersion: fmt.Sprint(i)}) // coalesces: one add
 	}
 	if f := wq.figures(); f.Depth != 1 || f.Adds != 1 {
 		t.Fatalf("after 3 adds of one key: %+v", f)
@@ -159,6 +160,14 @@ func TestWorkQueueBackoffAndCoalescing(t *testing.T) {
 		if ev.Key != "ns/x" || !ev.Failed || ev.Requeues != i {
 			t.Errorf("reconcile %d: %+v", i, ev)
 		}
+		// The first reconcile takes the three coalesced events; each retry comes from the
+		// failure before it, with no event.
+		if i == 0 && (ev.TriggerCount != 3 || len(ev.Triggers) != 3 || ev.Requeue || ev.Triggers[2].ResourceVersion != "2") {
+			t.Errorf("first reconcile: triggers %d %+v, requeue %v; want the 3 events", ev.TriggerCount, ev.Triggers, ev.Requeue)
+		}
+		if i > 0 && (ev.TriggerCount != 0 || !ev.Requeue || ev.RequeueReason == "") {
+			t.Errorf("retry %d: triggers %d, requeue %v %q; want a requeue with no event", i, ev.TriggerCount, ev.Requeue, ev.RequeueReason)
+		}
 	}
 	cancel()
 	wg.Wait()
@@ -171,3 +180,47 @@ func TestWorkQueueBackoffAndCoalescing(t *testing.T) {
 }
 
 type waitGroup struct{ sync.WaitGroup }
+
+// Triggers are capped, the oldest two and the newest kept; the count stays exact.
+func TestTriggersCapped(t *testing.T) {
+	var p pending
+	for i := range 25 {
+		p.note(Trigger{ResourceVersion: fmt.Sprint(i)})
+	}
+	var rvs []string
+	for _, tr := range p.triggers {
+		rvs = append(rvs, tr.ResourceVersion)
+	}
+	want := []string{"0", "1", "17", "18", "19", "20", "21", "22", "23", "24"}
+	if p.count != 25 || !slices.Equal(rvs, want) {
+		t.Errorf("count %d, triggers %v; want 25, %v", p.count, rvs, want)
+	}
+}
+
+// Every event the informer enqueues is a trigger of exactly one reconcile: the counts add up.
+func TestTriggerCountsAddUp(t *testing.T) {
+	wq, err := newWorkQueue("test", QueueConfig{Workers: 1, ReconcileTime: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan Event, 1000)
+	var wg waitGroup
+	wq.run(ctx, &wg.WaitGroup, func(ev Event) { events <- ev })
+	const adds = 300
+	for i := range adds {
+		wq.add(fmt.Sprintf("ns/%d", i%3), Trigger{Type: Updated, ResourceVersion: fmt.Sprint(i)})
+	}
+	total, coalesced := 0, false
+	for total < adds {
+		ev := <-events
+		total += ev.TriggerCount
+		coalesced = coalesced || ev.TriggerCount >= 2
+	}
+	cancel()
+	wg.Wait()
+	if total != adds || !coalesced {
+		t.Errorf("trigger counts add up to %d (coalesced: %v), want %d with some >= 2", total, coalesced, adds)
+	}
+}

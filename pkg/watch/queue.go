@@ -99,8 +99,26 @@ type workQueue struct {
 	metrics *queueMetrics
 
 	mu      sync.Mutex
-	waiting map[string]time.Time // key -> when it was first added since a worker last took it
+	waiting map[string]*pending // what each key waits with, since a worker last took it
 	rnd     func() float64
+}
+
+// pending is what a queued key waits with: when it was first added, the events that added it
+// (they coalesce into one reconcile), and whether a failed reconcile put it back.
+type pending struct {
+	since    time.Time
+	count    int
+	triggers []Trigger
+	requeue  bool
+}
+
+// note keeps t among p's triggers: the first two, then the newest, up to MaxTriggers.
+func (p *pending) note(t Trigger) {
+	p.count++
+	if len(p.triggers) == MaxTriggers {
+		p.triggers = append(p.triggers[:2], p.triggers[3:]...)
+	}
+	p.triggers = append(p.triggers, t)
 }
 
 func newWorkQueue(name string, cfg QueueConfig) (*workQueue, error) {
@@ -112,7 +130,7 @@ func newWorkQueue(name string, cfg QueueConfig) (*workQueue, error) {
 	wq := &workQueue{
 		cfg:     cfg,
 		metrics: m,
-		waiting: map[string]time.Time{},
+		waiting: map[string]*pending{},
 		rnd:     cfg.Rand,
 		q: workqueue.NewTypedRateLimitingQueueWithConfig(limiter, workqueue.TypedRateLimitingQueueConfig[string]{
 			Name:            name,
@@ -125,15 +143,24 @@ func newWorkQueue(name string, cfg QueueConfig) (*workQueue, error) {
 	return wq, nil
 }
 
-// add enqueues key as an event handler would, and returns the figures right after.
-func (wq *workQueue) add(key string) *QueueFigures {
+// add enqueues key for the event t as an event handler would, and returns the figures right
+// after.
+func (wq *workQueue) add(key string, t Trigger) *QueueFigures {
 	wq.mu.Lock()
-	if _, ok := wq.waiting[key]; !ok {
-		wq.waiting[key] = time.Now()
-	}
+	wq.pendingLocked(key, t.Time).note(t)
 	wq.q.Add(key)
 	wq.mu.Unlock()
 	return wq.figures()
+}
+
+// pendingLocked returns what key waits with, starting it at now if it was not waiting.
+func (wq *workQueue) pendingLocked(key string, now time.Time) *pending {
+	p, ok := wq.waiting[key]
+	if !ok {
+		p = &pending{since: now}
+		wq.waiting[key] = p
+	}
+	return p
 }
 
 func (wq *workQueue) figures() *QueueFigures {
@@ -166,13 +193,13 @@ func (wq *workQueue) processNext(ctx context.Context, emit func(Event)) bool {
 	}
 	got := time.Now()
 	wq.mu.Lock()
-	added, ok := wq.waiting[key]
+	p := wq.waiting[key]
 	delete(wq.waiting, key)
 	wq.mu.Unlock()
-	var wait time.Duration
-	if ok {
-		wait = got.Sub(added)
+	if p == nil {
+		p = &pending{since: got}
 	}
+	wait := got.Sub(p.since)
 	if wq.cfg.ReconcileTime > 0 {
 		t := time.NewTimer(wq.cfg.ReconcileTime)
 		select {
@@ -186,9 +213,7 @@ func (wq *workQueue) processNext(ctx context.Context, emit func(Event)) bool {
 	if failed {
 		wq.mu.Lock()
 		// The retry's wait counts from the failure, so it includes the backoff.
-		if _, ok := wq.waiting[key]; !ok {
-			wq.waiting[key] = time.Now()
-		}
+		wq.pendingLocked(key, time.Now()).requeue = true
 		wq.q.AddRateLimited(key)
 		wq.mu.Unlock()
 	} else {
@@ -196,6 +221,11 @@ func (wq *workQueue) processNext(ctx context.Context, emit func(Event)) bool {
 	}
 	work := time.Since(got)
 	wq.q.Done(key)
-	emit(Event{Type: Reconciled, Key: key, Wait: wait, Work: work, Requeues: requeues, Failed: failed, Queue: wq.figures()})
+	ev := Event{Type: Reconciled, Key: key, Wait: wait, Work: work, Requeues: requeues, Failed: failed, Queue: wq.figures(),
+		TriggerCount: p.count, Triggers: p.triggers, Requeue: p.requeue}
+	if p.requeue {
+		ev.RequeueReason = "its previous reconcile failed (simulated by --fail-rate) and the key was requeued rate-limited"
+	}
+	emit(ev)
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -315,7 +316,9 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = op.Stop() })
-	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--hot-loop-window", "3s")
+	// --predicate generation: would GenerationChangedPredicate have stopped it? (issue: the
+	// summary says how many reconciles it saved, against a shadow queue fed every event).
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--hot-loop-window", "3s", "--predicate", "generation")
 	p.AwaitJSON(t, await, is("Synced", ""))
 	widget := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "example.com/v1", "kind": "Widget",
@@ -357,6 +360,41 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 	}
 	if !strings.Contains(p.Stderr(), "hot loops: 1 found, 1 ended") || !strings.Contains(p.Stderr(), "widgets.example.com "+ns+"/loop: self by "+testenv.OperatorName) {
 		t.Errorf("summary does not list the loop:\n%s", p.Stderr())
+	}
+	// The loop's status writes leave the generation alone: each one is filtered, never
+	// enqueued, and the summary counts what the predicate saved.
+	objects, filtered, reconciles := 0, 0, 0
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) != nil {
+			continue
+		}
+		switch m["type"] {
+		case "Added", "Updated", "Deleted":
+			objects++
+			if m["filtered"] == "generation" {
+				filtered++
+				if _, queued := m["queue"]; queued {
+					t.Errorf("a filtered line has queue figures: %v", m)
+				}
+			}
+		case "Reconciled":
+			reconciles++
+		}
+	}
+	t.Logf("%d object events, %d filtered by generation, %d reconciles; summary: %s", objects, filtered, reconciles, summaryLine(p.Stderr(), "predicates"))
+	if filtered < 10 {
+		t.Errorf("%d updates filtered by --predicate generation, want the loop's (>= 10)", filtered)
+	}
+	m := regexp.MustCompile(`predicates generation: (\d+) of (\d+) object events filtered; reconciles: (\d+) with them, (\d+) without \(a shadow queue fed every event\): (\d+) saved`).FindStringSubmatch(p.Stderr())
+	if m == nil {
+		t.Fatalf("summary does not say what the predicate saved:\n%s", p.Stderr())
+	}
+	if m[1] != strconv.Itoa(filtered) || m[2] != strconv.Itoa(objects) || m[3] != strconv.Itoa(reconciles) {
+		t.Errorf("summary %q, want %d of %d filtered and %d reconciles (the JSON stream's counts)", m[0], filtered, objects, reconciles)
+	}
+	if without, _ := strconv.Atoi(m[4]); without <= reconciles+filtered/4 {
+		t.Errorf("the shadow queue ran %d reconciles, want many more than the %d with the predicate", without, reconciles)
 	}
 }
 
@@ -605,4 +643,14 @@ func TestRealEventsAndDefaults(t *testing.T) {
 			}
 		}
 	}
+}
+
+// summaryLine is the exit summary's line starting with prefix, for the test log.
+func summaryLine(stderr, prefix string) string {
+	for l := range strings.SplitSeq(stderr, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
 }

@@ -3,11 +3,16 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 func queueDepth(m map[string]any) int {
@@ -22,7 +27,8 @@ func TestQueueCoalescing(t *testing.T) {
 	ns := newNamespace(t, cluster)
 	names := []string{"a", "b", "c", "d", "e"}
 	createConfigMaps(t, cluster.Clientset, ns, names...)
-	p := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--workers", "1", "--reconcile-time", "200ms")
+	file := filepath.Join(t.TempDir(), "coalescing.ndjson")
+	p := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--workers", "1", "--reconcile-time", "200ms", "--record", file)
 	p.AwaitJSON(t, await, is("Synced", ""))
 	cms := cluster.Clientset.CoreV1().ConfigMaps(ns)
 	const updates = 50
@@ -41,10 +47,36 @@ func TestQueueCoalescing(t *testing.T) {
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Reconciled" && queueDepth(m) == 0 })
 	var seenUpdate bool
 	reconciles := 0
+	// Every enqueued event is the trigger of exactly one reconcile: with the queue drained
+	// (depth 0 after the last reconcile of one worker), the trigger counts add up to the
+	// object lines.
+	objects, triggers, coalesced, onlyUpdates := 0, 0, 0, 0
 	for _, l := range p.All() {
 		var m map[string]any
 		if jsonLine(l, &m) != nil {
 			continue
+		}
+		switch m["type"] {
+		case "Added", "Updated", "Deleted":
+			objects++
+		case "Reconciled":
+			n := num(m["triggerCount"])
+			triggers += n
+			ts, _ := m["triggers"].([]any)
+			if n >= 2 {
+				coalesced++
+			}
+			if len(ts) > 10 || len(ts) > n {
+				t.Errorf("%d triggers listed of %d (cap 10): %v", len(ts), n, m)
+			}
+			all := n > 0 && len(ts) == n
+			for _, x := range ts {
+				tr, _ := x.(map[string]any)
+				all = all && tr["type"] == "Updated"
+			}
+			if all {
+				onlyUpdates++
+			}
 		}
 		if m["type"] == "Updated" {
 			seenUpdate = true
@@ -64,6 +96,49 @@ func TestQueueCoalescing(t *testing.T) {
 	if maxDepth < 3 {
 		t.Errorf("queue depth reached %d, want >= 3", maxDepth)
 	}
+	t.Logf("%d object events, trigger counts add up to %d, %d reconciles with >= 2 triggers", objects, triggers, coalesced)
+	if triggers != objects {
+		t.Errorf("trigger counts add up to %d, want the %d object events enqueued", triggers, objects)
+	}
+	if coalesced == 0 {
+		t.Error("no reconcile with 2 or more coalesced triggers")
+	}
+
+	// replay --predicate labels on the recording: the data patches change no label, so every
+	// update is filtered, and the reconciles that ran only for updates would not have run.
+	if err := p.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(); err != nil || code != 0 {
+		t.Fatalf("watch: exit %d, %v", code, err)
+	}
+	r := runPlugin(t, cluster, "replay", file, "-o", "json", "--predicate", "labels")
+	if r.code != 0 {
+		t.Fatalf("replay: exit %d; stderr %s", r.code, r.stderr)
+	}
+	filtered := 0
+	for _, l := range splitLines(r.stdout) {
+		var m map[string]any
+		if jsonLine([]byte(l), &m) == nil && m["type"] == "Updated" {
+			wantField(t, m, "filtered", "labels")
+			filtered++
+		}
+	}
+	want := fmt.Sprintf("predicates labels: %d of %d object events filtered; of %d recorded reconciles, %d ran only for filtered events", filtered, objects, reconcilesAll(p), onlyUpdates)
+	if filtered != updates || !strings.Contains(r.stderr, want) {
+		t.Errorf("replay --predicate labels: %d updates filtered (want %d); summary lacks %q:\n%s", filtered, updates, want, r.stderr)
+	}
+}
+
+func reconcilesAll(p *testenv.PluginRun) int {
+	n := 0
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) == nil && m["type"] == "Reconciled" {
+			n++
+		}
+	}
+	return n
 }
 
 // A key whose reconcile always fails is retried with growing backoff, and retries are counted.
