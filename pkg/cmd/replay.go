@@ -69,16 +69,16 @@ type ReplayOptions struct {
 	Strict        bool
 	Predicates    []string
 
-	file      string
-	namespace string // "" : every namespace
+	file       string
+	namespace  string // "" : every namespace
 	types      map[watch.Type]bool
 	predicates []watch.Predicate
 	resources  *resourceFilter // nil: every resource
-	selector  labels.Selector
-	since     timeBound
-	until     timeBound
-	redetect  bool // --hot-loop-* given: detect hot loops again instead of showing the recorded ones
-	useColor  bool
+	selector   labels.Selector
+	since      timeBound
+	until      timeBound
+	redetect   bool // --hot-loop-* given: detect hot loops again instead of showing the recorded ones
+	useColor   bool
 }
 
 // NewReplayOptions returns options with their defaults.
@@ -278,7 +278,7 @@ type replayState struct {
 	redacted bool            // the recording's Secret values were redacted when recorded
 	hot      *printer.HotLoops
 	summary  *printer.Summary
-	preds    *predicateCheck // --predicate
+	preds    *predicateCheck              // --predicate
 	labels   map[string]map[string]string // resource + key -> the last object's labels
 
 	first, last time.Time // the recording's first and last event times
