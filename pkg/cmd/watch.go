@@ -298,6 +298,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A custom resource's state shows its CRD's printer columns: read once, here, so that the
+	// printer never asks the API.
+	for _, w := range discovery.AddPrinterColumns(ctx, client, resources) {
+		fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(w))
+	}
 
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
