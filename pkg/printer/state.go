@@ -142,6 +142,12 @@ func summaryTransition(old, cur string) string {
 					o, c, tail = strings.TrimSuffix(o, p), strings.TrimSuffix(c, p), p
 				}
 			}
+			// And so does a column's name: "Ready=False→True".
+			if k, ov, ok := strings.Cut(o, "="); ok {
+				if ck, cv, ok := strings.Cut(c, "="); ok && ck == k {
+					o, c = k+"="+ov, cv
+				}
+			}
 			out[i] = o + "→" + c + tail
 		}
 	}
