@@ -16,7 +16,7 @@ import (
 var created = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 
 // obj parses YAML the way the dynamic client decodes JSON: integers as int64.
-func obj(t *testing.T, y string) *unstructured.Unstructured {
+func obj(t testing.TB, y string) *unstructured.Unstructured {
 	t.Helper()
 	j, err := yaml.YAMLToJSON([]byte(y))
 	if err != nil {
@@ -351,5 +351,18 @@ status: {phase: Running, podIPs: [{ip: 10.0.0.7}]}
 				t.Errorf("Wide() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// BenchmarkOf measures a running pod's state, what the printer reads for every pod line.
+func BenchmarkOf(b *testing.B) {
+	pod := obj(b, podSpec+`status:
+  phase: Running
+  conditions: [{type: Ready, status: "True"}]
+  containerStatuses: [{name: c, ready: true, restartCount: 0, state: {running: {startedAt: "2026-05-01T10:00:02Z"}}}]
+`)
+	r := NewReader(nil)
+	for b.Loop() {
+		r.Of(pod, created)
 	}
 }
