@@ -124,7 +124,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Watch across all namespaces. The --namespace flag is ignored.")
 	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Label selector to filter on (e.g. -l key1=value1,key2=value2); the informer's list and watch use it.")
 	f.StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Field selector to filter on (e.g. --field-selector metadata.name=web).")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for human lines, wide (plus labels, controller owner, generation/observedGeneration), json (one JSON object per line, see docs/json.md), yaml (one document per event), jsonpath=TEMPLATE, go-template=TEMPLATE (applied to each event's JSON record; also jsonpath-file, jsonpath-as-json, go-template-file).")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for human lines, wide (plus labels, controller owner, generation/observedGeneration, the state's message and the kind's own columns: node, IP, images, a CRD's priority-1 printer columns), json (one JSON object per line, see docs/json.md), yaml (one document per event), jsonpath=TEMPLATE, go-template=TEMPLATE (applied to each event's JSON record; also jsonpath-file, jsonpath-as-json, go-template-file).")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Stop after this long (e.g. 30s, 5m); 0 runs until interrupted.")
 	f.DurationVar(&o.Resync, "resync", o.Resync, "Resync period of the informer (0, the default, as most controllers run: no periodic resync).")
 	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
@@ -137,7 +137,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringArrayVar(&o.Predicates, "predicate", o.Predicates, predicateUsage+" The summary says how many reconciles they saved (a shadow queue is fed every event).")
 	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show the simulated workqueue: Reconciled lines and the queue=N column (on whenever a worker flag is set; without it -o json has no Reconciled lines either).")
 	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
-	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost. For huge resources.")
+	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost (no status: the only state a line shows is Terminating). For huge resources.")
 	f.BoolVar(&o.DropManaged, "drop-managed-fields", o.DropManaged, "Drop metadata.managedFields before objects are cached (an informer transform): much less memory on big clusters, but no manager attribution and objects without managedFields.")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "Write a CPU profile of the run to this file (for make bench and bug reports).")
 	f.StringVar(&o.MemProfile, "memprofile", "", "Write a heap profile to this file when the run ends.")
@@ -303,6 +303,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	client, err := dynamic.NewForConfig(restCfg)
 	if err != nil {
 		return err
+	}
+	// A custom resource's state shows its CRD's printer columns: read once, here, so that the
+	// printer never asks the API.
+	for _, w := range discovery.AddPrinterColumns(ctx, client, resources) {
+		fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(w))
 	}
 
 	if o.Timeout > 0 {

@@ -22,6 +22,18 @@ type Resource struct {
 	Resource   string // plural, lower case
 	Kind       string
 	Namespaced bool
+	// PrinterColumns are a custom resource's additionalPrinterColumns for this version, as its
+	// CustomResourceDefinition declares them (AddPrinterColumns reads them); none for built-in
+	// resources.
+	PrinterColumns []PrinterColumn
+}
+
+// PrinterColumn is one of a CRD's additionalPrinterColumns: what `kubectl get` shows for it.
+type PrinterColumn struct {
+	Name     string
+	Type     string // integer, number, string, boolean or date
+	JSONPath string // a JSONPath relative to the object, as the CRD gives it: ".status.replicas"
+	Priority int32  // 0: shown by `kubectl get`; more: only by -o wide
 }
 
 // GVR returns the resource's GroupVersionResource.
@@ -100,7 +112,7 @@ func (r *Resolver) ResolveList(list string) ([]Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !slices.Contains(out, res) {
+		if !slices.ContainsFunc(out, func(o Resource) bool { return o.GVR() == res.GVR() }) {
 			out = append(out, res)
 		}
 	}

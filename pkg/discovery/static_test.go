@@ -80,7 +80,7 @@ func TestStaticResolverPluralBeatsShortName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != cmCRD {
+	if got.GVR() != cmCRD.GVR() {
 		t.Errorf("got %+v, want the resource named cm", got)
 	}
 }

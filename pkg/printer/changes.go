@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -271,8 +269,10 @@ func summary(v any, s string) string {
 	return cut(s, valueMaxRunes)
 }
 
-// wideDetail adds -o wide's columns: generation/observedGeneration, the controller owner, labels.
-func (p *Printer) wideDetail(b *strings.Builder, obj *unstructured.Unstructured) {
+// wideDetail adds -o wide's columns: generation/observedGeneration, the controller owner, the
+// kind's own columns, labels.
+func (p *Printer) wideDetail(b *strings.Builder, ev *watch.Event) {
+	obj := ev.Object
 	if obj == nil || obj.Object == nil {
 		return
 	}
@@ -295,6 +295,7 @@ func (p *Printer) wideDetail(b *strings.Builder, obj *unstructured.Unstructured)
 			}
 		}
 	}
+	p.kindColumns(b, ev)
 	if labels, _ := md["labels"].(map[string]any); len(labels) > 0 {
 		keys := make([]string, 0, len(labels))
 		for k := range labels {

@@ -271,7 +271,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			info.ResyncPeriod = time.Duration(math.Round(w.ResyncSeconds * float64(time.Second)))
 		}
 		for _, r := range w.Resources {
-			info.Resources = append(info.Resources, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced})
+			info.Resources = append(info.Resources, r.resource())
 		}
 		ev.Info = info
 		d.PluginVersion, d.SecretsRedacted = w.PluginVersion, w.SecretsRedacted
@@ -324,34 +324,58 @@ func DecodeLine(line []byte) (Decoded, error) {
 
 // Decoder decodes the lines of one stream, in order. Beyond DecodeLine, it gives each Updated
 // event back its OldObject: the previous object of the same key in the stream, which is what
-// the live informer's cache held. Printing the decoded events then shows the same managers,
-// --diff changes and hot loops as the live run did. (For redacted Secrets, only changes the
-// redaction shows: a value's length.)
+// the live informer's cache held; and each object event's resource its CRD printer columns,
+// from the run's Informer line (or the recording's header). Printing the decoded events then
+// shows the same managers, --diff changes, states and hot loops as the live run did. (For
+// redacted Secrets, only changes the redaction shows: a value's length.)
 type Decoder struct {
-	last map[string]*unstructured.Unstructured
+	last    map[string]*unstructured.Unstructured
+	columns map[string][]discovery.PrinterColumn // by resource and version
 }
 
 // NewDecoder returns a Decoder at the start of a stream.
-func NewDecoder() *Decoder { return &Decoder{last: map[string]*unstructured.Unstructured{}} }
+func NewDecoder() *Decoder {
+	return &Decoder{last: map[string]*unstructured.Unstructured{}, columns: map[string][]discovery.PrinterColumn{}}
+}
 
 // Decode decodes one line, as DecodeLine, and passes its event to Observe.
 func (d *Decoder) Decode(line []byte) (Decoded, error) {
 	dec, err := DecodeLine(line)
-	if err == nil && dec.Header == nil {
+	switch {
+	case err != nil:
+	case dec.Header != nil:
+		d.learnColumns(dec.Header.ResourceList())
+	default:
 		d.Observe(&dec.Event)
 	}
 	return dec, err
 }
 
+func (d *Decoder) learnColumns(rs []discovery.Resource) {
+	for _, r := range rs {
+		if len(r.PrinterColumns) > 0 {
+			d.columns[r.String()+"/"+r.Version] = r.PrinterColumns
+		}
+	}
+}
+
 // Observe follows the cache through ev and fills in ev.OldObject for an update whose old
-// resourceVersion is the cached object's. An Informer line (a new run) empties the cache.
+// resourceVersion is the cached object's, and the printer columns of ev's resource. An Informer
+// line (a new run) empties the cache and says the run's columns.
 func (d *Decoder) Observe(ev *watch.Event) {
 	switch {
 	case ev.Type == watch.Informer:
 		clear(d.last)
+		if ev.Info != nil {
+			clear(d.columns)
+			d.learnColumns(ev.Info.Resources)
+		}
 		return
 	case !ev.Type.IsObject():
 		return
+	}
+	if ev.Resource.PrinterColumns == nil {
+		ev.Resource.PrinterColumns = d.columns[ev.Resource.String()+"/"+ev.Resource.Version]
 	}
 	key := ev.Resource.String() + " " + ev.Namespace + "/" + ev.Name
 	if prev, ok := d.last[key]; ok && ev.Type == watch.Updated && ev.OldObject == nil && prev.GetResourceVersion() == ev.OldResourceVersion {
@@ -452,7 +476,7 @@ func truncate(s string, n int) string {
 func (h *RecordingHeader) ResourceList() []discovery.Resource {
 	out := make([]discovery.Resource, 0, len(h.Resources))
 	for _, r := range h.Resources {
-		out = append(out, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced})
+		out = append(out, r.resource())
 	}
 	return out
 }

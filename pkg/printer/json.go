@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -33,15 +34,18 @@ func headOf(ev *watch.Event) eventHead {
 // add fields, never rename them.
 type objectRecord struct {
 	eventHead
-	Namespace          string         `json:"namespace"`
-	Name               string         `json:"name"`
-	ResourceVersion    string         `json:"resourceVersion"`
-	OldResourceVersion *string        `json:"oldResourceVersion,omitempty"`
-	InitialList        bool           `json:"initialList"`
-	Delta              watch.Delta    `json:"delta"`
-	Tombstone          bool           `json:"tombstone"`
-	Object             map[string]any `json:"object"`
-	Queue              *queueRecord   `json:"queue,omitempty"`
+	Namespace          string      `json:"namespace"`
+	Name               string      `json:"name"`
+	ResourceVersion    string      `json:"resourceVersion"`
+	OldResourceVersion *string     `json:"oldResourceVersion,omitempty"`
+	InitialList        bool        `json:"initialList"`
+	Delta              watch.Delta `json:"delta"`
+	Tombstone          bool        `json:"tombstone"`
+	// State: what state the object is in (kstatus and the kind's columns); absent for objects
+	// that say nothing about it (docs/fields.md).
+	State  *stateRecord   `json:"state,omitempty"`
+	Object map[string]any `json:"object"`
+	Queue  *queueRecord   `json:"queue,omitempty"`
 	// Managers: Updated lines that changed the object; who made the update (diff.Attribute).
 	Managers *[]diff.Manager `json:"managers,omitempty"`
 	// Attribution: the same lines; how Managers was found: entry, ownership, binding, delete
@@ -145,6 +149,34 @@ type resourceRecord struct {
 	Resource   string `json:"resource"`
 	Kind       string `json:"kind"`
 	Namespaced bool   `json:"namespaced"`
+	// PrinterColumns: a custom resource's additionalPrinterColumns, read from its CRD at
+	// startup; replay evaluates them from here, as the live run did.
+	PrinterColumns []printerColumnRecord `json:"printerColumns,omitempty"`
+}
+
+// printerColumnRecord is one of a CRD's additionalPrinterColumns.
+type printerColumnRecord struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	JSONPath string `json:"jsonPath"`
+	Priority int32  `json:"priority,omitempty"`
+}
+
+func resourceRecordOf(r discovery.Resource) resourceRecord {
+	rec := resourceRecord{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced}
+	for _, c := range r.PrinterColumns {
+		rec.PrinterColumns = append(rec.PrinterColumns, printerColumnRecord(c))
+	}
+	return rec
+}
+
+// resource is the inverse of resourceRecordOf.
+func (r resourceRecord) resource() discovery.Resource {
+	res := discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced}
+	for _, c := range r.PrinterColumns {
+		res.PrinterColumns = append(res.PrinterColumns, discovery.PrinterColumn(c))
+	}
+	return res
 }
 
 type informerRecord struct {
@@ -188,6 +220,7 @@ func (p *Printer) record(ev *watch.Event) any {
 		}
 		if ev.Object != nil {
 			r.Object = p.redact(ev.Resource, ev.Object.Object)
+			r.State = p.stateOf(ev).record()
 		}
 		r.Queue = queueOf(ev.Queue)
 		r.Filtered = ev.Filtered
@@ -231,7 +264,7 @@ func (p *Printer) record(ev *watch.Event) any {
 			MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
 		}
 		for _, res := range info.Resources {
-			r.Resources = append(r.Resources, resourceRecord{res.Group, res.Version, res.Resource, res.Kind, res.Namespaced})
+			r.Resources = append(r.Resources, resourceRecordOf(res))
 		}
 		return r
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -62,6 +63,8 @@ type Printer struct {
 	// resWidth is the width of the resource column: the longest of the watched resources (from
 	// the Informer line), so lines of several resources align.
 	resWidth int
+	// readers read objects' states, one per resource and version (state.go).
+	readers map[string]*state.Reader
 }
 
 // New returns a Printer writing to w.
@@ -221,8 +224,9 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 	if ev.Queue != nil && p.opts.QueueColumn {
 		fmt.Fprintf(b, "  queue=%d", ev.Queue.Depth)
 	}
+	p.writeState(b, p.stateOf(ev))
 	if p.out == outputWide {
-		p.wideDetail(b, ev.Object)
+		p.wideDetail(b, ev)
 	}
 	if s := eventSummary(ev); s != "" {
 		b.WriteString("  ")

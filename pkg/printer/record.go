@@ -51,7 +51,7 @@ func NewRecorder(path string, h RecordingHeader, resources []discovery.Resource,
 	h.SecretsRedacted = !showSecrets
 	h.Resources = []resourceRecord{}
 	for _, r := range resources {
-		h.Resources = append(h.Resources, resourceRecord{r.Group, r.Version, r.Resource, r.Kind, r.Namespaced})
+		h.Resources = append(h.Resources, resourceRecordOf(r))
 	}
 	b, err := json.Marshal(h)
 	if err != nil {

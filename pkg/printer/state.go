@@ -1,0 +1,181 @@
+package printer
+
+import (
+	"strings"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/state"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// objectState is the state an object event's line shows: the object's, and the old object's
+// when an update changed it.
+type objectState struct {
+	cur *state.State
+	// prev is the old object's state on an Updated line whose status or summary differs from
+	// cur's; nil otherwise.
+	prev *state.State
+}
+
+// stateRecord is an object's state in the JSON contract (docs/json.md).
+type stateRecord struct {
+	Status          string   `json:"status"`
+	Summary         string   `json:"summary,omitempty"`
+	Message         string   `json:"message,omitempty"`
+	Finalizers      []string `json:"finalizers,omitempty"`
+	Previous        string   `json:"previous,omitempty"`
+	PreviousSummary string   `json:"previousSummary,omitempty"`
+}
+
+// reader returns the state reader of a resource, made once per resource and version (a custom
+// resource's printer columns are compiled then).
+func (p *Printer) reader(res discovery.Resource) *state.Reader {
+	key := res.String() + "/" + res.Version
+	r, ok := p.readers[key]
+	if !ok {
+		if p.readers == nil {
+			p.readers = map[string]*state.Reader{}
+		}
+		r = state.NewReader(res.PrinterColumns)
+		p.readers[key] = r
+	}
+	return r
+}
+
+// stateOf reads the state of an object event's object, and of its old object on an update.
+func (p *Printer) stateOf(ev *watch.Event) objectState {
+	r := p.reader(ev.Resource)
+	s := objectState{cur: r.Of(ev.Object, ev.Time)}
+	if s.cur == nil || ev.Type != watch.Updated || ev.OldObject == nil {
+		return s
+	}
+	if old := r.Of(ev.OldObject, ev.Time); old != nil && (old.Status != s.cur.Status || old.Summary != s.cur.Summary) {
+		s.prev = old
+	}
+	return s
+}
+
+func (s objectState) record() *stateRecord {
+	if s.cur == nil {
+		return nil
+	}
+	r := &stateRecord{Status: s.cur.Status, Summary: s.cur.Summary, Message: s.cur.Message, Finalizers: s.cur.Finalizers}
+	if s.prev != nil {
+		if s.prev.Status != s.cur.Status {
+			r.Previous = s.prev.Status
+		}
+		if s.prev.Summary != s.cur.Summary {
+			r.PreviousSummary = s.prev.Summary
+		}
+	}
+	return r
+}
+
+func statusColor(status string) string {
+	switch status {
+	case state.Current:
+		return colorGreen
+	case state.InProgress:
+		return colorYellow
+	case state.Failed:
+		return colorRed
+	case state.Terminating:
+		return colorMagent
+	}
+	return colorDim
+}
+
+// writeState writes the state on a human line: the status (`InProgress → Current` when an update
+// changed it), what holds it or what is wrong when that matters, and the summary (`0/1 Pending →
+// 1/1 Running`). -o wide adds the message of every status but Current.
+func (p *Printer) writeState(b *strings.Builder, s objectState) {
+	cur := s.cur
+	if cur == nil {
+		return
+	}
+	b.WriteString("  ")
+	if s.prev != nil && s.prev.Status != cur.Status {
+		b.WriteString(p.paint(statusColor(s.prev.Status), Escape(s.prev.Status)))
+		b.WriteString(" → ")
+	}
+	b.WriteString(p.paint(statusColor(cur.Status), Escape(cur.Status)))
+	if msg := p.stateMessage(cur); msg != "" {
+		b.WriteString(" (" + Escape(msg) + ")")
+	}
+	if cur.Summary == "" {
+		return
+	}
+	b.WriteString("  ")
+	if s.prev != nil && s.prev.Summary != cur.Summary && s.prev.Summary != "" {
+		b.WriteString(Escape(summaryTransition(s.prev.Summary, cur.Summary)))
+		return
+	}
+	b.WriteString(Escape(cur.Summary))
+}
+
+// summaryTransition says how a summary changed, as short as stays clear: word by word when
+// only some words changed (`1/3→2/3 ready, 3 updated, 1→2 available`, `0/1 Pending→Running`),
+// whole otherwise (`0/1 Pending → 1/1 Running`).
+func summaryTransition(old, cur string) string {
+	ow, cw := strings.Split(old, " "), strings.Split(cur, " ")
+	if len(ow) != len(cw) {
+		return old + " → " + cur
+	}
+	changed := 0
+	for i := range cw {
+		if ow[i] != cw[i] {
+			changed++
+		}
+	}
+	if changed == len(cw) {
+		return old + " → " + cur
+	}
+	out := make([]string, len(cw))
+	for i := range cw {
+		out[i] = cw[i]
+		if ow[i] != cw[i] {
+			// A word's punctuation stays after the arrow: "1,→2," reads worse than "1→2,".
+			o, c := ow[i], cw[i]
+			tail := ""
+			for _, p := range []string{",", ";"} {
+				if strings.HasSuffix(o, p) && strings.HasSuffix(c, p) {
+					o, c, tail = strings.TrimSuffix(o, p), strings.TrimSuffix(c, p), p
+				}
+			}
+			// And so does a column's name: "Ready=False→True".
+			if k, ov, ok := strings.Cut(o, "="); ok {
+				if ck, cv, ok := strings.Cut(c, "="); ok && ck == k {
+					o, c = k+"="+ov, cv
+				}
+			}
+			out[i] = o + "→" + c + tail
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// stateMessage is the part of the message a human line shows: what holds a Terminating object,
+// why it Failed, what kstatus could not read; for InProgress, only when no summary says more.
+// -o wide shows it for every status but Current.
+func (p *Printer) stateMessage(s *state.State) string {
+	switch {
+	case s.Message == "":
+		return ""
+	case s.Status == state.Terminating:
+		return strings.TrimPrefix(strings.TrimPrefix(s.Message, "deletion requested"), "; ")
+	case s.Status == state.Failed, s.Status == state.Unknown:
+		return s.Message
+	case s.Status == state.InProgress && (s.Summary == "" || p.out == outputWide):
+		return s.Message
+	}
+	return ""
+}
+
+// kindColumns writes -o wide's columns of the object's kind: a pod's node and IP, a workload's
+// images, a custom resource's printer columns of priority above 0.
+func (p *Printer) kindColumns(b *strings.Builder, ev *watch.Event) {
+	for _, f := range p.reader(ev.Resource).Wide(ev.Object) {
+		b.WriteString("  ")
+		b.WriteString(Escape(f.Name + "=" + f.Value))
+	}
+}
