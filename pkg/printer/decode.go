@@ -224,7 +224,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			if err != nil {
 				return Decoded{}, fmt.Errorf("trigger time: %w", err)
 			}
-			ev.Triggers = append(ev.Triggers, watch.Trigger{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Time: at})
+			ev.Triggers = append(ev.Triggers, watch.Trigger{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: at})
 		}
 		if ev.Queue, err = decodeQueue(w.Queue); err != nil {
 			return Decoded{}, err

@@ -101,6 +101,7 @@ type triggerRecord struct {
 	Delta           watch.Delta `json:"delta"`
 	ResourceVersion string      `json:"resourceVersion"`
 	Managers        []string    `json:"managers,omitempty"`
+	Attribution     string      `json:"attribution,omitempty"`
 	Time            string      `json:"time"`
 }
 
@@ -110,7 +111,7 @@ func triggersOf(ts []watch.Trigger) []triggerRecord {
 	}
 	out := make([]triggerRecord, len(ts))
 	for i, t := range ts {
-		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Time: formatTime(t.Time)}
+		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time)}
 	}
 	return out
 }

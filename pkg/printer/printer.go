@@ -482,7 +482,10 @@ func triggerSummary(ev *watch.Event) string {
 				continue
 			}
 			s := string(t.Type) + " rv=" + Escape(t.ResourceVersion)
-			if len(t.Managers) > 0 {
+			switch {
+			case len(t.Managers) > 1 && t.Attribution == diff.RuleOwnership:
+				s += " (by one of " + Escape(strings.Join(t.Managers, ", ")) + ")"
+			case len(t.Managers) > 0:
 				s += " (by " + Escape(strings.Join(t.Managers, ", ")) + ")"
 			}
 			shown = append(shown, s)

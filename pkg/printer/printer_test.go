@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -562,6 +563,7 @@ func TestTriggerSummary(t *testing.T) {
 		{"none", watch.Event{}, ""},
 		{"one", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{tr("5", "kube-controller-manager")}}, "trigger: Updated rv=5 (by kube-controller-manager)"},
 		{"three", watch.Event{TriggerCount: 3, Triggers: []watch.Trigger{tr("5"), tr("6"), tr("7", "a", "b")}}, "3 events coalesced: Updated rv=5, Updated rv=6, Updated rv=7 (by a, b)"},
+		{"ownership", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "8", Managers: []string{"a", "b"}, Attribution: diff.RuleOwnership}}}, "trigger: Updated rv=8 (by one of a, b)"},
 		{"capped", watch.Event{TriggerCount: 40, Triggers: []watch.Trigger{tr("1"), tr("2"), tr("38"), tr("39"), tr("40")}}, "40 events coalesced: Updated rv=1, … 38 more …, Updated rv=40"},
 		{"requeue", watch.Event{Requeue: true}, "requeued after a failed reconcile"},
 	}

@@ -147,7 +147,10 @@ type Trigger struct {
 	Delta           Delta
 	ResourceVersion string
 	Managers        []string // who made the update (Attribution), when it is one
-	Time            time.Time
+	// Attribution is how Managers was found (diff.RuleEntry, RuleOwnership, ...): with
+	// ownership and several managers, one of them made it.
+	Attribution string
+	Time        time.Time
 }
 
 // MaxTriggers caps Event.Triggers: the first two and the newest ones are kept.

@@ -201,6 +201,7 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 	if key, err := cache.MetaNamespaceKeyFunc(cur); err == nil {
 		tr := Trigger{Type: t, Delta: delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
 		if ev.Attribution != nil {
+			tr.Attribution = ev.Attribution.Rule
 			for _, m := range ev.Attribution.Managers {
 				if !slices.Contains(tr.Managers, m.Manager) {
 					tr.Managers = append(tr.Managers, m.Manager)
