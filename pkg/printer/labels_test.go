@@ -59,3 +59,20 @@ func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 		})
 	}
 }
+
+// An update the outbox kept for a slow reader says how many earlier ones it stands for.
+func TestFoldedUpdateSaysSo(t *testing.T) {
+	ev := watch.Event{Type: watch.Updated, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", OldResourceVersion: "7", ResourceVersion: "8", Delta: watch.DeltaUpdated, Folded: 3}
+	line := render(t, Options{Timestamps: "none"}, []watch.Event{ev})
+	if want := "rv=7→8  (+3 earlier updates of this object not shown: the output did not keep up)\n"; !strings.HasSuffix(line, want) {
+		t.Errorf("line %q does not end with %q", line, want)
+	}
+	ev.Folded = 1
+	if line := render(t, Options{Timestamps: "none"}, []watch.Event{ev}); !strings.Contains(line, "(+1 earlier update of this object") {
+		t.Errorf("line %q", line)
+	}
+	ev.Folded = 0
+	if line := render(t, Options{Timestamps: "none"}, []watch.Event{ev}); strings.Contains(line, "earlier") {
+		t.Errorf("an update that folded nothing says it did: %q", line)
+	}
+}

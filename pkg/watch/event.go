@@ -96,6 +96,9 @@ type Event struct {
 	// Queue holds the workqueue's figures right after this event was enqueued (object
 	// events) or after the key was Done (Reconciled).
 	Queue *QueueFigures
+	// Folded counts the earlier updates of this object a slow reader of human output never got:
+	// folded into this one by the printer's outbox (Updated events; never in JSON).
+	Folded int
 
 	// Reconciled events.
 	Key      string        // namespace/name, as cache.MetaNamespaceKeyFunc makes it
