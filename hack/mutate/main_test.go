@@ -61,3 +61,58 @@ func TestSelectMutations(t *testing.T) {
 		t.Error("a bad -run accepted")
 	}
 }
+
+// docs/reliability.md lists every lie with the tests that kill it, and every test it cites as
+// proof exists.
+func TestReliabilityDocTrueToTests(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "reliability.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mutations {
+		var tests []string
+		for _, r := range m.run {
+			tests = append(tests, "`"+r+"`")
+		}
+		if row := "| " + m.name + " | " + strings.Join(tests, ", ") + " |"; !strings.Contains(string(doc), row) {
+			t.Errorf("docs/reliability.md lacks the row\n%s", row)
+		}
+	}
+	defined := map[string]bool{}
+	funcRE := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)\w+)\(`)
+	for _, dir := range []string{"pkg", "cmd", "hack", "test"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			for _, m := range funcRE.FindAllSubmatch(b, -1) {
+				defined[string(m[1])] = true
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range regexp.MustCompile("`((?:Test|Fuzz)[A-Za-z0-9_]+)[`/*]").FindAllSubmatch(doc, -1) {
+		name := string(m[1])
+		if strings.HasSuffix(string(m[0]), "*") {
+			found := false
+			for d := range defined {
+				found = found || strings.HasPrefix(d, name)
+			}
+			if !found {
+				t.Errorf("docs/reliability.md cites %s*, and no test starts so", name)
+			}
+			continue
+		}
+		if !defined[name] {
+			t.Errorf("docs/reliability.md cites %s, which is no test", name)
+		}
+	}
+}
