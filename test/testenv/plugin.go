@@ -25,8 +25,8 @@ var (
 	pluginErr  error
 )
 
-// NoRaceEnv, set to anything, builds the tests' plugin without the race detector (to measure
-// its cost, or where cgo is missing).
+// NoRaceEnv names the environment variable that, set to anything, builds the tests' plugin
+// without the race detector (to measure its cost, or where cgo is missing).
 const NoRaceEnv = "KUBECTL_INFORMER_E2E_NORACE"
 
 // BuildPlugin builds ./cmd/kubectl-informer once per process, with the race detector (unless
