@@ -41,7 +41,7 @@ func TestNames(t *testing.T) {
 }
 
 func TestDropped(t *testing.T) {
-	line := "05:43:20.154  Dropped     202 lines not shown: the output did not keep up (the informer never waits for a terminal; -o json and --record keep everything)\n"
+	line := "05:43:20.154  Dropped     202 lines not shown: the output did not keep up (adds, updates, reconciles; never a delete or a lifecycle line; -o json and --record keep everything)\n"
 	if got := droppedLine([]byte(line)); got != 202 {
 		t.Errorf("got %d, want 202", got)
 	}

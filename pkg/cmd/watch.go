@@ -143,7 +143,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.MemProfile, "memprofile", "", "Write a heap profile to this file when the run ends.")
 	_ = f.MarkHidden("cpuprofile")
 	_ = f.MarkHidden("memprofile")
-	f.IntVar(&o.OutputBuffer, "output-buffer", o.OutputBuffer, "Events that may wait for a slow reader of stdout; beyond it human output drops lines (counted in a Dropped line) and machine-readable output makes the informers wait.")
+	f.IntVar(&o.OutputBuffer, "output-buffer", o.OutputBuffer, "Events that may wait for a slow reader of stdout; beyond it human output drops or folds adds and updates (counted; never deletes or lifecycle lines) and machine-readable output makes the informers wait.")
 	_ = f.MarkHidden("output-buffer")
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
@@ -386,11 +386,16 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		cancel()
 	})
 	summary := printer.NewSummary()
-	// The informers never wait for a terminal: human output goes through a bounded, lossy
-	// outbox (dropped lines are counted in a Dropped line); machine-readable output never drops
-	// and waits instead, saying so once per streak.
+	// The informers do not wait for a terminal: human output goes through a bounded, lossy
+	// outbox (adds and updates dropped or folded, counted; deletes, lifecycle lines and
+	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
+	// instead, saying so once per streak.
 	lossy := o.Output == "" || o.Output == "wide"
 	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
+		if lossy {
+			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
+			return
+		}
 		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", o.Output)
 	})
 	printed := make(chan error, 1)

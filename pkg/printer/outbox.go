@@ -8,15 +8,29 @@ import (
 )
 
 // Outbox sits between the informers and a slow reader of the output (a pager, a slow
-// terminal). Lossy, it never blocks: object lines beyond its bound are dropped and counted, and
-// the count comes out as one Dropped line when the reader catches up; lifecycle lines (List,
-// Relist, Error, ...) are kept. Lossless (-o json), it applies backpressure: Put waits while it
-// is full, and reports it through behind, at most once every ten seconds.
+// terminal).
+//
+// Lossy (human output), the informers do not wait for the reader. Beyond the bound, only lines
+// the next ones supersede are given up: an update whose object already has an update waiting is
+// folded into it (the older one is removed, the newest keeps its place at the end and counts
+// what it folded), other adds and updates, bookmarks, reconciles and scraped queue figures are
+// dropped and counted, and the count comes out as one Dropped line when the reader catches up.
+// Deletes (tombstones included), lifecycle lines (List, Relist, Error, ...) and diagnoses
+// (HotLoop, HotLoopEnded) are never dropped: they may take the outbox to twice its bound, and
+// only beyond that does Put wait, saying so through behind, as a lossless outbox does.
+//
+// Lossless (-o json), it applies backpressure: Put waits while it is full, and reports it
+// through behind, at most once every ten seconds.
 type Outbox struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	buf     []watch.Event // buf[head:] waits
-	head    int
+	mu   sync.Mutex
+	cond *sync.Cond
+	// buf[head:] waits; a hole is an update folded into a later one.
+	buf  []slot
+	head int
+	// base is the position of buf[0] since the outbox was made: positions survive compaction.
+	base    int
+	waiting int // events in buf[head:], holes excluded
+	holes   int
 	max     int
 	lossy   bool
 	dropped int
@@ -24,75 +38,171 @@ type Outbox struct {
 	behind  func()
 	// announced is when behind was last called: at most once per behindEvery.
 	announced time.Time
+	// last is the position of each object's last waiting line (lossy outboxes).
+	last map[objectKey]int
+}
+
+type slot struct {
+	ev   watch.Event
+	hole bool
+}
+
+// objectKey names an object across resources.
+type objectKey struct{ group, resource, namespace, name string }
+
+func keyOf(ev *watch.Event) objectKey {
+	return objectKey{ev.Resource.Group, ev.Resource.Resource, ev.Namespace, ev.Name}
 }
 
 // behindEvery spaces out the "not keeping up" notices of a reader that stays slow.
 const behindEvery = 10 * time.Second
 
-// NewOutbox returns an outbox holding at most max events (lifecycle lines may take it to twice
-// that when lossy). behind, if set, is called when a lossless Put starts waiting.
+// NewOutbox returns an outbox holding at most max events (lines that are never dropped may take
+// a lossy one to twice that). behind, if set, is called when a Put starts waiting.
 func NewOutbox(max int, lossy bool, behind func()) *Outbox {
-	o := &Outbox{max: max, lossy: lossy, behind: behind, buf: make([]watch.Event, 0, min(max, 1024))}
+	o := &Outbox{max: max, lossy: lossy, behind: behind, buf: make([]slot, 0, min(max, 1024))}
+	if lossy {
+		o.last = map[objectKey]int{}
+	}
 	o.cond = sync.NewCond(&o.mu)
 	return o
 }
 
-func keepAlways(t watch.Type) bool {
-	return !t.IsObject() && t != watch.Reconciled && t != watch.ControllerQueue && t != watch.Bookmark
+// droppable reports whether a slow reader may lose a line of type t: adds and updates (the
+// object's next line, or the Dropped count, tells), bookmarks, reconciles and scraped queue
+// figures (the next ones supersede them). Never deletes, lifecycle lines or diagnoses.
+func droppable(t watch.Type) bool {
+	switch t {
+	case watch.Added, watch.Updated, watch.Bookmark, watch.Reconciled, watch.ControllerQueue:
+		return true
+	}
+	return false
 }
 
-// Put adds an event. Lossy: it never blocks. Lossless: it blocks while the outbox is full.
+// Put adds an event. Lossy: it waits only when twice the bound of lines that are never dropped
+// wait. Lossless: it waits while the outbox is full.
 func (o *Outbox) Put(ev watch.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.lossy {
-		if n := o.lenLocked(); n >= o.max && (!keepAlways(ev.Type) || n >= 2*o.max) {
-			o.dropped++
-			return
-		}
-	} else {
-		for o.lenLocked() >= o.max && !o.closed {
-			if now := time.Now(); now.Sub(o.announced) >= behindEvery {
-				o.announced = now
-				if o.behind != nil {
-					o.behind()
-				}
-			}
-			o.cond.Wait()
-		}
+	switch {
+	case !o.lossy:
+		o.waitLocked(o.max)
+	case !droppable(ev.Type):
+		o.waitLocked(2 * o.max)
+	case o.waiting >= o.max && !o.foldLocked(&ev):
+		o.dropped++
+		return
 	}
-	if o.head > 0 && len(o.buf) == cap(o.buf) {
-		// Reuse the consumed front instead of growing: the outbox stays one bounded slice.
-		n := copy(o.buf, o.buf[o.head:])
-		clear(o.buf[n:])
-		o.buf, o.head = o.buf[:n], 0
-	}
-	o.buf = append(o.buf, ev)
+	o.appendLocked(ev)
 	o.cond.Broadcast()
 }
 
-func (o *Outbox) lenLocked() int { return len(o.buf) - o.head }
+// waitLocked waits while limit events or more wait, announcing it.
+func (o *Outbox) waitLocked(limit int) {
+	for o.waiting >= limit && !o.closed {
+		if now := time.Now(); now.Sub(o.announced) >= behindEvery {
+			o.announced = now
+			if o.behind != nil {
+				o.behind()
+			}
+		}
+		o.cond.Wait()
+	}
+}
+
+// foldLocked folds the update waiting for ev's object, if its last waiting line is one, into
+// ev: the older one becomes a hole and ev counts it (and what it had folded).
+func (o *Outbox) foldLocked(ev *watch.Event) bool {
+	if ev.Type != watch.Updated {
+		return false
+	}
+	pos, ok := o.last[keyOf(ev)]
+	if !ok {
+		return false
+	}
+	s := &o.buf[pos-o.base]
+	if s.hole || s.ev.Type != watch.Updated {
+		return false
+	}
+	ev.Folded += s.ev.Folded + 1
+	*s = slot{hole: true}
+	o.holes++
+	o.waiting--
+	return true
+}
+
+func (o *Outbox) appendLocked(ev watch.Event) {
+	if len(o.buf) == cap(o.buf) && 4*(o.head+o.holes) >= len(o.buf) && len(o.buf) > 0 {
+		// Reuse the consumed front and the holes instead of growing: the outbox stays one
+		// bounded slice.
+		o.compactLocked()
+	}
+	if o.last != nil && ev.Type.IsObject() {
+		o.last[keyOf(&ev)] = o.base + len(o.buf)
+	}
+	o.buf = append(o.buf, slot{ev: ev})
+	o.waiting++
+}
+
+func (o *Outbox) compactLocked() {
+	n := 0
+	for _, s := range o.buf[o.head:] {
+		if !s.hole {
+			o.buf[n] = s
+			n++
+		}
+	}
+	clear(o.buf[n:])
+	o.base += len(o.buf) // fresh positions: none in last survives
+	o.buf, o.head, o.holes = o.buf[:n], 0, 0
+	if o.last != nil {
+		clear(o.last)
+		for i := range o.buf {
+			if ev := &o.buf[i].ev; ev.Type.IsObject() {
+				o.last[keyOf(ev)] = o.base + i
+			}
+		}
+	}
+}
 
 // Get waits for the next event. dropped is the number of events dropped just before it (print
 // it first). ok is false once the outbox is closed and empty.
 func (o *Outbox) Get() (ev watch.Event, dropped int, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for o.lenLocked() == 0 && o.dropped == 0 && !o.closed {
+	for o.waiting == 0 && o.dropped == 0 && !o.closed {
 		o.cond.Wait()
 	}
 	dropped, o.dropped = o.dropped, 0
-	if o.lenLocked() == 0 {
+	for o.head < len(o.buf) && o.buf[o.head].hole {
+		o.buf[o.head] = slot{}
+		o.head++
+		o.holes--
+	}
+	if o.waiting == 0 {
+		o.resetIfEmptyLocked()
 		return watch.Event{}, dropped, dropped > 0
 	}
-	ev = o.buf[o.head]
-	o.buf[o.head] = watch.Event{}
-	o.head++
-	if o.head == len(o.buf) {
-		o.buf, o.head = o.buf[:0], 0
+	ev = o.buf[o.head].ev
+	if o.last != nil && ev.Type.IsObject() {
+		if k := keyOf(&ev); o.last[k] == o.base+o.head {
+			delete(o.last, k)
+		}
 	}
+	o.buf[o.head] = slot{}
+	o.head++
+	o.waiting--
+	o.resetIfEmptyLocked()
 	o.cond.Broadcast()
 	return ev, dropped, true
+}
+
+func (o *Outbox) resetIfEmptyLocked() {
+	if o.waiting == 0 && o.head > 0 {
+		clear(o.buf[o.head:])
+		o.base += len(o.buf)
+		o.buf, o.head, o.holes = o.buf[:0], 0, 0
+	}
 }
 
 // Close wakes everyone; Get drains what is left, then reports !ok.
@@ -107,7 +217,7 @@ func (o *Outbox) Close() {
 func (o *Outbox) Len() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.lenLocked()
+	return o.waiting
 }
 
 // Shows reports whether p prints anything for ev, so that hidden events (bookmarks and

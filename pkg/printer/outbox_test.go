@@ -1,40 +1,14 @@
 package printer
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
-
-func TestOutboxLossyDropsAndCounts(t *testing.T) {
-	o := NewOutbox(3, true, nil)
-	for i := range 10 {
-		o.Put(watch.Event{Type: watch.Updated, Items: i})
-	}
-	o.Put(watch.Event{Type: watch.Relist}) // lifecycle lines are kept past the bound
-	if o.Len() != 4 {
-		t.Fatalf("Len = %d, want 3 objects + the Relist", o.Len())
-	}
-	var got []watch.Type
-	var totalDropped int
-	o.Close()
-	for {
-		ev, dropped, ok := o.Get()
-		if !ok {
-			break
-		}
-		totalDropped += dropped
-		if ev.Type != "" {
-			got = append(got, ev.Type)
-		}
-	}
-	if totalDropped != 7 {
-		t.Errorf("dropped %d, want 7", totalDropped)
-	}
-	if len(got) != 4 || got[3] != watch.Relist {
-		t.Errorf("delivered %v", got)
-	}
-}
 
 func TestOutboxDroppedComesBeforeTheNextEvent(t *testing.T) {
 	o := NewOutbox(1, true, nil)
@@ -107,16 +81,264 @@ func TestOutboxBehindOncePerStreak(t *testing.T) {
 	}
 }
 
-// The outbox reuses its slice instead of growing without bound.
+// upd is an update of object name from oldRV to rv; add and del are its add and delete.
+func upd(name, oldRV, rv string) watch.Event {
+	return watch.Event{Type: watch.Updated, Resource: deploy, Namespace: "demo", Name: name, OldResourceVersion: oldRV, ResourceVersion: rv}
+}
+
+func add(name, rv string) watch.Event {
+	return watch.Event{Type: watch.Added, Resource: deploy, Namespace: "demo", Name: name, ResourceVersion: rv}
+}
+
+func del(name, rv string, tombstone bool) watch.Event {
+	return watch.Event{Type: watch.Deleted, Resource: deploy, Namespace: "demo", Name: name, ResourceVersion: rv, Tombstone: tombstone}
+}
+
+// got is what a reader takes out of a closed outbox: the events, in order, and the dropped
+// counts it was told.
+func drainOutboxForTest(o *Outbox) (events []watch.Event, dropped int) {
+	o.Close()
+	for {
+		ev, d, ok := o.Get()
+		if !ok {
+			return events, dropped
+		}
+		dropped += d
+		if ev.Type != "" {
+			events = append(events, ev)
+		}
+	}
+}
+
+func describe(evs []watch.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		s := string(ev.Type)
+		if ev.Name != "" {
+			s += " " + ev.Name + " " + ev.ResourceVersion
+		}
+		if ev.Tombstone {
+			s += " tombstone"
+		}
+		if ev.Folded > 0 {
+			s += fmt.Sprintf(" folded=%d", ev.Folded)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Behind a slow reader of human output, adds and updates beyond the bound are dropped and
+// counted; deletes (tombstones too), lifecycle lines and diagnoses are all kept, in order.
+func TestOutboxNeverDropsDeletesLifecycleOrDiagnoses(t *testing.T) {
+	lifecycle := []watch.Type{watch.List, watch.Watch, watch.WatchClosed, watch.Synced, watch.Resync, watch.Relist,
+		watch.Error, watch.Recovered, HotLoop, HotLoopEnded}
+	o := NewOutbox(16, true, nil)
+	var want []string
+	for i := range 16 { // full
+		o.Put(add(fmt.Sprint("a", i), "1"))
+		want = append(want, fmt.Sprintf("Added a%d 1", i))
+	}
+	o.Put(add("b", "2"))                       // dropped
+	o.Put(del("a0", "3", false))               // kept
+	o.Put(upd("c", "4", "5"))                  // dropped
+	o.Put(del("a1", "6", true))                // kept: a tombstone
+	o.Put(watch.Event{Type: watch.Reconciled}) // dropped
+	o.Put(watch.Event{Type: watch.ControllerQueue})
+	o.Put(watch.Event{Type: watch.Bookmark})
+	want = append(want, "Deleted a0 3", "Deleted a1 6 tombstone")
+	for _, typ := range lifecycle { // lifecycle lines and diagnoses: kept
+		o.Put(watch.Event{Type: typ})
+		want = append(want, string(typ))
+	}
+	o.Put(del("a2", "7", false))
+	want = append(want, "Deleted a2 7")
+	events, dropped := drainOutboxForTest(o)
+	if diff := cmp.Diff(want, describe(events)); diff != "" {
+		t.Errorf("delivered (-want +got):\n%s", diff)
+	}
+	if dropped != 5 {
+		t.Errorf("dropped %d, want 5 (b's add, c's update, Reconciled, ControllerQueue, Bookmark)", dropped)
+	}
+}
+
+// Updates of one object fold behind a slow reader: the newest is kept, at its own place in
+// the stream, and says how many it folded; never across a delete, an add or another resource.
+func TestOutboxFoldsUpdatesPerObject(t *testing.T) {
+	o := NewOutbox(2, true, nil)
+	other := upd("a", "1", "2")
+	other.Resource = secrets
+	puts := []watch.Event{
+		upd("a", "1", "2"), upd("b", "1", "2"), // full
+		upd("a", "2", "3"),   // folds a 1→2
+		{Type: watch.Relist}, // kept
+		upd("a", "3", "4"),   // folds a 2→3 (and what it folded)
+		other,                // another resource's "a": nothing to fold into, dropped
+		del("a", "5", false), // kept
+		upd("a", "5", "6"),   // a's last line is a delete: dropped
+		add("c", "7"),        // dropped
+		upd("c", "7", "8"),   // nothing of c waits: dropped
+	}
+	for _, ev := range puts {
+		o.Put(ev)
+	}
+	events, dropped := drainOutboxForTest(o)
+	want := []string{"Updated b 2", "Relist", "Updated a 4 folded=2", "Deleted a 5"}
+	if diff := cmp.Diff(want, describe(events)); diff != "" {
+		t.Errorf("delivered (-want +got):\n%s", diff)
+	}
+	if dropped != 4 {
+		t.Errorf("dropped %d, want 4", dropped)
+	}
+	if a := events[2]; a.OldResourceVersion != "3" {
+		t.Errorf("the kept update is %s→%s; want the newest, 3→4", a.OldResourceVersion, a.ResourceVersion)
+	}
+}
+
+// A random stream through a reader that keeps falling behind: every delete and lifecycle line
+// arrives, in order; per object the lines keep their order; and every line put is accounted for:
+// shown, folded into a shown update, or counted in a Dropped line.
+func TestOutboxAccountsForEveryLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 15))
+	o := NewOutbox(16, true, nil)
+	var puts, shown []watch.Event
+	dropped := 0
+	read := func(n int) {
+		for range n {
+			ev, d, ok := o.Get()
+			if !ok {
+				return
+			}
+			dropped += d
+			if ev.Type != "" {
+				shown = append(shown, ev)
+			}
+		}
+	}
+	rv := 0
+	for range 20000 {
+		rv++
+		name := fmt.Sprint("o", rng.IntN(12))
+		var ev watch.Event
+		switch r := rng.IntN(100); {
+		case r < 70:
+			ev = upd(name, fmt.Sprint(rv-1), fmt.Sprint(rv))
+		case r < 80:
+			ev = add(name, fmt.Sprint(rv))
+		case r < 88:
+			ev = del(name, fmt.Sprint(rv), r%2 == 0)
+		case r < 92:
+			ev = watch.Event{Type: watch.Reconciled, Key: name}
+		default:
+			ev = watch.Event{Type: watch.Relist, ResourceVersion: fmt.Sprint(rv)}
+		}
+		puts = append(puts, ev)
+		o.Put(ev)
+		// The reader takes a few lines now and then, never enough to keep up for long; it
+		// reads before the lines that are never dropped would make Put wait.
+		if rng.IntN(4) == 0 || o.Len() >= 31 {
+			read(rng.IntN(3) + 1)
+		}
+		if o.Len() > 32 {
+			t.Fatalf("%d events wait; bound 16 (32 with the lines never dropped)", o.Len())
+		}
+	}
+	o.Close()
+	read(1 << 30)
+	folded := 0
+	for _, ev := range shown {
+		folded += ev.Folded
+	}
+	if len(shown)+folded+dropped != len(puts) {
+		t.Errorf("shown %d + folded %d + dropped %d != %d put", len(shown), folded, dropped, len(puts))
+	}
+	if dropped == 0 || folded == 0 {
+		t.Errorf("dropped %d, folded %d: the reader was not slow enough to test anything", dropped, folded)
+	}
+	keep := func(evs []watch.Event) []string {
+		var out []string
+		for _, ev := range evs {
+			if !droppable(ev.Type) {
+				out = append(out, fmt.Sprint(ev.Type, ev.Name, ev.ResourceVersion))
+			}
+		}
+		return out
+	}
+	if diff := cmp.Diff(keep(puts), keep(shown)); diff != "" {
+		t.Errorf("lines that are never dropped (-put +shown):\n%s", diff)
+	}
+	// Per object, the shown lines are a subsequence of the put lines.
+	next := map[string]int{}
+	for _, ev := range shown {
+		if !ev.Type.IsObject() {
+			continue
+		}
+		i := next[ev.Name]
+		for i < len(puts) && (puts[i].Name != ev.Name || puts[i].Type != ev.Type || puts[i].ResourceVersion != ev.ResourceVersion) {
+			i++
+		}
+		if i == len(puts) {
+			t.Fatalf("%s %s %s shown out of order", ev.Type, ev.Name, ev.ResourceVersion)
+		}
+		next[ev.Name] = i + 1
+	}
+}
+
+// Lines that are never dropped may take a lossy outbox to twice its bound; beyond that Put
+// waits for the reader, and says so, instead of dropping a delete.
+func TestOutboxLossyWaitsRatherThanDropADelete(t *testing.T) {
+	behind := make(chan struct{}, 10)
+	o := NewOutbox(2, true, func() { behind <- struct{}{} })
+	for i := range 4 {
+		o.Put(del(fmt.Sprint("d", i), "1", false))
+	}
+	done := make(chan struct{})
+	go func() {
+		o.Put(del("last", "2", true))
+		close(done)
+	}()
+	<-behind
+	select {
+	case <-done:
+		t.Fatal("a fifth delete was put into a lossy outbox of bound 2 without waiting")
+	default:
+	}
+	events, dropped := drainOutboxForTest(o)
+	<-done
+	if o.Len() != 0 {
+		events2, _ := drainOutboxForTest(o)
+		events = append(events, events2...)
+	}
+	if dropped != 0 || len(events) < 4 {
+		t.Errorf("dropped %d, delivered %v", dropped, describe(events))
+	}
+}
+
+// Memory stays bounded under a flood a reader never reads: the outbox holds at most its bound
+// of droppable lines, and its slice does not grow with folds (holes are reused).
 func TestOutboxBoundedSlice(t *testing.T) {
 	o := NewOutbox(8, true, nil)
-	for i := range 10000 {
-		o.Put(watch.Event{Items: i})
+	for i := range 100000 {
+		o.Put(upd(fmt.Sprint("o", i%5), fmt.Sprint(i), fmt.Sprint(i+1)))
+		o.Put(add(fmt.Sprint("n", i), "1"))
 		if i%3 == 0 {
 			o.Get()
+		}
+		if o.Len() > 8 {
+			t.Fatalf("%d events wait, bound 8", o.Len())
 		}
 		if c := cap(o.buf); c > 64 {
 			t.Fatalf("slice grew to %d for a bound of 8", c)
 		}
+	}
+	o2 := NewOutbox(8, true, nil)
+	for i := range 100000 { // nobody reads: only folds
+		o2.Put(upd(fmt.Sprint("o", i%8), fmt.Sprint(i), fmt.Sprint(i+1)))
+		if c := cap(o2.buf); c > 64 {
+			t.Fatalf("never read: slice grew to %d for a bound of 8", c)
+		}
+	}
+	if len(o2.last) > 8 {
+		t.Errorf("%d objects remembered for 8 waiting lines", len(o2.last))
 	}
 }

@@ -254,6 +254,13 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 		b.WriteString("  ")
 		b.WriteString(t)
 	}
+	if ev.Folded > 0 {
+		word := "updates"
+		if ev.Folded == 1 {
+			word = "update"
+		}
+		fmt.Fprintf(b, "  (+%d earlier %s of this object not shown: the output did not keep up)", ev.Folded, word)
+	}
 	if u == nil || p.opts.Diff == "" {
 		return nil
 	}
@@ -308,7 +315,7 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 			fmt.Fprintf(b, " (after: %s)", Escape(ev.Reason))
 		}
 	case watch.Dropped:
-		fmt.Fprintf(b, "%d lines not shown: the output did not keep up (the informer never waits for a terminal; -o json and --record keep everything)", ev.Items)
+		fmt.Fprintf(b, "%d lines not shown: the output did not keep up (adds, updates, reconciles; never a delete or a lifecycle line; -o json and --record keep everything)", ev.Items)
 	case watch.Reconciled:
 		result := p.paint(colorGreen, "ok")
 		if ev.Failed {

@@ -12,9 +12,10 @@ import (
 )
 
 // A controller's own informer fed a recording made with
-// `kubectl informer watch cm -n demo --record testdata/configmaps.ndjson`: the handler sees the
-// initial list, the watch events, and the relist (a tombstone for b, deleted while the watch
-// was down).
+// `kubectl informer watch cm -n demo --resync 3s --record testdata/configmaps.ndjson` against a
+// test cluster whose API server was restarted: the handler sees the initial list, the watch
+// events, and the relist (a tombstone for b, deleted while the watch was down; a delivered
+// again unchanged). The recorded resyncs are not replayed: the informer makes its own.
 func Example() {
 	rec, err := replay.Open("testdata/configmaps.ndjson")
 	if err != nil {
@@ -29,19 +30,23 @@ func Example() {
 	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, isInInitialList bool) {
 			key, _ := cache.MetaNamespaceKeyFunc(obj)
-			calls <- fmt.Sprintf("add    %s rv=%s initial=%v", key, rv(obj), isInInitialList)
+			calls <- fmt.Sprintf("add    %s initial=%v", key, isInInitialList)
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			key, _ := cache.MetaNamespaceKeyFunc(newObj)
-			calls <- fmt.Sprintf("update %s rv=%s->%s", key, rv(oldObj), rv(newObj))
+			what := "changed"
+			if rv(oldObj) == rv(newObj) {
+				what = "same resourceVersion"
+			}
+			calls <- fmt.Sprintf("update %s (%s)", key, what)
 		},
 		DeleteFunc: func(obj any) {
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				calls <- fmt.Sprintf("delete %s rv=%s (tombstone)", tomb.Key, rv(tomb.Obj))
+				calls <- fmt.Sprintf("delete %s (tombstone)", tomb.Key)
 				return
 			}
 			key, _ := cache.MetaNamespaceKeyFunc(obj)
-			calls <- fmt.Sprintf("delete %s rv=%s", key, rv(obj))
+			calls <- fmt.Sprintf("delete %s", key)
 		},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -54,15 +59,15 @@ func Example() {
 	}
 	<-lw.Done()
 	// Output:
-	// add    demo/a rv=10 initial=true
-	// add    demo/b rv=11 initial=true
-	// add    demo/c rv=12 initial=true
-	// add    demo/d rv=101 initial=false
-	// update demo/a rv=10->102
-	// delete demo/d rv=103
-	// delete demo/b rv=11 (tombstone)
-	// update demo/a rv=102->102
-	// update demo/c rv=12->115
-	// add    demo/e rv=118 initial=false
-	// update demo/e rv=118->121
+	// add    demo/a initial=true
+	// add    demo/b initial=true
+	// add    demo/c initial=true
+	// add    demo/d initial=false
+	// update demo/a (changed)
+	// delete demo/d
+	// delete demo/b (tombstone)
+	// update demo/a (same resourceVersion)
+	// update demo/c (changed)
+	// add    demo/e initial=false
+	// update demo/e (changed)
 }

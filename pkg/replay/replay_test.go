@@ -5,12 +5,10 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -24,11 +22,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/configmaps.ndjson")
 
 var (
 	cmRes = discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
@@ -88,53 +83,101 @@ func traffic() []watch.Event {
 	}
 }
 
-// writeRecording records events as `watch --record` does, with a fixed header time.
-func writeRecording(t testing.TB, path string, events []watch.Event) {
+// fixture is a real recording: `kubectl informer watch cm -n demo --resync 3s --record` against
+// a test cluster, made by test/e2e's TestRecordReplayFixture:
+//
+//	KUBEBUILDER_ASSETS=$(hack/testcluster/build.sh) go test ./test/e2e -run TestRecordReplayFixture -regenerate
+//
+// The tests below take resourceVersions from it, never from memory, so that a new recording
+// needs no edit here.
+var fixture = filepath.Join("testdata", "configmaps.ndjson")
+
+func openFixture(t *testing.T) *Recording {
 	t.Helper()
-	r, err := printer.NewRecorder(path, printer.RecordingHeader{ServerVersion: "v1.37.1",
-		Flags: map[string]string{"resources": "cm", "namespace": "demo"}}, []discovery.Resource{cmRes}, false, "v0.1.0")
+	rec, err := Open(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range events {
-		if err := r.Print(&events[i]); err != nil {
-			t.Fatal(err)
+	return rec
+}
+
+// The fixture is a possible recording, and holds what the tests need: a streaming initial list,
+// watch events, resyncs (with the resync period that makes them), a lost watch, a relist with a
+// tombstone, an unchanged and a changed delivery and a new object, and a watch event after it.
+func TestFixtureIsARealRecording(t *testing.T) {
+	rec := openFixture(t)
+	if rec.Header == nil || rec.Header.ServerVersion == "" || rec.Header.Flags["resync"] != "3s" {
+		t.Fatalf("header %+v: want a recording's, made with --resync 3s", rec.Header)
+	}
+	var info *watch.InformerInfo
+	seen := map[string]int{}
+	var last time.Time
+	for i, ev := range rec.Events {
+		if ev.Time.Before(last) {
+			t.Errorf("event %d (%s) goes back in time", i, ev.Type)
 		}
+		last = ev.Time
+		switch {
+		case ev.Type == watch.Informer:
+			info = ev.Info
+		case ev.Type == watch.Resync:
+			if info == nil || info.ResyncPeriod <= 0 {
+				t.Errorf("a Resync line in a run without a resync period (%+v)", info)
+			}
+		case ev.Type.IsObject() && ev.Namespace != "demo":
+			t.Errorf("%s %s/%s: not in namespace demo", ev.Type, ev.Namespace, ev.Name)
+		}
+		key := string(ev.Type)
+		if ev.Type.IsObject() {
+			key += "/" + string(ev.Delta)
+			if ev.Tombstone {
+				key += "/tombstone"
+			}
+			if ev.Type == watch.Updated && ev.Delta == watch.DeltaReplaced && ev.OldResourceVersion == ev.ResourceVersion {
+				key += "/unchanged"
+			}
+		}
+		seen[key]++
 	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
+	if info == nil || !info.WatchList || info.ResyncPeriod != 3*time.Second {
+		t.Errorf("Informer line %+v: want streaming lists and a 3s resync period", info)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b = regexp.MustCompile(`^(\{"type":"Recording","formatVersion":\d+,"time":)"[^"]*"`).ReplaceAll(b, []byte(`$1"2026-11-21T05:00:00.000000000Z"`))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
+	for _, need := range []string{"Synced", "Bookmark", "Resync", "Updated/Sync", "WatchClosed", "Error", "Relist",
+		"Added/Added", "Updated/Updated", "Deleted/Deleted", "Deleted/Deleted/tombstone", "Updated/Replaced/unchanged", "Updated/Replaced", "Added/Replaced"} {
+		if seen[need] == 0 {
+			t.Errorf("the fixture has no %s line (has %v); record it again", need, seen)
+		}
 	}
 }
 
-// testdata/configmaps.ndjson is traffic() as the plugin records it (go test -update rewrites it).
-func TestTestdataUpToDate(t *testing.T) {
-	tmp := filepath.Join(t.TempDir(), "rec.ndjson")
-	writeRecording(t, tmp, traffic())
-	got, err := os.ReadFile(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("testdata", "configmaps.ndjson")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
+// recorded is the handler calls the live informer made, from the fixture's object lines: every
+// one but the resync deliveries (a replaying informer makes its own resyncs).
+func recorded(rec *Recording) []call {
+	var out []call
+	for _, ev := range rec.Events {
+		if ev.Type.IsObject() && ev.Delta != watch.DeltaSync {
+			out = append(out, callsOf([]watch.Event{ev})...)
 		}
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./pkg/replay -update writes it)", err)
+	return out
+}
+
+// shape is a call without its resourceVersions: what the story of the fixture is.
+func shape(calls []call) []string {
+	var out []string
+	for _, c := range calls {
+		s := c.Op + " " + c.Key
+		switch {
+		case c.Initial:
+			s += " initial"
+		case c.Tombstone:
+			s += " tombstone"
+		case c.Op == "update" && c.Old == c.RV:
+			s += " unchanged"
+		}
+		out = append(out, s)
 	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s is stale (go test ./pkg/replay -update rewrites it):\n%s", path, diff)
-	}
+	return out
 }
 
 // call is one handler call, in words.
@@ -219,33 +262,40 @@ func runInformer(t *testing.T, lw cache.ListerWatcher, example *unstructured.Uns
 // live: the initial list, watch deltas, then after the relist a tombstone, the unchanged, the
 // changed and the new object; the recorded resync is not replayed.
 func TestInformerReplaysRecording(t *testing.T) {
-	rec, err := Open(filepath.Join("testdata", "configmaps.ndjson"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Header == nil || rec.Header.ServerVersion != "v1.37.1" {
-		t.Errorf("header %+v", rec.Header)
-	}
+	rec := openFixture(t)
 	if diff := cmp.Diff([]schema.GroupVersionResource{cmGVR}, rec.Resources()); diff != "" {
 		t.Errorf("resources:\n%s", diff)
 	}
-	want := []call{
-		{Op: "add", Key: "demo/a", RV: "10", Initial: true},
-		{Op: "add", Key: "demo/b", RV: "11", Initial: true},
-		{Op: "add", Key: "demo/c", RV: "12", Initial: true},
-		{Op: "add", Key: "demo/d", RV: "101"},
-		{Op: "update", Key: "demo/a", RV: "102", Old: "10"},
-		{Op: "delete", Key: "demo/d", RV: "103"},
-		{Op: "delete", Key: "demo/b", RV: "11", Tombstone: true},
+	want := recorded(rec)
+	story := []string{
+		"add demo/a initial", "add demo/b initial", "add demo/c initial",
+		"add demo/d", "update demo/a", "delete demo/d",
+		"delete demo/b tombstone",
 		// Unchanged, yet delivered: without a resync period, client-go's handlers stay "due".
-		{Op: "update", Key: "demo/a", RV: "102", Old: "102"},
-		{Op: "update", Key: "demo/c", RV: "115", Old: "12"},
-		{Op: "add", Key: "demo/e", RV: "118"},
-		{Op: "update", Key: "demo/e", RV: "121", Old: "118"},
+		"update demo/a unchanged",
+		"update demo/c", "add demo/e",
+		"update demo/e",
+	}
+	if diff := cmp.Diff(story, shape(want)); diff != "" {
+		t.Fatalf("the fixture does not tell the story the tests need (-want +got); record it again:\n%s", diff)
 	}
 	if diff := cmp.Diff(want, callsOf(rec.HandlerCalls(cmGVR))); diff != "" {
-		t.Errorf("HandlerCalls (-want +got):\n%s", diff)
+		t.Errorf("HandlerCalls (-recorded +got):\n%s", diff)
 	}
+	final := map[string]string{}
+	for _, c := range want {
+		name := strings.TrimPrefix(c.Key, "demo/")
+		if c.Op == "delete" {
+			delete(final, name)
+		} else {
+			final[name] = name + "@" + c.RV
+		}
+	}
+	var wantFinal []string
+	for _, v := range final {
+		wantFinal = append(wantFinal, v)
+	}
+	lastRV := want[len(want)-1].RV
 
 	for _, example := range []*unstructured.Unstructured{
 		{},
@@ -268,11 +318,11 @@ func TestInformerReplaysRecording(t *testing.T) {
 				u := o.(*unstructured.Unstructured)
 				final = append(final, u.GetName()+"@"+u.GetResourceVersion())
 			}
-			if diff := cmp.Diff([]string{"a@102", "c@115", "e@121"}, sorted(final)); diff != "" {
+			if diff := cmp.Diff(sorted(wantFinal), sorted(final)); diff != "" {
 				t.Errorf("final cache:\n%s", diff)
 			}
-			if inf.LastSyncResourceVersion() != "121" {
-				t.Errorf("LastSyncResourceVersion = %q, want 121", inf.LastSyncResourceVersion())
+			if inf.LastSyncResourceVersion() != lastRV {
+				t.Errorf("LastSyncResourceVersion = %q, want %s", inf.LastSyncResourceVersion(), lastRV)
 			}
 			select {
 			case <-rec.Done():
@@ -480,7 +530,7 @@ func objectsOnly(events []watch.Event) []watch.Event {
 
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
-	good, err := os.ReadFile(filepath.Join("testdata", "configmaps.ndjson"))
+	good, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,8 +559,8 @@ func TestOpenErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Header != nil || len(rec.Events) != len(traffic()) {
-		t.Errorf("headerless: header %v, %d events, want %d", rec.Header, len(rec.Events), len(traffic()))
+	if n := len(openFixture(t).Events); rec.Header != nil || len(rec.Events) != n {
+		t.Errorf("headerless: header %v, %d events, want %d", rec.Header, len(rec.Events), n)
 	}
 	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
@@ -518,7 +568,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestReaderGzipAndLines(t *testing.T) {
-	good, err := os.ReadFile(filepath.Join("testdata", "configmaps.ndjson"))
+	good, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +577,7 @@ func TestReaderGzipAndLines(t *testing.T) {
 	_, _ = zw.Write(good)
 	_ = zw.Close()
 	rec, err := Read(&zbuf)
-	if err != nil || rec.Header == nil || len(rec.Events) != len(traffic()) {
+	if err != nil || rec.Header == nil || len(rec.Events) != len(openFixture(t).Events) {
 		t.Fatalf("gzip: %v, %d events", err, len(rec.Events))
 	}
 

@@ -102,6 +102,9 @@ type Event struct {
 	Attribution *diff.Attribution
 	// Filtered names the --predicate that kept this event out of the workqueue.
 	Filtered string
+	// Folded counts the earlier updates of this object a slow reader of human output never got:
+	// folded into this one by the printer's outbox (Updated events; never in JSON).
+	Folded int
 
 	// Reconciled events.
 	Key      string        // namespace/name, as cache.MetaNamespaceKeyFunc makes it

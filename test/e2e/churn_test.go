@@ -15,8 +15,8 @@ import (
 
 // The storm: thousands of updates, some deletes and creates, written through a second API server
 // while the plugin's own is killed and restarted. Nothing is lost: the state rebuilt from the
-// plugin's stream (adds, updates, deletes, tombstones, relist deliveries) ends equal to the
-// server's, resourceVersions included.
+// plugin's stream (the initial list, then adds, updates, deletes, tombstones, relist deliveries)
+// ends equal to the server's, resourceVersions included.
 func TestChurnAcrossRestart(t *testing.T) {
 	streamingModes(t, func(t *testing.T, streaming bool) {
 		ctx := context.Background()
@@ -29,8 +29,30 @@ func TestChurnAcrossRestart(t *testing.T) {
 			names = append(names, fmt.Sprintf("cm-%03d", i))
 		}
 		createConfigMaps(t, c.Clientset, ns, names...)
+		before, err := c.Clientset.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		initial := map[string]string{}
+		for _, cm := range before.Items {
+			initial[cm.Name] = cm.ResourceVersion
+		}
 		p := c.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--no-summary")
-		p.AwaitJSON(t, await, is("Synced", ""))
+		// The state starts from the initial list, as a controller's cache does: it must be the
+		// server's, resourceVersions included, before anything else happens.
+		state := map[string]string{}
+		synced := p.AwaitJSON(t, await, func(m map[string]any) bool {
+			if m["type"] == "Added" {
+				if m["initialList"] != true {
+					t.Errorf("an Added line before Synced is not from the initial list: %v", m)
+				}
+				state[m["name"].(string)] = m["resourceVersion"].(string)
+			}
+			return m["type"] == "Synced"
+		})
+		if !maps.Equal(state, initial) || synced["items"] != float64(objects) {
+			t.Fatalf("the initial list gave %d objects (Synced says %v), want the server's %d:\n%v\nwant %v", len(state), synced["items"], len(initial), state, initial)
+		}
 
 		second, err := c.StartSecondAPIServer(ctx)
 		if err != nil {
@@ -77,7 +99,6 @@ func TestChurnAcrossRestart(t *testing.T) {
 			want[cm.Name] = cm.ResourceVersion
 		}
 
-		state := map[string]string{}
 		var lines int
 		p.AwaitJSON(t, 4*await, func(m map[string]any) bool {
 			lines++

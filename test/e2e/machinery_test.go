@@ -157,16 +157,27 @@ func TestRelist(t *testing.T) {
 		if relist["reason"] == "" || relist["fromResourceVersion"] == "" {
 			t.Errorf("Relist without reason or fromResourceVersion: %v", relist)
 		}
-		// Between Synced and Relist the plugin said why the watch was lost.
-		var sawLoss bool
+		// Before the relist the plugin said why: the watch closed (the server died), then the
+		// re-watch from the old resourceVersion was refused as expired (410).
+		var closed, expired bool
 		for _, l := range p.All() {
-			s := string(l)
-			if contains(s, `"type":"WatchClosed"`) || contains(s, `"type":"Error"`) {
-				sawLoss = true
+			var m map[string]any
+			if jsonLine(l, &m) != nil {
+				continue
+			}
+			if m["type"] == "Relist" {
+				break
+			}
+			closed = closed || m["type"] == "WatchClosed"
+			if m["type"] == "Error" && m["reason"] == "Expired" && contains(fmt.Sprint(m["message"]), "too old resource version") {
+				expired = true
 			}
 		}
-		if !sawLoss {
-			t.Error("no WatchClosed or Error line before the relist")
+		if !closed || !expired {
+			t.Errorf("before the Relist: WatchClosed %v, Error (Expired: too old resource version) %v; want both", closed, expired)
+		}
+		if !contains(fmt.Sprint(relist["reason"]), "too old resource version") {
+			t.Errorf("Relist reason %q does not say the resourceVersion expired", relist["reason"])
 		}
 		want := map[string]func(map[string]any){
 			"gone": func(m map[string]any) {

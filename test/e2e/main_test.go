@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -98,6 +99,9 @@ func runPlugin(t *testing.T, c *testenv.Cluster, args ...string) result {
 		code = exitErr.ExitCode()
 	} else if err != nil {
 		t.Fatalf("kubectl informer %v: %v", args, err)
+	}
+	if strings.Contains(errb.String(), testenv.RaceReport) {
+		t.Errorf("kubectl informer %v: the race detector found a data race:\n%s", args, errb.String())
 	}
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }

@@ -45,14 +45,26 @@ func TestClosedStdout(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	first, err := bufio.NewReader(stdout).ReadString('\n')
+	r := bufio.NewReader(stdout)
+	first, err := r.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(first, "# watching configmaps") {
 		t.Errorf("first line %q", first)
 	}
-	// What head does after its one line.
+	// Read on to the Synced line: the namespace is empty, so nothing more is written and only
+	// noticing the reader leave can end the run.
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, "  Synced  ") {
+			break
+		}
+	}
+	// What head does after its lines.
 	stdout.Close()
 	err = cmd.Wait()
 	if ctx.Err() != nil {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // createLongNamed makes n config maps whose human lines are long enough to fill a pipe.
@@ -60,15 +63,27 @@ func awaitFile(t *testing.T, path, s string) {
 }
 
 // A reader that does not keep up with human output (a pager, a slow terminal): the informer is
-// not held back, memory stays bounded, and what was not shown is counted in Dropped lines.
+// not held back, memory stays bounded, what was not shown is counted in Dropped lines, and no
+// delete is ever lost.
 func TestSlowReaderHuman(t *testing.T) {
 	ns := newNamespace(t, cluster)
-	const n = 400
+	const n, deletes = 400, 15
 	createLongNamed(t, ns, n)
 	rec := filepath.Join(t.TempDir(), "rec.ndjson")
 	cmd, stdout, _ := startUnread(t, "watch", "cm", "-n", ns, "--color", "never", "--output-buffer", "20", "--record", rec, "--no-summary")
 	// All 400 objects get through the informer while nobody reads stdout.
 	awaitFile(t, rec, `"type":"Synced"`)
+	// Deletes while the outbox is full of adds: each one is kept (15 deletes and the lifecycle
+	// lines stay within twice the bound, so the informer does not wait either).
+	var deleted []string
+	for i := range deletes {
+		name := fmt.Sprintf("%s-%04d", strings.Repeat("long-name-", 20), n-1-i)
+		if err := cluster.Clientset.CoreV1().ConfigMaps(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		deleted = append(deleted, name)
+	}
+	awaitFile(t, rec, `"type":"Deleted","group":"","version":"v1","resource":"configmaps","kind":"ConfigMap","namespace":"`+ns+`","name":"`+deleted[deletes-1]+`"`)
 	out := make(chan string)
 	go func() { b, _ := io.ReadAll(stdout); out <- string(b) }()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -95,6 +110,11 @@ func TestSlowReaderHuman(t *testing.T) {
 	}
 	if !strings.Contains(text, "cache synced: 400 objects") {
 		t.Error("the Synced line was dropped; lifecycle lines must be kept")
+	}
+	for _, name := range deleted {
+		if !strings.Contains(text, "  Deleted     configmaps  "+ns+"/"+name+"  ") {
+			t.Errorf("the delete of %s was not shown; deletes are never dropped", name)
+		}
 	}
 }
 

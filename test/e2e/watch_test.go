@@ -281,6 +281,11 @@ func TestBadInput(t *testing.T) {
 		{"unreachable server", []string{"watch", "cm", "-n", ns, "--server", "https://127.0.0.1:" + closedPort(t), "--request-timeout", "5s"}, "error: Unable to connect to the server"},
 		{"missing kubeconfig", []string{"watch", "cm", "--kubeconfig", "/nonexistent/kubeconfig"}, "error: "},
 		{"no resource", []string{"watch"}, "error: "},
+		// Bad values are refused before any request: with no server to reach, the error is
+		// still about the flag, not the connection.
+		{"bad selector before any request", []string{"watch", "cm", "-l", "a=(b", "--server", "https://127.0.0.1:" + closedPort(t)}, `error: invalid label selector "a=(b"`},
+		{"negative timeout before any request", []string{"watch", "cm", "--timeout", "-5s", "--server", "https://127.0.0.1:" + closedPort(t)}, "error: --timeout must be >= 0"},
+		{"unknown output before any request", []string{"watch", "cm", "-o", "xml", "--server", "https://127.0.0.1:" + closedPort(t)}, `error: unable to match a printer suitable for the output format "xml"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,9 +25,13 @@ var (
 	pluginErr  error
 )
 
-// BuildPlugin builds ./cmd/kubectl-informer once per process and returns the directory
-// holding the kubectl-informer binary (to put first on PATH). It fails the test if the build
-// fails. The directory lives in the system temp dir; call RemoveBuiltPlugin from TestMain to
+// NoRaceEnv names the environment variable that, set to anything, builds the tests' plugin
+// without the race detector (to measure its cost, or where cgo is missing).
+const NoRaceEnv = "KUBECTL_INFORMER_E2E_NORACE"
+
+// BuildPlugin builds ./cmd/kubectl-informer once per process, with the race detector (unless
+// NoRaceEnv is set), and returns the directory holding the kubectl-informer binary (to put first on PATH). It fails the
+// test if the build fails. The directory lives in the system temp dir; call RemoveBuiltPlugin from TestMain to
 // delete it.
 func BuildPlugin(t testing.TB) string {
 	t.Helper()
@@ -46,7 +50,7 @@ func BuildPluginOnce(ctx context.Context) (string, error) {
 			pluginErr = err
 			return
 		}
-		if _, err := BuildPluginTo(ctx, dir); err != nil {
+		if _, err := buildPlugin(ctx, dir, os.Getenv(NoRaceEnv) == ""); err != nil {
 			os.RemoveAll(dir)
 			pluginErr = err
 			return
@@ -64,20 +68,34 @@ func RemoveBuiltPlugin() {
 }
 
 // BuildPluginTo runs "go build -o dir/kubectl-informer ./cmd/kubectl-informer" in the module
-// root and returns the binary's path.
+// root and returns the binary's path (without the race detector: for demos).
 func BuildPluginTo(ctx context.Context, dir string) (string, error) {
+	return buildPlugin(ctx, dir, false)
+}
+
+// buildPlugin builds the plugin into dir; race adds the race detector, so that the end-to-end
+// tests run the plugin's own goroutines (the outbox drainer, scrapers, the stdout watcher) under
+// it: a race report on stderr fails the test (RunPlugin) and makes the exit code 66.
+func buildPlugin(ctx context.Context, dir string, race bool) (string, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, PluginName)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/kubectl-informer")
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/kubectl-informer")...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/kubectl-informer: %w\n%s", err, out)
+		return "", fmt.Errorf("go %s ./cmd/kubectl-informer: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	return bin, nil
 }
+
+// RaceReport is what the race detector writes to stderr when it finds a data race.
+const RaceReport = "WARNING: DATA RACE"
 
 // Kubectl runs the machine's "kubectl <args...> --kubeconfig=<KubeconfigPath>" with PluginDir
 // first on PATH and returns its stdout. The error includes stderr.
@@ -94,9 +112,14 @@ func (c *Cluster) Kubectl(ctx context.Context, args ...string) ([]byte, error) {
 }
 
 // Environ is os.Environ with PluginDir first on PATH, KUBECONFIG set to KubeconfigPath and
-// a kubectl cache dir private to this cluster.
+// a kubectl cache dir private to this cluster. Unless GORACE is set, the race-built plugin does
+// not sleep its default second at exit (atexit_sleep_ms): that second, on each of the hundreds of
+// runs, was most of what -race cost the end-to-end tests.
 func (c *Cluster) Environ() []string {
 	var env []string
+	if _, ok := os.LookupEnv("GORACE"); !ok {
+		env = append(env, "GORACE=atexit_sleep_ms=0")
+	}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "KUBECACHEDIR=") {
 			env = append(env, kv)
@@ -187,6 +210,9 @@ func (c *Cluster) RunPluginAs(t testing.TB, ctx context.Context, kubeconfig stri
 		default:
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-p.done
+		}
+		if strings.Contains(p.Stderr(), RaceReport) {
+			t.Errorf("kubectl informer %s: the race detector found a data race (stderr below)", strings.Join(args, " "))
 		}
 		if t.Failed() {
 			t.Logf("kubectl informer %s: exit %d; stderr:\n%s\nlast stdout lines:\n%s",

@@ -1,0 +1,278 @@
+// Command mutate checks that the unit tests catch the lies kubectl-informer must never tell.
+// For each mutation in mutations.go (a small source rewrite: an unchanged relist delivery read
+// as a resync, a delete dropped, the queue depth read from the adds counter, ...) it rewrites a
+// copy of the tree, runs the unit tests that must kill it, and restores the file. It exits 1 if
+// a mutation survives (its tests pass), no longer applies, or does not compile. `make mutate`
+// runs it from the module root:
+//
+//	go run ./hack/mutate [-run REGEXP] [-v]
+//
+// The copy holds the files git knows (tracked, and untracked but not ignored), so the working
+// tree is never touched; the Go build cache is shared, so only the mutated packages compile.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+func main() {
+	run := flag.String("run", "", "only the mutations whose name matches this regular expression")
+	verbose := flag.Bool("v", false, "print the output of the tests of every mutation")
+	timeout := flag.Duration("timeout", 2*time.Minute, "go test -timeout for each mutation (a mutation that hangs a test is killed by it)")
+	flag.Parse()
+	if err := mutate(os.Stdout, *run, *verbose, *timeout); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		os.Exit(1)
+	}
+}
+
+func mutate(out io.Writer, run string, verbose bool, timeout time.Duration) error {
+	start := time.Now()
+	selected, err := selectMutations(mutations, run)
+	if err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	if err := checkApply(root, selected); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "kubectl-informer-mutate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyTree(root, tmp); err != nil {
+		return err
+	}
+	// The tests must pass on the unmutated copy, or every mutation would look killed.
+	if res := goTest(tmp, timeout, allPackages(selected), allTests(selected)); res.err != nil || res.failed {
+		return fmt.Errorf("the tests fail without any mutation:\n%s", res.output)
+	}
+	var survived, broken []string
+	for i, m := range selected {
+		t0 := time.Now()
+		res, err := try(tmp, m, timeout)
+		if err != nil {
+			return err
+		}
+		verdict := "killed by " + strings.Join(res.killers, ", ")
+		switch {
+		case res.buildFailed:
+			verdict = "DOES NOT COMPILE (fix the mutation)"
+			broken = append(broken, m.name)
+		case !res.failed:
+			verdict = "SURVIVED: " + strings.Join(m.run, ", ") + " pass"
+			survived = append(survived, m.name)
+		}
+		fmt.Fprintf(out, "%2d/%d %-78s %s (%.1fs)\n", i+1, len(selected), m.name, verdict, time.Since(t0).Seconds())
+		if verbose || res.buildFailed || !res.failed {
+			fmt.Fprintf(out, "%s\n", indent(res.output))
+		}
+	}
+	fmt.Fprintf(out, "%d mutations, %d killed, %d survived, %d broken, in %.0fs\n",
+		len(selected), len(selected)-len(survived)-len(broken), len(survived), len(broken), time.Since(start).Seconds())
+	if len(survived)+len(broken) > 0 {
+		return fmt.Errorf("%d mutations survived, %d do not compile: %s", len(survived), len(broken), strings.Join(append(survived, broken...), "; "))
+	}
+	return nil
+}
+
+func selectMutations(all []mutation, run string) ([]mutation, error) {
+	if run == "" {
+		return all, nil
+	}
+	re, err := regexp.Compile(run)
+	if err != nil {
+		return nil, fmt.Errorf("-run: %w", err)
+	}
+	var out []mutation
+	for _, m := range all {
+		if re.MatchString(m.name) {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no mutation matches %q", run)
+	}
+	return out, nil
+}
+
+// checkApply fails naming every mutation whose text is not in its file exactly once.
+func checkApply(root string, ms []mutation) error {
+	var stale []string
+	for _, m := range ms {
+		b, err := os.ReadFile(filepath.Join(root, m.file))
+		if err != nil {
+			return err
+		}
+		if n := bytes.Count(b, []byte(m.old)); n != 1 {
+			stale = append(stale, fmt.Sprintf("%q: %s holds its text %d times, want once", m.name, m.file, n))
+		}
+	}
+	if len(stale) > 0 {
+		return errors.New("mutations no longer apply (rewrite them in hack/mutate/mutations.go):\n  " + strings.Join(stale, "\n  "))
+	}
+	return nil
+}
+
+type result struct {
+	failed, buildFailed bool
+	killers             []string
+	output              string
+	err                 error
+}
+
+// try applies m to the copy in dir, runs its tests and restores the file.
+func try(dir string, m mutation, timeout time.Duration) (result, error) {
+	path := filepath.Join(dir, m.file)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return result{}, err
+	}
+	if err := os.WriteFile(path, bytes.Replace(orig, []byte(m.old), []byte(m.new), 1), 0o644); err != nil {
+		return result{}, err
+	}
+	res := goTest(dir, timeout, []string{m.pkg}, m.run)
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		return result{}, err
+	}
+	return res, res.err
+}
+
+var (
+	failRE  = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
+	panicRE = regexp.MustCompile(`(?m)^panic: `)
+	buildRE = regexp.MustCompile(`\[(build|setup) failed\]|^# `)
+)
+
+// goTest runs the tests named in run of the packages pkgs in dir.
+func goTest(dir string, timeout time.Duration, pkgs, run []string) result {
+	args := append([]string{"test", "-count=1", "-timeout", timeout.String(), "-run", "^(" + strings.Join(run, "|") + ")$"}, pkgs...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	b, err := cmd.CombinedOutput()
+	res := result{output: string(b)}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		res.failed = true
+	default:
+		res.err = fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+		return res
+	}
+	if res.failed && buildRE.MatchString(res.output) && !failRE.MatchString(res.output) {
+		res.buildFailed = true
+	}
+	seen := map[string]bool{}
+	for _, m := range failRE.FindAllStringSubmatch(res.output, -1) {
+		name := strings.SplitN(m[1], "/", 2)[0]
+		if !seen[name] {
+			seen[name] = true
+			res.killers = append(res.killers, name)
+		}
+	}
+	if panicRE.MatchString(res.output) && len(res.killers) == 0 {
+		res.killers = append(res.killers, "a panic in "+strings.Join(run, "|"))
+	}
+	return res
+}
+
+func allPackages(ms []mutation) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if !seen[m.pkg] {
+			seen[m.pkg] = true
+			out = append(out, m.pkg)
+		}
+	}
+	return out
+}
+
+func allTests(ms []mutation) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for _, t := range m.run {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// moduleRoot is the directory of the main module's go.mod.
+func moduleRoot() (string, error) {
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(b))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the module: run from the repository")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// copyTree copies the files git knows in root (tracked, and untracked but not ignored) to dst.
+func copyTree(root, dst string) error {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = root
+	b, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git ls-files: %w", err)
+	}
+	for _, rel := range strings.Split(string(b), "\x00") {
+		if rel == "" {
+			continue
+		}
+		src := filepath.Join(root, rel)
+		info, err := os.Lstat(src)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the working tree
+		}
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(to, data, info.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func indent(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}

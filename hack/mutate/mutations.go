@@ -1,0 +1,151 @@
+package main
+
+// mutation is one lie kubectl-informer must never tell, as a small source rewrite, and the unit
+// tests that must fail when it is made.
+type mutation struct {
+	name string // the lie, in a few words
+	file string // relative to the module root
+	old  string // text that must occur exactly once in file
+	new  string
+	pkg  string // the package whose tests kill it
+	run  []string
+}
+
+// mutations are the lies, each with the tests that kill it. When a refactoring moves the text
+// a mutation rewrites, `make mutate` fails saying so: rewrite the mutation, do not drop it.
+var mutations = []mutation{
+	{
+		name: "an unchanged relist delivery reads [RESYNC] in human output",
+		file: "pkg/printer/printer.go",
+		old:  "case ev.Delta == watch.DeltaSync:",
+		new:  "case ev.Delta == watch.DeltaSync || (ev.Type == watch.Updated && ev.OldResourceVersion == ev.ResourceVersion):",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestObjectLineSaysWhereItCameFrom"},
+	},
+	{
+		name: "an unchanged relist delivery is labelled a resync (delta Sync) in JSON",
+		file: "pkg/watch/process.go",
+		old:  "ri.emitObject(Updated, DeltaReplaced, c.cur, c.old, initial, false)",
+		new:  "ri.emitObject(Updated, map[bool]Delta{true: DeltaSync, false: DeltaReplaced}[c.old.GetResourceVersion() == c.cur.GetResourceVersion()], c.cur, c.old, initial, false)",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestProcessLifecycle"},
+	},
+	{
+		name: "a tombstone whose object is unknown is dropped instead of named from its key",
+		file: "pkg/watch/process.go",
+		old: `			// Never drop a delete: name it from its key.
+			ns, name, _ := cache.SplitMetaNamespaceKey(d.Key)
+			u = &unstructured.Unstructured{Object: map[string]interface{}{}}
+			u.SetNamespace(ns)
+			u.SetName(name)`,
+		new: `			return nil`,
+		pkg: "./pkg/watch",
+		run: []string{"TestTombstoneWithoutObjectNamedFromKey"},
+	},
+	{
+		name: "the branch naming a tombstone from its key is gone",
+		file: "pkg/watch/process.go",
+		old: `		if u == nil {
+			// Never drop a delete: name it from its key.`,
+		new: `		if false {
+			// Never drop a delete: name it from its key.`,
+		pkg: "./pkg/watch",
+		run: []string{"TestTombstoneWithoutObjectNamedFromKey"},
+	},
+	{
+		name: "an object missing from a relist is not flagged as a tombstone",
+		file: "pkg/watch/process.go",
+		old:  "ri.emitObject(Deleted, DeltaDeleted, g, nil, false, true)",
+		new:  "ri.emitObject(Deleted, DeltaDeleted, g, nil, false, false)",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestProcessLifecycle"},
+	},
+	{
+		name: "the tombstone flag is lost in JSON",
+		file: "pkg/printer/json.go",
+		old:  "InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,",
+		new:  "InitialList: ev.InitialList, Delta: ev.Delta,",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestObjectLineSaysWhereItCameFrom"},
+	},
+	{
+		name: "a watch add is flagged as part of the initial list",
+		file: "pkg/watch/process.go",
+		old:  "InitialList:     initial && t == Added,",
+		new:  "InitialList:     t == Added,",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestProcessLifecycle"},
+	},
+	{
+		name: "a relist counts unchanged objects as updated",
+		file: "pkg/watch/process.go",
+		old:  "counts.Unchanged++",
+		new:  "counts.Updated++",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestProcessLifecycle"},
+	},
+	{
+		name: "the queue depth is read from the adds counter",
+		file: "pkg/watch/queue.go",
+		old:  "Depth: wq.metrics.depth.Load()",
+		new:  "Depth: wq.metrics.adds.Load()",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestQueueDepthIsTheGaugeNotTheAdds"},
+	},
+	{
+		name: "a slow reader of human output loses deletes",
+		file: "pkg/printer/outbox.go",
+		old:  "case watch.Added, watch.Updated, watch.Bookmark, watch.Reconciled, watch.ControllerQueue:",
+		new:  "case watch.Added, watch.Updated, watch.Deleted, watch.Bookmark, watch.Reconciled, watch.ControllerQueue:",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestOutboxNeverDropsDeletesLifecycleOrDiagnoses", "TestOutboxAccountsForEveryLine"},
+	},
+	{
+		name: "a slow reader of human output loses HotLoop diagnoses",
+		file: "pkg/printer/outbox.go",
+		old:  "case watch.Added, watch.Updated, watch.Bookmark, watch.Reconciled, watch.ControllerQueue:",
+		new:  "case watch.Added, watch.Updated, watch.Bookmark, watch.Reconciled, watch.ControllerQueue, HotLoop, HotLoopEnded:",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestOutboxNeverDropsDeletesLifecycleOrDiagnoses"},
+	},
+	{
+		name: "dropped lines are not counted",
+		file: "pkg/printer/outbox.go",
+		old:  "		o.dropped++\n",
+		new:  "\n",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestOutboxNeverDropsDeletesLifecycleOrDiagnoses", "TestOutboxAccountsForEveryLine"},
+	},
+	{
+		name: "folded updates are not counted",
+		file: "pkg/printer/outbox.go",
+		old:  "ev.Folded += s.ev.Folded + 1",
+		new:  "ev.Folded = 1",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestOutboxFoldsUpdatesPerObject", "TestOutboxAccountsForEveryLine"},
+	},
+	{
+		name: "a Secret's stringData is shown",
+		file: "pkg/printer/redact.go",
+		old:  `range []string{"data", "stringData"}`,
+		new:  `range []string{"data"}`,
+		pkg:  "./pkg/printer",
+		run:  []string{"TestSecretsRedacted", "TestSecretsNeverLeak"},
+	},
+	{
+		name: "an update is attributed to every manager, not the one whose entry moved",
+		file: "pkg/diff/managers.go",
+		old:  "if b, ok := before[id]; ok && equal(a.time, b.time) && !gained(a.fieldsV1, b.fieldsV1) {",
+		new:  "if b, ok := before[id]; ok && equal(a.time, b.time) && !gained(a.fieldsV1, b.fieldsV1) && false {",
+		pkg:  "./pkg/diff",
+		run:  []string{"TestAttribute", "TestAttributeEntry"},
+	},
+	{
+		name: "server text reaches the terminal unescaped",
+		file: "pkg/printer/printer.go",
+		old:  "b.WriteString(Escape(name))",
+		new:  "b.WriteString(name)",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestHostileTextHuman", "TestHostileTextAllForms"},
+	},
+}
