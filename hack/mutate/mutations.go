@@ -15,6 +15,22 @@ type mutation struct {
 // a mutation rewrites, `make mutate` fails saying so: rewrite the mutation, do not drop it.
 var mutations = []mutation{
 	{
+		name: "a hidden Reconciled line pins its resource's later events out of resourceVersion order",
+		file: "pkg/watch/order.go",
+		old:  "if !h.ok && h.ev.Type == Reconciled {",
+		new:  "if false {",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestReorder"},
+	},
+	{
+		name: "the order hold does not wait for an earlier event still in the plugin's pipeline",
+		file: "pkg/watch/order.go",
+		old:  "r.InFlight.earlier(h.ev.Resource.String(), h.rv, now.Add(-MaxBacklogWait))",
+		new:  "false",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestReorderWaitsForBacklog"},
+	},
+	{
 		name: "an unchanged relist delivery reads [RESYNC] in human output",
 		file: "pkg/printer/printer.go",
 		old:  "case ev.Delta == watch.DeltaSync:",

@@ -343,6 +343,14 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if len(o.predicates) > 0 {
 		cfg.PredicateStats = &watch.PredicateStats{}
 	}
+	// Lines of several resources come from several watch streams; put them back in the
+	// server's order (a short, bounded hold that also waits for the plugin's own backlog; see
+	// watch.Reorder).
+	reorder := watch.NewReorder(o.orderWindow())
+	if reorder.Window > 0 {
+		reorder.InFlight = watch.NewInFlight()
+		cfg.InFlight = reorder.InFlight
+	}
 	var rec *printer.Recorder
 	if o.Record != "" {
 		rec, err = printer.NewRecorder(o.Record, printer.RecordingHeader{ServerVersion: sv.GitVersion, Flags: o.recordedFlags()},
@@ -421,9 +429,6 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			}
 		}
 	}
-	// Lines of several resources come from several watch streams; put them back in the
-	// server's order (a short, bounded hold; see watch.Reorder).
-	reorder := watch.NewReorder(o.orderWindow())
 	var tick <-chan time.Time
 	if reorder.Window > 0 {
 		t := time.NewTicker(max(reorder.Window/4, 10*time.Millisecond))

@@ -47,6 +47,9 @@ type Config struct {
 	// reconciled, to say what the predicates saved.
 	Predicates     []Predicate
 	PredicateStats *PredicateStats
+	// InFlight, when set, is told of every live watch event the taps receive, for a Reorder
+	// that waits for the plugin's own backlog (see Reorder.InFlight).
+	InFlight *InFlight
 }
 
 // PredicateStats counts the reconciles a shadow workqueue ran: the same simulated workers fed

@@ -61,6 +61,9 @@ func TestReorder(t *testing.T) {
 		{"a tombstone stays", 100 * time.Millisecond,
 			[]push{{live(pods, Added, "20"), 0}, {Event{Type: Deleted, Resource: rss, ResourceVersion: "3", Delta: DeltaDeleted, Tombstone: true, Name: "3"}, 1}},
 			"pods@20 replicasets@3"},
+		{"a reconcile does not hold its resource's events back", 100 * time.Millisecond,
+			[]push{{live(rss, Updated, "30"), 0}, {live(pods, Updated, "27"), 1}, {Event{Type: Reconciled, Resource: pods}, 2}, {live(pods, Updated, "29"), 3}},
+			"pods@27 pods@29 replicasets@30 Reconciled"},
 		{"outside the window, arrival order", 100 * time.Millisecond,
 			[]push{{live(pods, Added, "282"), 0}, {live(rss, Added, "281"), 150}},
 			"pods@282 replicasets@281"},
@@ -116,5 +119,52 @@ func TestReorderBounded(t *testing.T) {
 			t.Fatalf("rv %d after %d", rv, prev)
 		}
 		prev = rv
+	}
+}
+
+// A plugin that lags: the tap received an earlier pod event that is still in the plugin's
+// pipeline when a later ReplicaSet event is due. Reorder waits for it, well past the window,
+// and gives up on one that never comes after MaxBacklogWait.
+func TestReorderWaitsForBacklog(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	r := NewReorder(100 * time.Millisecond)
+	r.InFlight = NewInFlight()
+	// Received from the server in this order: pods@10, replicasets@12, pods@14.
+	r.InFlight.received(pods.String(), 10, at(0))
+	r.InFlight.received(rss.String(), 12, at(time.Millisecond))
+	r.InFlight.received(pods.String(), 14, at(2*time.Millisecond))
+	// The ReplicaSet event reaches Reorder first; the pods stream is backed up.
+	var got []Event
+	got = append(got, r.Push(live(rss, Updated, "12"), at(3*time.Millisecond))...)
+	if out := r.Due(at(2 * time.Second)); len(out) != 0 {
+		t.Fatalf("released %s while an earlier pod event was in flight", names(out))
+	}
+	got = append(got, r.Push(live(pods, Updated, "10"), at(2*time.Second))...)
+	got = append(got, r.Due(at(2*time.Second))...)
+	if s := names(got); s != "pods@10 replicasets@12" {
+		t.Fatalf("order %q, want pods@10 replicasets@12", s)
+	}
+	got = append(got, r.Push(live(pods, Updated, "14"), at(3*time.Second))...)
+	got = append(got, r.Flush()...)
+	if n := r.InFlight.Len(); n != 0 {
+		t.Errorf("%d events still in flight", n)
+	}
+	// An event the tap saw that never arrives holds the others for MaxBacklogWait only.
+	r.InFlight.received(pods.String(), 20, at(4*time.Second))
+	r.Push(live(rss, Updated, "22"), at(4*time.Second))
+	if out := r.Due(at(4*time.Second + MaxBacklogWait/2)); len(out) != 0 {
+		t.Fatalf("released %s before MaxBacklogWait", names(out))
+	}
+	if out := r.Due(at(4*time.Second + MaxBacklogWait + time.Millisecond)); names(out) != "replicasets@22" {
+		t.Fatalf("after MaxBacklogWait got %q, want replicasets@22", names(out))
+	}
+	// Without a tracker the same arrival is released after the window, out of order.
+	r2 := NewReorder(100 * time.Millisecond)
+	out := append(r2.Push(live(rss, Updated, "12"), at(0)), r2.Due(at(2*time.Second))...)
+	out = append(out, r2.Push(live(pods, Updated, "10"), at(2*time.Second))...)
+	out = append(out, r2.Flush()...)
+	if s := names(out); s != "replicasets@12 pods@10" {
+		t.Fatalf("without a tracker %q", s)
 	}
 }

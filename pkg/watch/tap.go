@@ -242,6 +242,7 @@ func (tw *tapWatcher) run(ctx context.Context) {
 			select {
 			case tw.out <- ev:
 			case <-tw.stopped:
+				tw.tap.ri.cfg.InFlight.forget(tw.tap.ri.res.String(), ev)
 				return
 			}
 		}
@@ -256,6 +257,9 @@ func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
 			t.mu.Lock()
 			t.lastRV = m.GetResourceVersion()
 			t.mu.Unlock()
+			if rv, ok := parseRV(m.GetResourceVersion()); ok && !tw.streaming {
+				t.ri.cfg.InFlight.received(t.ri.res.String(), rv, time.Now())
+			}
 		}
 		if tw.streaming {
 			tw.items++
