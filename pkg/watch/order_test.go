@@ -146,7 +146,9 @@ func TestReorderWaitsForBacklog(t *testing.T) {
 		t.Fatalf("order %q, want pods@10 replicasets@12", s)
 	}
 	got = append(got, r.Push(live(pods, Updated, "14"), at(3*time.Second))...)
-	got = append(got, r.Flush()...)
+	if got = append(got, r.Flush()...); names(got) != "pods@10 replicasets@12 pods@14" {
+		t.Fatalf("order %q, want pods@10 replicasets@12 pods@14", names(got))
+	}
 	if n := r.InFlight.Len(); n != 0 {
 		t.Errorf("%d events still in flight", n)
 	}
