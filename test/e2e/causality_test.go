@@ -69,8 +69,8 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "owned.ndjson")
 	p := c.RunPlugin(t, ctx, "watch", "deploy", "web", "--owned", "--events", "-n", ns, "-o", "json", "--record", file)
 	human := c.RunPlugin(t, ctx, "watch", "deploy", "web", "--owned", "--events", "-n", ns, "--color", "never", "--timestamps", "none")
-	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "deployments" })
-	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "events" })
+	awaitSeen(t, p, await, "deployments synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "deployments" })
+	awaitSeen(t, p, await, "events synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "events" })
 	awaitLine(t, human, "cache synced")
 
 	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=2"); err != nil {
