@@ -32,7 +32,7 @@ type ownerTree struct {
 	// to a root, so other objects are dropped at once instead of held.
 	kinds    map[schema.GroupKind]bool
 	nodes    map[types.UID]*ownerNode
-	keys     map[string]types.UID                // resource/namespace/name → uid (tombstones without an object)
+	keys     map[string]types.UID                 // resource/namespace/name → uid (tombstones without an object)
 	children map[types.UID]map[types.UID]struct{} // owner → the objects naming it
 	held     map[types.UID][]Event                // by the object's uid; KubeEvents by the regarded uid
 	heldFIFO []types.UID

@@ -110,7 +110,7 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 	}
 	// Index the stream: where each object was first added, what each pod went through.
 	var webUID string
-	added := map[string]int{}       // resource/name → index of its Added line
+	added := map[string]int{} // resource/name → index of its Added line
 	addedLine := map[string]map[string]any{}
 	uids := map[string]bool{}
 	rsNames := map[string]bool{}
