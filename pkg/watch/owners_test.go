@@ -171,3 +171,70 @@ func TestOwnerTreeHoldLimits(t *testing.T) {
 		t.Error("the longest held object was not the one given up")
 	}
 }
+
+func TestKubeEventOf(t *testing.T) {
+	evRes := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	event := func(extra map[string]any) *unstructured.Unstructured {
+		o := map[string]any{"apiVersion": "events.k8s.io/v1", "kind": "Event",
+			"metadata": map[string]any{"name": "web.1", "namespace": "demo", "resourceVersion": "7"},
+			"reason":   "ScalingReplicaSet", "note": "Scaled up replica set web-1 from 0 to 2", "type": "Normal",
+			"reportingController": "deployment-controller", "reportingInstance": "kcm", "action": "ScaleUp",
+			"regarding": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "demo", "name": "web", "uid": "d1"}}
+		for k, v := range extra {
+			o[k] = v
+		}
+		return &unstructured.Unstructured{Object: o}
+	}
+	base := KubeEventInfo{Reason: "ScalingReplicaSet", Note: "Scaled up replica set web-1 from 0 to 2", EventType: "Normal",
+		ReportingController: "deployment-controller", ReportingInstance: "kcm", Action: "ScaleUp",
+		Regarding: Regarding{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web", UID: "d1"}, Count: 1}
+	withCount := func(n int64) *KubeEventInfo { k := base; k.Count = n; return &k }
+	tests := []struct {
+		name string
+		ev   Event
+		want *KubeEventInfo // nil: not shown
+	}{
+		{"added", Event{Type: Added, Delta: DeltaAdded, Object: event(nil), ResourceVersion: "7"}, &base},
+		{"a series", Event{Type: Updated, Delta: DeltaUpdated, Object: event(map[string]any{"series": map[string]any{"count": int64(5)}}), ResourceVersion: "8", OldResourceVersion: "7"}, withCount(5)},
+		{"a legacy count", Event{Type: Added, Delta: DeltaAdded, Object: event(map[string]any{"deprecatedCount": int64(3)})}, withCount(3)},
+		{"deleted (time to live)", Event{Type: Deleted, Delta: DeltaDeleted, Object: event(nil)}, nil},
+		{"resync", Event{Type: Updated, Delta: DeltaSync, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
+		{"relist, unchanged", Event{Type: Updated, Delta: DeltaReplaced, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.ev.Resource, tt.ev.Name = evRes, "web.1"
+			got, ok := kubeEventOf(tt.ev)
+			if (tt.want != nil) != ok {
+				t.Fatalf("shown %v, want %v", ok, tt.want != nil)
+			}
+			if !ok {
+				return
+			}
+			if got.Type != KubeEvent || got.Name != "web.1" || got.Delta != tt.ev.Delta {
+				t.Errorf("line %s %s %s", got.Type, got.Name, got.Delta)
+			}
+			if diff := cmp.Diff(tt.want, got.Kube); diff != "" {
+				t.Errorf("KubeEventInfo (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEventsFieldSelector(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"one resource", Config{Resources: []discovery.Resource{deployRes}}, "regarding.kind=Deployment"},
+		{"one object", Config{Resources: []discovery.Resource{deployRes}, Name: "web"}, "regarding.kind=Deployment,regarding.name=web"},
+		{"several resources: no OR in field selectors", Config{Resources: []discovery.Resource{deployRes, rsRes}}, ""},
+		{"--owned: Events about owned kinds too", Config{Resources: []discovery.Resource{deployRes}, Name: "web", Owned: &discovery.Owned{}}, ""},
+	}
+	for _, tt := range tests {
+		if got := EventsFieldSelector(tt.cfg); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
