@@ -225,3 +225,49 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 	}
 	replayJSON(t, file, live)
 }
+
+// Without a name, every Deployment of the namespace is a root; with --metadata-only the owned
+// informers follow ownerReferences from metadata alone (no spec.selector: they list the whole
+// namespace, and say so), and Events are still read in full.
+func TestRealOwnedMetadataOnly(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	p := c.RunPlugin(t, ctx, "watch", "deploy", "--owned", "--events", "--metadata-only", "-n", ns, "-o", "json")
+	awaitSeen(t, p, await, "deployments synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "deployments" })
+	loner := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "loner", Namespace: ns},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/loner:1"}}},
+	}
+	if _, err := c.Clientset.CoreV1().Pods(ns).Create(ctx, loner, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		if _, err := c.Kubectl(ctx, "create", "deployment", name, "-n", ns, "--image=example.com/"+name+":1", "--replicas=1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"a", "b"} {
+		pod := awaitSeen(t, p, 2*await, "a pod of "+name+" with its chain", func(m map[string]any) bool {
+			o := ownersChain(m)
+			return m["resource"] == "pods" && m["type"] == "Added" && len(o) == 2 && o[0] == "Deployment/"+name && strings.HasPrefix(o[1], "ReplicaSet/"+name+"-")
+		})
+		if _, hasSpec := objectOf(pod).Object["spec"]; hasSpec {
+			t.Errorf("--metadata-only pod line has a spec: %v", pod)
+		}
+		awaitSeen(t, p, await, "the scale-up Event of "+name, func(m map[string]any) bool {
+			note, _ := m["note"].(string)
+			return m["type"] == "KubeEvent" && m["reason"] == "ScalingReplicaSet" && regarding(m)["name"] == name && strings.HasPrefix(note, "Scaled up replica set "+name+"-")
+		})
+	}
+	// The loner was created before both Deployments: the pods informer had it by then.
+	lines := stopAndLines(t, p)
+	for _, l := range lines {
+		if strings.Contains(l, `"name":"loner"`) {
+			t.Errorf("a line about the bare pod: %s", l)
+		}
+	}
+	if !strings.Contains(p.Stderr(), "note: --owned with --metadata-only") || !strings.Contains(p.Stderr(), "note: --events with --metadata-only") {
+		t.Errorf("stderr does not say what --metadata-only cannot do: %s", p.Stderr())
+	}
+}
