@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,8 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // peakRSS is a process's peak resident set in KiB (VmHWM), as the kernel counts it.
@@ -79,9 +78,13 @@ func TestMeasureOwnedPodsCost(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	measure := func(args ...string) int {
-		p := cluster.RunPlugin(t, ctx, append([]string{"watch", "deploy", "-A", "-o", "json", "--no-summary"}, args...)...)
-		awaitSeen(t, p, await, "web", func(m map[string]any) bool { return m["type"] == "Added" && m["name"] == "web" })
+	measure := func(resource string, args ...string) int {
+		p := cluster.RunPlugin(t, ctx, append([]string{"watch", resource, "-A", "-o", "json", "--no-summary"}, args...)...)
+		if resource == "pods" {
+			awaitSeen(t, p, await, "pods synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "pods" })
+		} else {
+			awaitSeen(t, p, await, "web", func(m map[string]any) bool { return m["type"] == "Added" && m["name"] == "web" })
+		}
 		if len(args) > 0 {
 			awaitSeen(t, p, await, "pods synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "pods" })
 			awaitSeen(t, p, await, "replicasets synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "replicasets" })
@@ -90,15 +93,20 @@ func TestMeasureOwnedPodsCost(t *testing.T) {
 		stopAndLines(t, p)
 		return kib
 	}
-	base := measure()
-	owned := measure("--owned")
-	meta := measure("--owned", "--metadata-only")
-	podJSON, err := cs.CoreV1().Pods(bulk).Get(ctx, "bulk-00000", metav1.GetOptions{})
+	base := measure("deploy")
+	plain := measure("pods")
+	owned := measure("deploy", "--owned")
+	meta := measure("deploy", "--owned", "--metadata-only")
+	pod, err := cs.CoreV1().Pods(bulk).Get(ctx, "bulk-00000", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = podJSON
-	t.Logf("%d pods cluster-wide, none in the tree: watch deploy -A: %d KiB peak; --owned: %d KiB (+%.1f KiB/pod); --owned --metadata-only: %d KiB (+%.1f KiB/pod); race detector: %v",
-		pods, base, owned, float64(owned-base)/pods, meta, float64(meta-base)/pods, os.Getenv("KUBECTL_INFORMER_E2E_NORACE") == "")
-	_ = testenv.BuildPlugin
+	b, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := func(kib int) float64 { return float64(kib-base) / pods }
+	t.Logf("%d pods of %d bytes of JSON each, cluster-wide, none in the tree. Peak RSS: watch deploy -A %d KiB; watch pods -A %d KiB (+%.1f KiB/pod); "+
+		"watch deploy -A --owned %d KiB (+%.1f KiB/pod); --owned --metadata-only %d KiB (+%.1f KiB/pod); race detector: %v",
+		pods, len(b), base, plain, per(plain), owned, per(owned), meta, per(meta), os.Getenv("KUBECTL_INFORMER_E2E_NORACE") == "")
 }

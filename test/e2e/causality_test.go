@@ -12,23 +12,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ownersOf is a line's owner chain as "Kind/name" steps.
-func ownersChain(m map[string]any) []string {
-	var out []string
-	os, _ := m["owners"].([]any)
-	for _, o := range os {
-		om, _ := o.(map[string]any)
-		out = append(out, fmt.Sprintf("%v/%v", om["kind"], om["name"]))
-	}
-	return out
-}
+// ownersChain is a line's owner chain as "Kind/name" links.
+func ownersChain(m map[string]any) []string { return ownersField(m, "") }
 
-func ownerUIDs(m map[string]any) []string {
+// ownerUIDs is the uids of a line's owner chain.
+func ownerUIDs(m map[string]any) []string { return ownersField(m, "uid") }
+
+// ownersField is one field of each link of a line's owner chain ("": "Kind/name").
+func ownersField(m map[string]any, field string) []string {
 	var out []string
 	os, _ := m["owners"].([]any)
 	for _, o := range os {
 		om, _ := o.(map[string]any)
-		out = append(out, fmt.Sprint(om["uid"]))
+		if field == "" {
+			out = append(out, fmt.Sprintf("%v/%v", om["kind"], om["name"]))
+		} else {
+			out = append(out, fmt.Sprint(om[field]))
+		}
 	}
 	return out
 }
