@@ -322,6 +322,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		if owned, err = resolver.ResolveOwned(resources, o.OwnedResources); err != nil {
 			return err
 		}
+		if len(owned.Resources) == 0 {
+			fmt.Fprintf(o.ErrOut, "warning: --owned: nothing is known to be owned by %s; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)\n", o.resourceArg)
+		}
 	}
 	var eventsRes *discovery.Resource
 	if o.Events {

@@ -10,6 +10,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // ownersChain is a line's owner chain as "Kind/name" links.
@@ -270,4 +273,50 @@ func TestRealOwnedMetadataOnly(t *testing.T) {
 	if !strings.Contains(p.Stderr(), "note: --owned with --metadata-only") || !strings.Contains(p.Stderr(), "note: --events with --metadata-only") {
 		t.Errorf("stderr does not say what --metadata-only cannot do: %s", p.Stderr())
 	}
+}
+
+// A custom resource's tree: the widget-operator's Deployment (named by --owned-resources), and
+// below it what the built-in controllers own, each with the chain from the Widget; the
+// deployment controller's Events about the Deployment carry the Widget as their owner.
+func TestRealOwnedCustomResource(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "w1", "--owned", "--owned-resources", "deployments", "--events", "-n", ns, "-o", "json")
+	info := p.AwaitJSON(t, await, is("Informer", ""))
+	var owned []string
+	for _, r := range info["ownedResources"].([]any) {
+		owned = append(owned, fmt.Sprint(r.(map[string]any)["resource"]))
+	}
+	if strings.Join(owned, ",") != "deployments,replicasets,pods" {
+		t.Errorf("ownedResources %v, want deployments,replicasets,pods", owned)
+	}
+	awaitSeen(t, p, await, "widgets synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "widgets" })
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w1", "namespace": ns},
+		"spec":     map[string]any{"size": int64(1), "color": "red"},
+	}}
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitSeen(t, p, await, "the operator's Deployment owned by the Widget", func(m map[string]any) bool {
+		o := ownersChain(m)
+		return m["resource"] == "deployments" && m["name"] == "w1" && len(o) == 1 && o[0] == "Widget/w1"
+	})
+	awaitSeen(t, p, 2*await, "its pod Running, three owners deep", func(m map[string]any) bool {
+		o := ownersChain(m)
+		return stateIs("pods", "", map[string]string{"summary": "1/1 Running"})(m) &&
+			len(o) == 3 && o[0] == "Widget/w1" && o[1] == "Deployment/w1" && strings.HasPrefix(o[2], "ReplicaSet/w1-")
+	})
+	awaitSeen(t, p, await, "the scale-up Event about the Deployment, with the Widget as owner", func(m map[string]any) bool {
+		o := ownersChain(m)
+		return m["type"] == "KubeEvent" && m["reason"] == "ScalingReplicaSet" && regarding(m)["name"] == "w1" && len(o) == 1 && o[0] == "Widget/w1"
+	})
+	stopAndLines(t, p)
 }
