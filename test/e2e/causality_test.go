@@ -320,3 +320,36 @@ func TestRealOwnedCustomResource(t *testing.T) {
 	})
 	stopAndLines(t, p)
 }
+
+// Bad --owned input fails in one line, exit 1, no stack trace; a resource nothing is known to own
+// says how to name what it owns, and the watch goes on.
+func TestOwnedBadInput(t *testing.T) {
+	ns := newNamespace(t, cluster)
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		wantLine string
+	}{
+		{"unknown owned resource", []string{"watch", "deploy", "--owned", "--owned-resources", "gizmos", "-n", ns},
+			1, `error: --owned-resources: the server doesn't have a resource type "gizmos"`},
+		{"cluster-scoped owned resource", []string{"watch", "deploy", "--owned", "--owned-resources", "nodes", "-n", ns},
+			1, `error: --owned-resources: nodes is cluster-scoped; --owned follows namespaced objects only`},
+		{"--owned-resources without --owned", []string{"watch", "deploy", "--owned-resources", "cm", "-n", ns},
+			1, `error: --owned-resources requires --owned`},
+		{"nothing known to be owned", []string{"watch", "cm", "--owned", "-n", ns, "--timeout", "1s", "--no-summary"},
+			0, `warning: --owned: nothing is known to be owned by cm; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runPlugin(t, cluster, tt.args...)
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if r.code != tt.code || lines[0] != tt.wantLine {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, first line %q", r.code, r.stderr, tt.code, tt.wantLine)
+			}
+			if tt.code != 0 && (len(lines) != 1 || strings.Contains(r.stderr, "goroutine")) {
+				t.Errorf("more than one line of error: %q", r.stderr)
+			}
+		})
+	}
+}
