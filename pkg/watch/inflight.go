@@ -59,6 +59,19 @@ func (f *InFlight) arrived(res string, rv uint64) {
 	f.mu.Unlock()
 }
 
+// passed notes that ev left the informers' pipeline (see Reorder.Push): when it is a live watch
+// event, it and the earlier events of its resource are no longer in flight. A stage that holds or
+// drops lines (--owned, --events) calls it as it takes them, so lines it keeps back or filters
+// out do not hold the other resources' lines.
+func (f *InFlight) passed(ev *Event) {
+	if f == nil {
+		return
+	}
+	if rv, ok := liveRV(ev); ok {
+		f.arrived(ev.Resource.String(), rv)
+	}
+}
+
 // forget drops a live event the reflector never got (its watch was stopped first).
 func (f *InFlight) forget(res string, ev watch.Event) {
 	if f == nil {

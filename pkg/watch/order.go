@@ -48,14 +48,7 @@ func (r *Reorder) Push(ev Event, now time.Time) []Event {
 		return []Event{ev}
 	}
 	h := held{ev: ev, at: now}
-	if ev.Type.IsObject() || ev.Type == KubeEvent {
-		switch ev.Delta {
-		case DeltaAdded, DeltaUpdated, DeltaDeleted:
-			if !ev.Tombstone {
-				h.rv, h.ok = parseRV(ev.ResourceVersion)
-			}
-		}
-	}
+	h.rv, h.ok = liveRV(&ev)
 	// What was due before ev arrived goes first: ev cannot overtake it. Unless what was due is
 	// waiting for ev itself (in flight): then ev goes in first and the wait ends.
 	out := r.Due(now)
@@ -144,6 +137,21 @@ func (r *Reorder) compact() {
 	for len(r.buf) > 0 && r.buf[0].out {
 		r.buf = r.buf[1:]
 	}
+}
+
+// liveRV is the resourceVersion of a live watch event (an object's or an Event's, delta Added,
+// Updated or Deleted, not a tombstone): the events Reorder may move.
+func liveRV(ev *Event) (uint64, bool) {
+	if !ev.Type.IsObject() && ev.Type != KubeEvent {
+		return 0, false
+	}
+	switch ev.Delta {
+	case DeltaAdded, DeltaUpdated, DeltaDeleted:
+		if !ev.Tombstone {
+			return parseRV(ev.ResourceVersion)
+		}
+	}
+	return 0, false
 }
 
 func parseRV(s string) (uint64, bool) {

@@ -83,6 +83,7 @@ func (c *causality) stop() {
 }
 
 func (c *causality) handle(ev Event) []Event {
+	c.cfg.InFlight.passed(&ev)
 	if !ev.Type.IsObject() {
 		return []Event{ev}
 	}

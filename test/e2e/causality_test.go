@@ -76,7 +76,15 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 	awaitSeen(t, p, await, "events synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "events" })
 	awaitLine(t, human, "cache synced")
 
-	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=2"); err != nil {
+	// Owned informers start as owners appear: the pods informer once web's first ReplicaSet
+	// exists. A pod that kwok runs before that informer has listed shows up Running in its
+	// initial list (true, but not the transition this test is about), so web starts at zero
+	// replicas and scales up once the pods informer has synced.
+	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=0"); err != nil {
+		t.Fatal(err)
+	}
+	awaitSeen(t, p, await, "the owned pods informer synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "pods" })
+	if _, err := c.Kubectl(ctx, "scale", "deployment", "web", "-n", ns, "--replicas=2"); err != nil {
 		t.Fatal(err)
 	}
 	running := map[string]bool{}
