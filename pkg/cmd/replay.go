@@ -68,6 +68,7 @@ type ReplayOptions struct {
 	Speed         float64
 	Strict        bool
 	Predicates    []string
+	Noise         *NoiseFlags
 
 	file       string
 	namespace  string // "" : every namespace
@@ -84,7 +85,7 @@ type ReplayOptions struct {
 // NewReplayOptions returns options with their defaults.
 func NewReplayOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *ReplayOptions {
 	return &ReplayOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Timestamps: "absolute",
-		HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second}
+		HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second, Noise: NewNoiseFlags()}
 }
 
 // NewCmdReplay returns `kubectl informer replay`.
@@ -149,6 +150,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 	f.StringVar(&o.Until, "until", o.Until, "Stop after this moment (inclusive), in the same forms as --since.")
 	f.Float64Var(&o.Speed, "speed", o.Speed, "0: as fast as possible; 1: at the recorded pace (real time); 10: ten times faster.")
 	f.BoolVar(&o.Strict, "strict", o.Strict, "Stop at the first damaged line instead of reporting it and going on.")
+	o.Noise.AddFlags(f)
 	addTypesFlag(cmd, &o.Types, "")
 	registerWatchFlagCompletions(cmd)
 	return cmd
@@ -215,7 +217,7 @@ func (o *ReplayOptions) Validate() error {
 	if o.predicates, err = watch.ParsePredicates(o.Predicates); err != nil {
 		return err
 	}
-	return nil
+	return o.Noise.Validate()
 }
 
 // timeBound is a --since or --until: an absolute time, a clock time, or an offset from the
@@ -279,6 +281,7 @@ type replayState struct {
 	hot      *printer.HotLoops
 	summary  *printer.Summary
 	preds    *predicateCheck              // --predicate
+	stage    *noiseStage                  // human output: noise hidden, hot objects folded
 	labels   map[string]map[string]string // resource + key -> the last object's labels
 
 	first, last time.Time // the recording's first and last event times
@@ -319,6 +322,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	if len(o.predicates) > 0 {
 		s.preds = newPredicateCheck(o.predicates)
 	}
+	human := o.Output == "" || o.Output == "wide"
+	s.summary.HidesNoise = human
+	s.stage = newNoiseStage(o.Noise, human)
 	s.pOpts = printer.Options{
 		Output: o.Output, Color: o.useColor,
 		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
@@ -384,6 +390,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		if s.preds != nil {
 			s.preds.observe(&ev)
 		}
+		o.Noise.filter.Mark(&ev)
 		s.handle(ev)
 		if s.hot != nil {
 			if hl := s.hot.Observe(&ev); hl != nil {
@@ -392,6 +399,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
+	s.show(s.stage.flush())
 	if s.p != nil && s.writeErr == nil {
 		s.writeErr = s.p.Flush()
 	}
@@ -521,8 +529,35 @@ func (s *replayState) handle(ev watch.Event) {
 	}
 	s.summary.Add(&ev)
 	s.shown++
-	if err := s.p.PrintRecorded(&ev, s.redacted); err != nil {
-		s.writeErr = err
+	// Folded lines are due by the recording's clock, as the live run's were by its own.
+	s.show(s.stage.due(ev.Time))
+	s.show(s.stage.pass(&ev, s.shows))
+}
+
+// shows says whether the printer shows an event (the filters passed): Folded lines stand for
+// updates.
+func (s *replayState) shows(ev *watch.Event) bool {
+	if ev.Type == watch.Folded {
+		return s.o.types == nil || s.o.types[watch.Updated]
+	}
+	return true
+}
+
+// show prints what the noise stage passed.
+func (s *replayState) show(evs []watch.Event) {
+	for i := range evs {
+		if s.writeErr != nil {
+			return
+		}
+		if evs[i].Type == watch.Folded {
+			s.summary.Add(&evs[i])
+		}
+		if s.p == nil {
+			s.setPrinter("")
+		}
+		if err := s.p.PrintRecorded(&evs[i], s.redacted); err != nil {
+			s.writeErr = err
+		}
 	}
 }
 

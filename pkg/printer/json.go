@@ -61,6 +61,10 @@ type objectRecord struct {
 	Diff string `json:"diff,omitempty"`
 	// Filtered: the --predicate that kept this event out of the simulated workqueue.
 	Filtered string `json:"filtered,omitempty"`
+	// Ignored: the update changed only --ignore-path fields; OutOfFocus: none of the
+	// --only-path fields. Human output hides such lines (noise.Filter).
+	Ignored    bool `json:"ignored,omitempty"`
+	OutOfFocus bool `json:"outOfFocus,omitempty"`
 }
 
 // queueRecord is the workqueue's figures (the standard metrics) at one moment.
@@ -225,6 +229,7 @@ func (p *Printer) record(ev *watch.Event) any {
 		}
 		r.Queue = queueOf(ev.Queue)
 		r.Filtered = ev.Filtered
+		r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
 		if u := p.updateOf(ev); u != nil {
 			managers := append([]diff.Manager{}, u.attribution.Managers...)
 			r.Managers = &managers

@@ -178,6 +178,8 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		p.hotLoopDetail(&b, ev)
 	case ev.Type == HotLoopEnded:
 		p.hotLoopEndedDetail(&b, ev)
+	case ev.Type == watch.Folded:
+		p.foldedDetail(&b, ev)
 	default:
 		p.lifecycleDetail(&b, ev)
 	}
