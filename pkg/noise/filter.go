@@ -23,7 +23,7 @@ var DefaultIgnore = []string{
 	`metadata.annotations["control-plane.alpha.kubernetes.io/leader"]`,
 }
 
-// NoDefaults, given as an --ignore-path, turns DefaultIgnore off.
+// NoDefaults is the --ignore-path value that turns DefaultIgnore off.
 const NoDefaults = "-"
 
 // Filter marks the updates that are noise: Ignored (every changed field is under an ignored
@@ -35,7 +35,7 @@ type Filter struct {
 }
 
 // NewFilter parses --ignore-path and --only-path values. An ignore value of "-" drops the
-// defaults; without it, DefaultIgnore is added. flag names the flag in errors.
+// defaults; without it, DefaultIgnore is added.
 func NewFilter(ignore, only []string) (*Filter, error) {
 	f := &Filter{}
 	defaults := true

@@ -20,7 +20,7 @@ func nodeUpdate(i int, ready string) watch.Event {
 	node := func(rv, beat, status string) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{
 			"metadata": map[string]any{"name": "n1", "resourceVersion": rv},
-			"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": status, "lastHeartbeatTime": beat}}},
+			"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": status, "lastHeartbeatTime": beat}}},
 		}}
 	}
 	old, cur := node("1", "t0", "True"), node("2", "t1", ready)
