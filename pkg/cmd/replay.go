@@ -37,6 +37,9 @@ const replayExample = `  # Record, then replay as human lines
   # One object in one namespace, from 2 minutes after the start to a moment in time
   kubectl informer replay demo.ndjson web -n demo --since 2m --until 2026-11-21T05:40:00Z
 
+  # One object's whole life as a table: every event, who made it, what it changed
+  kubectl informer replay demo.ndjson --history demo/web
+
   # In real time, or ten times faster
   kubectl informer replay demo.ndjson --speed 1
   kubectl informer replay demo.ndjson --speed 10`
@@ -69,6 +72,7 @@ type ReplayOptions struct {
 	Strict        bool
 	Predicates    []string
 	Noise         *NoiseFlags
+	History       string
 
 	file       string
 	namespace  string // "" : every namespace
@@ -149,6 +153,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 	f.StringVar(&o.Since, "since", o.Since, "Start at this moment: an RFC 3339 time, a clock time as human output shows it (15:04:05), or a duration after the recording's first event (2m).")
 	f.StringVar(&o.Until, "until", o.Until, "Stop after this moment (inclusive), in the same forms as --since.")
 	f.Float64Var(&o.Speed, "speed", o.Speed, "0: as fast as possible; 1: at the recorded pace (real time); 10: ten times faster.")
+	f.StringVar(&o.History, "history", o.History, "Print one object's whole life, NAMESPACE/NAME (NAME for a cluster-scoped object), as a table: every event about it (adds, updates, deletes, reconciles, hot loops) with its resourceVersion, state, who made it and what it changed (--ignore-path fields left out). With --resource when several resources have the name.")
 	f.BoolVar(&o.Strict, "strict", o.Strict, "Stop at the first damaged line instead of reporting it and going on.")
 	o.Noise.AddFlags(f)
 	addTypesFlag(cmd, &o.Types, "")
@@ -166,6 +171,14 @@ func (o *ReplayOptions) Complete(cmd *cobra.Command, args []string) error {
 	if cmd != nil && cmd.Flags().Changed("namespace") && !o.AllNamespaces && o.configFlags != nil && o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
+	if o.History != "" {
+		ns, name, found := strings.Cut(o.History, "/")
+		if !found {
+			ns, name = "", ns
+		}
+		o.namespace = ns
+		o.Names = append(o.Names, name)
+	}
 	if cmd != nil && (cmd.Flags().Changed("hot-loop-updates") || cmd.Flags().Changed("hot-loop-window")) {
 		o.redetect = true
 	}
@@ -180,6 +193,18 @@ func (o *ReplayOptions) Validate() error {
 	}
 	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
 		return err
+	}
+	if o.History != "" {
+		ns, name, _ := strings.Cut(o.History, "/")
+		if strings.Contains(o.History, "/") && (ns == "" || name == "" || strings.Contains(name, "/")) {
+			return fmt.Errorf("--history takes NAMESPACE/NAME, or NAME for a cluster-scoped object; got %q", o.History)
+		}
+		if strings.ContainsAny(o.History, "*?[") {
+			return fmt.Errorf("--history takes one object, not a pattern; got %q", o.History)
+		}
+		if o.Output != "" {
+			return fmt.Errorf("--history prints a table: it takes no -o (got -o %s)", o.Output)
+		}
 	}
 	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
 		return fmt.Errorf("--speed must be 0 (as fast as possible) or a factor > 0 (1: real time), got %v", o.Speed)
@@ -282,6 +307,7 @@ type replayState struct {
 	summary  *printer.Summary
 	preds    *predicateCheck              // --predicate
 	stage    *noiseStage                  // human output: noise hidden, hot objects folded
+	history  *printer.History             // --history: one object's rows, printed at the end
 	labels   map[string]map[string]string // resource + key -> the last object's labels
 
 	first, last time.Time // the recording's first and last event times
@@ -325,6 +351,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	human := o.Output == "" || o.Output == "wide"
 	s.summary.HidesNoise = human
 	s.stage = newNoiseStage(o.Noise, human)
+	if o.History != "" {
+		s.history = printer.NewHistory(printer.Options{Timestamps: o.Timestamps, ShowSecrets: o.ShowSecrets})
+	}
 	s.pOpts = printer.Options{
 		Output: o.Output, Color: o.useColor,
 		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
@@ -405,6 +434,12 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	}
 	if fatal != nil && !errors.Is(fatal, io.EOF) {
 		return fatal
+	}
+	if s.history != nil && s.writeErr == nil && !s.interrupted {
+		if s.history.Len() == 0 {
+			return fmt.Errorf("%s has no events of %q", name, o.History)
+		}
+		s.writeErr = s.history.Write(o.Out)
 	}
 	if lines == 0 && len(s.damaged) == 0 && !s.interrupted {
 		return fmt.Errorf("%s is empty: not a recording", name)
@@ -518,6 +553,14 @@ func (s *replayState) handle(ev watch.Event) {
 		s.labels[ev.Resource.String()+" "+keyOf(ev.Namespace, ev.Name)] = ev.Object.GetLabels()
 	}
 	if !s.keep(&ev) {
+		return
+	}
+	if s.history != nil {
+		if _, _, ok := objectOf(&ev); ok {
+			s.summary.Add(&ev)
+			s.shown++
+			s.history.Add(&ev)
+		}
 		return
 	}
 	if s.p == nil {
