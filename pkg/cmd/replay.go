@@ -674,10 +674,11 @@ func (s *replayState) fromDetector(ev *watch.Event) bool { return ev.URL == dete
 // lines and not printed for them.
 const detectorMark = "replay:hot-loop-detector"
 
-// objectOf returns the object a line is about: object events, Reconciled keys, HotLoop lines.
+// objectOf returns the object a line is about: object events, Reconciled keys, HotLoop and
+// HotLoopEnded lines.
 func objectOf(ev *watch.Event) (ns, name string, ok bool) {
 	switch {
-	case ev.Type.IsObject(), ev.Type == printer.HotLoop:
+	case ev.Type.IsObject(), ev.Type == printer.HotLoop, ev.Type == printer.HotLoopEnded:
 		return ev.Namespace, ev.Name, true
 	case ev.Type == watch.Reconciled:
 		if n, rest, found := strings.Cut(ev.Key, "/"); found {

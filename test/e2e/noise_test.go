@@ -161,6 +161,25 @@ func TestRealFoldSelfLoop(t *testing.T) {
 	if ru+rf != total || rl > int(last.Sub(first)/time.Second)+2 || rl == 0 {
 		t.Errorf("replay: %d Updated lines + %d folded in %d lines, want %d in about one line a second", ru, rf, rl, total)
 	}
+	// --history: the object's whole life, one row per event, with its diagnoses.
+	h := runPlugin(t, c, "replay", file, "--history", key, "--no-summary")
+	rows := splitLines(strings.TrimSpace(h.stdout))
+	var hotRows int
+	for _, r := range rows {
+		if strings.Contains(r, "HOT LOOP: ") || strings.Contains(r, "hot loop ended: ") {
+			hotRows++
+		}
+	}
+	// The replay header, the table's, the Added row, every update, the two diagnoses.
+	if h.code != 0 || len(rows) != 2+1+total+2 || hotRows != 2 {
+		t.Errorf("--history: exit %d, %d rows (%d diagnoses), want %d:\n%s", h.code, len(rows), hotRows, 2+1+total+2, h.stderr)
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Folded ") || strings.HasPrefix(l, "HotLoop") {
+			t.Log(l)
+		}
+	}
+	t.Log(strings.Join(rows[:min(len(rows), 16)], "\n"))
 	for _, args := range [][]string{{"-o", "json"}, append([]string{"--fold=off"}, humanArgs...)} {
 		r := runPlugin(t, c, append([]string{"replay", file}, args...)...)
 		n := strings.Count(r.stdout, `"type":"Updated"`)
