@@ -170,3 +170,88 @@ func (p Pattern) Touches(c Change) bool {
 	}
 	return true
 }
+
+// Revert returns a copy of cur with the given changes undone (each field set back to its old
+// value, or removed when it had none), so that a diff of old and the copy leaves them out. A
+// change whose place cannot be found in cur (its list element is gone) stays.
+func Revert(cur map[string]any, changes []Change) map[string]any {
+	out, _ := deepCopy(cur).(map[string]any)
+	for _, c := range changes {
+		if len(c.segs) == 0 {
+			continue
+		}
+		var parent any = out
+		for _, s := range c.segs[:len(c.segs)-1] {
+			if parent = child(parent, s); parent == nil {
+				break
+			}
+		}
+		last := c.segs[len(c.segs)-1]
+		switch p := parent.(type) {
+		case map[string]any:
+			if last.kind != 'k' {
+				continue
+			}
+			if c.HasOld {
+				p[last.key] = deepCopy(c.Old)
+			} else {
+				delete(p, last.key)
+			}
+		case []any:
+			if i := elemIndex(p, last); i >= 0 && c.HasOld {
+				p[i] = deepCopy(c.Old)
+			}
+		}
+	}
+	return out
+}
+
+// child is the value a segment names in v, or nil.
+func child(v any, s segment) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if s.kind == 'k' {
+			return x[s.key]
+		}
+	case []any:
+		if i := elemIndex(x, s); i >= 0 {
+			return x[i]
+		}
+	}
+	return nil
+}
+
+// elemIndex finds the list element a segment names: by index, or by its merge key's value.
+func elemIndex(l []any, s segment) int {
+	switch s.kind {
+	case 'i':
+		if s.index < len(l) {
+			return s.index
+		}
+	case 'e':
+		for i, e := range l {
+			if m, ok := e.(map[string]any); ok && equal(m[s.key], s.value) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = deepCopy(e)
+		}
+		return l
+	}
+	return v
+}

@@ -84,3 +84,27 @@ func TestParsePatternErrors(t *testing.T) {
 		}
 	}
 }
+
+// Reverting every change gives the old object back; reverting some leaves only the others.
+func TestRevert(t *testing.T) {
+	old := obj(t, `{"spec":{"renewTime":"1","holder":"a","gone":"x"},"status":{"conditions":[{"type":"Ready","lastHeartbeatTime":"h1","status":"True"}]},"l":[1,2]}`)
+	cur := obj(t, `{"spec":{"renewTime":"2","holder":"b","new":"y"},"status":{"conditions":[{"type":"Ready","lastHeartbeatTime":"h2","status":"False"}]},"l":[1,3]}`)
+	changes := Compute(old, cur)
+	if got := Compute(old, Revert(cur, changes)); len(got) != 0 {
+		t.Errorf("all reverted, still changed: %v", short(got))
+	}
+	var some []Change
+	for _, c := range changes {
+		if c.Path == "spec.renewTime" || c.Path == "status.conditions[type=Ready].lastHeartbeatTime" || c.Path == "spec.new" || c.Path == "l[1]" {
+			some = append(some, c)
+		}
+	}
+	got := short(Compute(old, Revert(cur, some)))
+	want := []string{`spec.gone: "x" → -`, `spec.holder: "a" → "b"`, `status.conditions[type=Ready].status: "True" → "False"`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if cur["spec"].(map[string]any)["renewTime"] != "2" {
+		t.Errorf("Revert changed its input")
+	}
+}

@@ -60,6 +60,16 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 	}
 	u.attribution = attributionOf(ev, u.changes)
 	if p.opts.Diff == "full" {
+		// Ignored fields leave the unified diff too: the new side gets their old values.
+		var ignored []diff.Change
+		for _, c := range u.changes {
+			if c.Ignored {
+				ignored = append(ignored, c)
+			}
+		}
+		if len(ignored) > 0 {
+			cur = diff.Revert(cur, ignored)
+		}
 		if secret {
 			old, cur = redactPair(old, cur)
 		}

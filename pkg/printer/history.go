@@ -54,7 +54,7 @@ func (h *History) Add(ev *watch.Event) {
 		}
 		var st strings.Builder
 		p.writeState(&st, p.stateOf(ev))
-		row[3] = strings.TrimSpace(st.String())
+		row[3] = strings.ReplaceAll(strings.TrimSpace(st.String()), "  ", ", ")
 		if u := p.updateOf(ev); u != nil {
 			var by strings.Builder
 			p.writeAttribution(&by, u.attribution)

@@ -44,6 +44,9 @@ func TestNoiseLines(t *testing.T) {
 	if want := `status.conditions[type=Ready].status: "True" → "False"; (+1 ignored)`; !strings.Contains(human, want) || strings.Contains(human, "lastHeartbeatTime") {
 		t.Errorf("human diff %q, want %q without the heartbeat", human, want)
 	}
+	if full := render(t, Options{Diff: "full", Timestamps: "none"}, []watch.Event{flip}); strings.Contains(full, "lastHeartbeatTime: t1") || !strings.Contains(full, "+      status: \"False\"") {
+		t.Errorf("--diff=full shows the ignored heartbeat or lacks the change:\n%s", full)
+	}
 	js := render(t, Options{Output: "json", Diff: "inline"}, []watch.Event{beat, flip})
 	lines := strings.Split(strings.TrimSpace(js), "\n")
 	if !strings.HasSuffix(lines[0], `],"ignored":true}`) || !strings.Contains(lines[0], `{"path":"status.conditions[type=Ready].lastHeartbeatTime","old":"t0","new":"t1","ignored":true}`) {
