@@ -226,6 +226,11 @@ func TestRealLeaseHeartbeatsIgnored(t *testing.T) {
 		}
 	}
 	stderr := stopRun(t, quiet)
+	for _, l := range bytesToStrings(all.All()) {
+		if strings.HasPrefix(l, "Updated ") {
+			t.Log(l)
+		}
+	}
 	for _, l := range bytesToStrings(quiet.All()) {
 		if strings.HasPrefix(l, "Updated ") {
 			t.Errorf("a heartbeat shown by default: %s", l)
@@ -280,6 +285,7 @@ func TestRealOnlyPathFight(t *testing.T) {
 	stderr := stopRun(t, p)
 	shown := 0
 	for _, l := range bytesToStrings(p.All()) {
+		t.Log(l)
 		if strings.HasPrefix(l, "Updated ") {
 			shown++
 			if !strings.Contains(l, "spec.replicas: ") {
