@@ -66,6 +66,34 @@ func summaryCount(t *testing.T, stderr, what string) int {
 	return n
 }
 
+// withOperator returns the real control plane and a new namespace with the widget-operator
+// running in it.
+func withOperator(t *testing.T) (*testenv.Cluster, string) {
+	t.Helper()
+	c := realControlPlane(t)
+	ns := newNamespace(t, c)
+	op, err := c.StartOperator(context.Background(), testenv.OperatorOptions{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	return c, ns
+}
+
+// createWidget creates a Widget of size with one of the operator's bugs switched on.
+func createWidget(t *testing.T, c *testenv.Cluster, ns, name, bug string, size int64) {
+	t.Helper()
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name, "namespace": ns,
+			"annotations": map[string]any{testenv.OperatorBugAnnotation: bug}},
+		"spec": map[string]any{"size": size},
+	}}
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(context.Background(), widget, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 var foldedLine = regexp.MustCompile(`^Folded +\S+ +(\S+) +rv=\S+  (\d+) more updates?`)
 
 // humanCounts counts, in human lines, the Updated lines of an object and its Folded lines and
@@ -89,26 +117,12 @@ func humanCounts(lines []string, key string) (updated, foldedLines, foldedUpdate
 // while the recording (the -o json contract) keeps every update; the summary's counts are the
 // recording's; replaying the recording folds the same way.
 func TestRealFoldSelfLoop(t *testing.T) {
-	c := realControlPlane(t)
+	c, ns := withOperator(t)
 	ctx := context.Background()
-	ns := newNamespace(t, c)
-	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = op.Stop() })
 	file := filepath.Join(t.TempDir(), "loop.ndjson")
 	p := c.RunPlugin(t, ctx, append([]string{"watch", "widgets", "-n", ns, "--hot-loop-window", "3s", "--record", file}, humanArgs...)...)
 	awaitLine(t, p, "cache synced")
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "loop", "namespace": ns,
-			"annotations": map[string]any{testenv.OperatorBugAnnotation: "status-loop"}},
-		"spec": map[string]any{"size": int64(0)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createWidget(t, c, ns, "loop", "status-loop", 0)
 	key := ns + "/loop"
 	awaitLine(t, p, "HOT LOOP")
 	for range 3 {
@@ -262,26 +276,12 @@ func TestRealLeaseHeartbeatsIgnored(t *testing.T) {
 // controller): --only-path spec.replicas shows only the flips; kube-controller-manager's status
 // updates are out of focus, counted, and marked in the recording.
 func TestRealOnlyPathFight(t *testing.T) {
-	c := realControlPlane(t)
+	c, ns := withOperator(t)
 	ctx := context.Background()
-	ns := newNamespace(t, c)
-	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = op.Stop() })
 	file := filepath.Join(t.TempDir(), "fight.ndjson")
 	p := c.RunPlugin(t, ctx, append([]string{"watch", "replicasets", "-n", ns, "--only-path", "spec.replicas", "--diff", "--fold=off", "--record", file}, humanArgs...)...)
 	awaitLine(t, p, "cache synced")
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "fought", "namespace": ns,
-			"annotations": map[string]any{testenv.OperatorBugAnnotation: "fight"}},
-		"spec": map[string]any{"size": int64(1)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createWidget(t, c, ns, "fought", "fight", 1)
 	awaitLine(t, p, "HOT LOOP")
 	for range 4 {
 		awaitLine(t, p, "spec.replicas: ")
