@@ -61,7 +61,7 @@ func ParsePattern(s string) (Pattern, error) {
 			case key == "":
 				return fail(i, "empty field name")
 			case !plainKey.MatchString(key):
-				return fail(i, fmt.Sprintf("field name %q must be quoted in brackets, as [%q]", key, key))
+				return fail(i, fmt.Sprintf(`field name %q is not a plain name (quote a key with dots or slashes in brackets, as in metadata.labels["app.kubernetes.io/name"])`, key))
 			default:
 				p.segs = append(p.segs, patternSeg{kind: 'k', key: key})
 			}

@@ -63,7 +63,7 @@ func TestParsePatternErrors(t *testing.T) {
 		{"status.conditions[*", `invalid path "status.conditions[*": unclosed [ at offset 17`},
 		{"spec..replicas", `invalid path "spec..replicas": empty field name at offset 5`},
 		{".spec", `invalid path ".spec": empty field name at offset 0`},
-		{"metadata.labels.app.kubernetes.io/name", `field name "io/name" must be quoted in brackets, as ["io/name"]`},
+		{"metadata.labels.app.kubernetes.io/name", `field name "io/name" is not a plain name (quote a key with dots or slashes in brackets, as in metadata.labels["app.kubernetes.io/name"]) at offset 31`},
 		{`metadata.annotations["a`, "unterminated quoted key"},
 		{"spec.args[x]", `[x] is neither an index, *, a quoted key ["k"] nor an element [key=value]`},
 		{"spec.args[-1]", "is neither an index"},
