@@ -37,6 +37,9 @@ const replayExample = `  # Record, then replay as human lines
   # One object in one namespace, from 2 minutes after the start to a moment in time
   kubectl informer replay demo.ndjson web -n demo --since 2m --until 2026-11-21T05:40:00Z
 
+  # One object's whole life as a table: every event, who made it, what it changed
+  kubectl informer replay demo.ndjson --history demo/web
+
   # In real time, or ten times faster
   kubectl informer replay demo.ndjson --speed 1
   kubectl informer replay demo.ndjson --speed 10`
@@ -68,6 +71,8 @@ type ReplayOptions struct {
 	Speed         float64
 	Strict        bool
 	Predicates    []string
+	Noise         *NoiseFlags
+	History       string
 
 	file       string
 	namespace  string // "" : every namespace
@@ -84,7 +89,7 @@ type ReplayOptions struct {
 // NewReplayOptions returns options with their defaults.
 func NewReplayOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *ReplayOptions {
 	return &ReplayOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Timestamps: "absolute",
-		HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second}
+		HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second, Noise: NewNoiseFlags()}
 }
 
 // NewCmdReplay returns `kubectl informer replay`.
@@ -148,7 +153,9 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 	f.StringVar(&o.Since, "since", o.Since, "Start at this moment: an RFC 3339 time, a clock time as human output shows it (15:04:05), or a duration after the recording's first event (2m).")
 	f.StringVar(&o.Until, "until", o.Until, "Stop after this moment (inclusive), in the same forms as --since.")
 	f.Float64Var(&o.Speed, "speed", o.Speed, "0: as fast as possible; 1: at the recorded pace (real time); 10: ten times faster.")
+	f.StringVar(&o.History, "history", o.History, "Print one object's whole life, NAMESPACE/NAME (NAME for a cluster-scoped object), as a table: every event about it (adds, updates, deletes, reconciles, hot loops) with its resourceVersion, state, who made it and what it changed (--ignore-path fields left out). With --resource when several resources have the name.")
 	f.BoolVar(&o.Strict, "strict", o.Strict, "Stop at the first damaged line instead of reporting it and going on.")
+	o.Noise.AddFlags(f)
 	addTypesFlag(cmd, &o.Types, "")
 	registerWatchFlagCompletions(cmd)
 	return cmd
@@ -164,6 +171,14 @@ func (o *ReplayOptions) Complete(cmd *cobra.Command, args []string) error {
 	if cmd != nil && cmd.Flags().Changed("namespace") && !o.AllNamespaces && o.configFlags != nil && o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
+	if o.History != "" {
+		ns, name, found := strings.Cut(o.History, "/")
+		if !found {
+			ns, name = "", ns
+		}
+		o.namespace = ns
+		o.Names = append(o.Names, name)
+	}
 	if cmd != nil && (cmd.Flags().Changed("hot-loop-updates") || cmd.Flags().Changed("hot-loop-window")) {
 		o.redetect = true
 	}
@@ -178,6 +193,18 @@ func (o *ReplayOptions) Validate() error {
 	}
 	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
 		return err
+	}
+	if o.History != "" {
+		ns, name, _ := strings.Cut(o.History, "/")
+		if strings.Contains(o.History, "/") && (ns == "" || name == "" || strings.Contains(name, "/")) {
+			return fmt.Errorf("--history takes NAMESPACE/NAME, or NAME for a cluster-scoped object; got %q", o.History)
+		}
+		if strings.ContainsAny(o.History, "*?[") {
+			return fmt.Errorf("--history takes one object, not a pattern; got %q", o.History)
+		}
+		if o.Output != "" {
+			return fmt.Errorf("--history prints a table: it takes no -o (got -o %s)", o.Output)
+		}
 	}
 	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
 		return fmt.Errorf("--speed must be 0 (as fast as possible) or a factor > 0 (1: real time), got %v", o.Speed)
@@ -215,7 +242,7 @@ func (o *ReplayOptions) Validate() error {
 	if o.predicates, err = watch.ParsePredicates(o.Predicates); err != nil {
 		return err
 	}
-	return nil
+	return o.Noise.Validate()
 }
 
 // timeBound is a --since or --until: an absolute time, a clock time, or an offset from the
@@ -279,6 +306,8 @@ type replayState struct {
 	hot      *printer.HotLoops
 	summary  *printer.Summary
 	preds    *predicateCheck              // --predicate
+	stage    *noiseStage                  // human output: noise hidden, hot objects folded
+	history  *printer.History             // --history: one object's rows, printed at the end
 	labels   map[string]map[string]string // resource + key -> the last object's labels
 
 	first, last time.Time // the recording's first and last event times
@@ -318,6 +347,12 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	}
 	if len(o.predicates) > 0 {
 		s.preds = newPredicateCheck(o.predicates)
+	}
+	human := o.Output == "" || o.Output == "wide"
+	s.summary.HidesNoise = human
+	s.stage = newNoiseStage(o.Noise, human)
+	if o.History != "" {
+		s.history = printer.NewHistory(printer.Options{Timestamps: o.Timestamps, ShowSecrets: o.ShowSecrets})
 	}
 	s.pOpts = printer.Options{
 		Output: o.Output, Color: o.useColor,
@@ -384,6 +419,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		if s.preds != nil {
 			s.preds.observe(&ev)
 		}
+		o.Noise.filter.Mark(&ev)
 		s.handle(ev)
 		if s.hot != nil {
 			if hl := s.hot.Observe(&ev); hl != nil {
@@ -392,11 +428,18 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 			}
 		}
 	}
+	s.show(s.stage.flush())
 	if s.p != nil && s.writeErr == nil {
 		s.writeErr = s.p.Flush()
 	}
 	if fatal != nil && !errors.Is(fatal, io.EOF) {
 		return fatal
+	}
+	if s.history != nil && s.writeErr == nil && !s.interrupted {
+		if s.history.Len() == 0 {
+			return fmt.Errorf("%s has no events of %q", name, o.History)
+		}
+		s.writeErr = s.history.Write(o.Out)
 	}
 	if lines == 0 && len(s.damaged) == 0 && !s.interrupted {
 		return fmt.Errorf("%s is empty: not a recording", name)
@@ -512,6 +555,14 @@ func (s *replayState) handle(ev watch.Event) {
 	if !s.keep(&ev) {
 		return
 	}
+	if s.history != nil {
+		if _, _, ok := objectOf(&ev); ok {
+			s.summary.Add(&ev)
+			s.shown++
+			s.history.Add(&ev)
+		}
+		return
+	}
 	if s.p == nil {
 		s.setPrinter("")
 	}
@@ -521,8 +572,35 @@ func (s *replayState) handle(ev watch.Event) {
 	}
 	s.summary.Add(&ev)
 	s.shown++
-	if err := s.p.PrintRecorded(&ev, s.redacted); err != nil {
-		s.writeErr = err
+	// Folded lines are due by the recording's clock, as the live run's were by its own.
+	s.show(s.stage.due(ev.Time))
+	s.show(s.stage.pass(&ev, s.shows))
+}
+
+// shows says whether the printer shows an event (the filters passed): Folded lines stand for
+// updates.
+func (s *replayState) shows(ev *watch.Event) bool {
+	if ev.Type == watch.Folded {
+		return s.o.types == nil || s.o.types[watch.Updated]
+	}
+	return true
+}
+
+// show prints what the noise stage passed.
+func (s *replayState) show(evs []watch.Event) {
+	for i := range evs {
+		if s.writeErr != nil {
+			return
+		}
+		if evs[i].Type == watch.Folded {
+			s.summary.Add(&evs[i])
+		}
+		if s.p == nil {
+			s.setPrinter("")
+		}
+		if err := s.p.PrintRecorded(&evs[i], s.redacted); err != nil {
+			s.writeErr = err
+		}
 	}
 }
 
@@ -596,10 +674,11 @@ func (s *replayState) fromDetector(ev *watch.Event) bool { return ev.URL == dete
 // lines and not printed for them.
 const detectorMark = "replay:hot-loop-detector"
 
-// objectOf returns the object a line is about: object events, Reconciled keys, HotLoop lines.
+// objectOf returns the object a line is about: object events, Reconciled keys, HotLoop and
+// HotLoopEnded lines.
 func objectOf(ev *watch.Event) (ns, name string, ok bool) {
 	switch {
-	case ev.Type.IsObject(), ev.Type == printer.HotLoop:
+	case ev.Type.IsObject(), ev.Type == printer.HotLoop, ev.Type == printer.HotLoopEnded:
 		return ev.Namespace, ev.Name, true
 	case ev.Type == watch.Reconciled:
 		if n, rest, found := strings.Cut(ev.Key, "/"); found {

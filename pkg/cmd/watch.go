@@ -72,6 +72,7 @@ type WatchOptions struct {
 	MemProfile   string
 
 	Metrics MetricsOptions
+	Noise   *NoiseFlags
 
 	Types          []string
 	Diff           string
@@ -96,7 +97,7 @@ type WatchOptions struct {
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", Metrics: NewMetricsOptions(), SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", Metrics: NewMetricsOptions(), Noise: NewNoiseFlags(), SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -155,6 +156,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
 	o.Metrics.AddFlags(f)
+	o.Noise.AddFlags(f)
 	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
 	f.Lookup("diff").NoOptDefVal = "inline"
 	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
@@ -246,6 +248,9 @@ func (o *WatchOptions) Validate() error {
 		return fmt.Errorf("--rate-limiter must be one of %s; got %q", strings.Join(watch.RateLimiters, ", "), o.RateLimiter)
 	}
 	if err := o.Metrics.Validate(); err != nil {
+		return err
+	}
+	if err := o.Noise.Validate(); err != nil {
 		return err
 	}
 	if _, err := labels.Parse(o.LabelSelector); err != nil {
@@ -450,6 +455,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
 	// instead, saying so once per streak.
 	lossy := o.Output == "" || o.Output == "wide"
+	// Human output hides noise (counted); JSON and the recording keep every line.
+	summary.HidesNoise = lossy
+	stage := newNoiseStage(o.Noise, lossy)
 	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
 		if lossy {
 			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
@@ -460,6 +468,23 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	printed := make(chan error, 1)
 	go func() { printed <- drainOutbox(outbox, p, cancel) }()
 	var recErr error
+	shows := func(ev *watch.Event) bool {
+		t := ev.Type
+		if t == watch.Folded { // stands for updates
+			t = watch.Updated
+		}
+		return p.Shows(ev) && (o.types == nil || o.types[t])
+	}
+	show := func(evs []watch.Event) {
+		for i := range evs {
+			if evs[i].Type == watch.Folded {
+				summary.Add(&evs[i])
+			}
+			if shows(&evs[i]) {
+				outbox.Put(evs[i])
+			}
+		}
+	}
 	handle := func(ev watch.Event) {
 		summary.Add(&ev)
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
@@ -468,12 +493,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 				cancel()
 			}
 		}
-		if p.Shows(&ev) && (o.types == nil || o.types[ev.Type]) {
-			outbox.Put(ev)
-		}
+		show(stage.pass(&ev, shows))
 	}
 	process := func(evs []watch.Event) {
 		for i := range evs {
+			o.Noise.filter.Mark(&evs[i])
 			handle(evs[i])
 			if hot := hotLoops.Observe(&evs[i]); hot != nil {
 				handle(*hot)
@@ -493,8 +517,17 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		defer t.Stop()
 		hotTick = t.C
 	}
+	// A Folded line is due when its interval is over, also when no later update closes it.
+	var foldTicks <-chan time.Time
+	if stage != nil && stage.folder != nil {
+		t := time.NewTicker(foldTick)
+		defer t.Stop()
+		foldTicks = t.C
+	}
 	for eventsIn != nil {
 		select {
+		case <-foldTicks:
+			show(stage.due(time.Now()))
 		case ev, ok := <-eventsIn:
 			if !ok {
 				eventsIn = nil
@@ -515,6 +548,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	for _, ev := range hotLoops.Ended(time.Now()) { // deleted objects, windows passed
 		handle(ev)
 	}
+	show(stage.flush())
 	summary.Ongoing(hotLoops.Ongoing(time.Now()))
 	if cfg.PredicateStats != nil {
 		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()})
@@ -574,6 +608,8 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"owned":           fmt.Sprint(o.Owned),
 		"owned-resources": strings.Join(o.OwnedResources, ","),
 		"events":          fmt.Sprint(o.Events),
+		"ignore-path":     strings.Join(o.Noise.IgnorePaths, " "),
+		"only-path":       strings.Join(o.Noise.OnlyPaths, " "),
 	}
 }
 

@@ -27,6 +27,9 @@ type Change struct {
 	// Sensitive marks a Secret value (data, stringData, the last-applied annotation): the caller
 	// must redact Old and New before showing them.
 	Sensitive bool
+	// Ignored marks a change at or under an --ignore-path (set by the caller that matched it):
+	// human output leaves it out of the diff, JSON marks it.
+	Ignored bool
 	// segs is Path, structured, for matching managedFields (ownersOf).
 	segs []segment
 }

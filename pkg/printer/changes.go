@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -45,13 +46,30 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 		return u
 	}
 	secret := IsSecret(ev.Resource) && !p.opts.ShowSecrets
-	if secret {
+	switch {
+	case ev.Changes != nil:
+		// Computed once before the outputs (noise.Filter), ignored ones marked.
+		u.changes = slices.Clone(ev.Changes)
+		for i := range u.changes {
+			u.changes[i].Sensitive = secret && diff.IsSecretPath(u.changes[i].Path)
+		}
+	case secret:
 		u.changes = diff.ComputeSecret(old, cur)
-	} else {
+	default:
 		u.changes = diff.Compute(old, cur)
 	}
 	u.attribution = attributionOf(ev, u.changes)
 	if p.opts.Diff == "full" {
+		// Ignored fields leave the unified diff too: the new side gets their old values.
+		var ignored []diff.Change
+		for _, c := range u.changes {
+			if c.Ignored {
+				ignored = append(ignored, c)
+			}
+		}
+		if len(ignored) > 0 {
+			cur = diff.Revert(cur, ignored)
+		}
 		if secret {
 			old, cur = redactPair(old, cur)
 		}
@@ -102,12 +120,14 @@ type changeRecord struct {
 	Path string          `json:"path"`
 	Old  json.RawMessage `json:"old,omitempty"`
 	New  json.RawMessage `json:"new,omitempty"`
+	// Ignored: the field is under an --ignore-path (human output leaves it out).
+	Ignored bool `json:"ignored,omitempty"`
 }
 
 func (p *Printer) changeRecords(changes []diff.Change) []changeRecord {
 	out := make([]changeRecord, 0, len(changes))
 	for _, c := range changes {
-		r := changeRecord{Path: c.Path}
+		r := changeRecord{Path: c.Path, Ignored: c.Ignored}
 		if c.HasOld {
 			r.Old = rawValue(c.Old, c.Sensitive)
 		}
@@ -174,17 +194,34 @@ func (p *Printer) humanChanges(u *updateInfo) (inline string, block []string) {
 	if len(u.changes) == 0 {
 		return p.paint(colorDim, "(no field changed)"), nil
 	}
-	plain := make([]string, len(u.changes))
-	colored := make([]string, len(u.changes))
+	// Ignored fields leave the diff; a count says they were there.
+	changes := make([]diff.Change, 0, len(u.changes))
+	for _, c := range u.changes {
+		if !c.Ignored {
+			changes = append(changes, c)
+		}
+	}
+	ignored := ""
+	if n := len(u.changes) - len(changes); n > 0 {
+		ignored = p.paint(colorDim, fmt.Sprintf("(+%d ignored)", n))
+		if len(changes) == 0 {
+			return ignored, nil
+		}
+	}
+	plain := make([]string, len(changes))
+	colored := make([]string, len(changes))
 	width := 0
-	for i, c := range u.changes {
+	for i, c := range changes {
 		path := Escape(c.Path)
 		o, n := humanValue(c.Old, c.HasOld, c.Sensitive), humanValue(c.New, c.HasNew, c.Sensitive)
 		plain[i] = path + ": " + o + " → " + n
 		colored[i] = path + ": " + p.paint(colorRed, o) + " → " + p.paint(colorGreen, n)
 		width += utf8.RuneCountInString(plain[i]) + 2
 	}
-	if len(u.changes) <= inlineMaxChanges && width <= inlineMaxWidth {
+	if ignored != "" {
+		colored = append(colored, ignored)
+	}
+	if len(changes) <= inlineMaxChanges && width <= inlineMaxWidth {
 		return strings.Join(colored, "; "), nil
 	}
 	return "", capBlock(colored)

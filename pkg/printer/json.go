@@ -63,6 +63,10 @@ type objectRecord struct {
 	Filtered string `json:"filtered,omitempty"`
 	// Owners: with --owned, an owned object's chain from the watched root down to its owner.
 	Owners []ownerRecord `json:"owners,omitempty"`
+	// Ignored: the update changed only --ignore-path fields; OutOfFocus: none of the
+	// --only-path fields. Human output hides such lines (noise.Filter).
+	Ignored    bool `json:"ignored,omitempty"`
+	OutOfFocus bool `json:"outOfFocus,omitempty"`
 }
 
 // queueRecord is the workqueue's figures (the standard metrics) at one moment.
@@ -232,6 +236,7 @@ func (p *Printer) record(ev *watch.Event) any {
 		r.Queue = queueOf(ev.Queue)
 		r.Filtered = ev.Filtered
 		r.Owners = ownersOf(ev.Owners)
+		r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
 		if u := p.updateOf(ev); u != nil {
 			managers := append([]diff.Manager{}, u.attribution.Managers...)
 			r.Managers = &managers

@@ -187,6 +187,8 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		p.hotLoopEndedDetail(&b, ev)
 	case ev.Type == watch.KubeEvent:
 		p.kubeEventDetail(&b, ev)
+	case ev.Type == watch.Folded:
+		p.foldedDetail(&b, ev)
 	default:
 		p.lifecycleDetail(&b, ev)
 	}

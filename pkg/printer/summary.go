@@ -36,6 +36,10 @@ type Summary struct {
 	filtered   map[string]int
 	objects    int
 	predicates *PredicateReport
+	// Noise: updates marked ignored or out of focus, and those folded into Folded lines.
+	ignored, outOfFocus, foldedUpdates, foldedLines int
+	// HidesNoise: the output is human, which hides what is noise (JSON only marks it).
+	HidesNoise bool
 }
 
 // PredicateReport is what the summary says about --predicate beyond the filtered lines it
@@ -78,6 +82,12 @@ func (s *Summary) Add(ev *watch.Event) {
 		if ev.Filtered != "" {
 			s.filtered[ev.Filtered]++
 		}
+		switch {
+		case ev.Ignored:
+			s.ignored++
+		case ev.OutOfFocus:
+			s.outOfFocus++
+		}
 	}
 	switch ev.Type {
 	case watch.Reconciled:
@@ -90,6 +100,10 @@ func (s *Summary) Add(ev *watch.Event) {
 		s.works = append(s.works, ev.Work)
 	case watch.Watch:
 		s.watches[ev.Resource.String()]++
+	case watch.Folded:
+		s.foldedUpdates += ev.Items
+		s.foldedLines++
+		return // not an event the informer received: the events it stands for were counted
 	case HotLoop:
 		s.hotLoops++
 	case HotLoopEnded:
@@ -170,6 +184,9 @@ func (s *Summary) Write(w io.Writer) error {
 	if s.predicates != nil {
 		s.writePredicates(&b)
 	}
+	if l := s.noise(); l != "" {
+		b.WriteString(l + "\n")
+	}
 	if s.hotLoops > 0 {
 		fmt.Fprintf(&b, "hot loops: %d found, %d ended\n", s.hotLoops, len(s.ended))
 		for _, l := range s.ended {
@@ -227,4 +244,26 @@ func (s *Summary) writePredicates(b *strings.Builder) {
 	default:
 		fmt.Fprintf(b, "; reconciles: %d with them, %d without (a shadow queue fed every event): %d saved\n", s.reconciles, r.Unfiltered, max(r.Unfiltered-int64(s.reconciles), 0))
 	}
+}
+
+// noise says what was ignored, out of focus or folded, and how to see it: nothing is hidden
+// without a count.
+func (s *Summary) noise() string {
+	if s.ignored+s.outOfFocus+s.foldedUpdates == 0 {
+		return ""
+	}
+	var parts []string
+	if s.foldedUpdates > 0 {
+		parts = append(parts, fmt.Sprintf("%d updates of objects in a hot loop folded into %d Folded lines (--fold=off shows each)", s.foldedUpdates, s.foldedLines))
+	}
+	if s.ignored > 0 {
+		parts = append(parts, fmt.Sprintf("%d updates that changed only ignored paths (--ignore-path=- shows them)", s.ignored))
+	}
+	if s.outOfFocus > 0 {
+		parts = append(parts, fmt.Sprintf("%d updates out of focus (no --only-path path changed)", s.outOfFocus))
+	}
+	if s.HidesNoise {
+		return "hidden: " + strings.Join(parts, "; ") + "; -o json and --record keep every one"
+	}
+	return "marked: " + strings.Join(parts, "; ") + ` (every line kept, with "ignored" or "outOfFocus")`
 }

@@ -39,6 +39,9 @@ const (
 	// KubeEvent is an Event (events.k8s.io/v1) a controller wrote about a watched object
 	// (--events).
 	KubeEvent Type = "KubeEvent"
+	// Folded stands, in human output, for the updates of an object in a hot loop folded into
+	// it (Items of them, over Duration); never in JSON or a recording.
+	Folded Type = "Folded"
 )
 
 // IsObject reports whether t is an object event (Added, Updated or Deleted).
@@ -115,6 +118,13 @@ type Event struct {
 	// Folded counts the earlier updates of this object a slow reader of human output never got:
 	// folded into this one by the printer's outbox (Updated events; never in JSON).
 	Folded int
+	// Changes are the fields the update changed (diff.Compute, ignored ones marked), when a
+	// stage before the outputs computed them (--ignore-path, --only-path); nil otherwise.
+	Changes []diff.Change
+	// Ignored: an update that changed only --ignore-path fields; OutOfFocus: one that changed
+	// none of the --only-path fields. Human output hides both, JSON marks them.
+	Ignored    bool
+	OutOfFocus bool
 
 	// Reconciled events.
 	Key      string        // namespace/name, as cache.MetaNamespaceKeyFunc makes it

@@ -220,7 +220,8 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 
 // startServing starts kube-controller-manager or kube-scheduler with what both take (the admin
 // kubeconfig for the API and for delegated authentication and authorization, a secure port on
-// 127.0.0.1, a cert dir, no leader election) plus extra, and waits until /healthz answers.
+// 127.0.0.1, a cert dir, leader election as in a real cluster) plus extra, and waits until
+// /healthz answers.
 func (c *Cluster) startServing(ctx context.Context, name, assets string, extra ...string) (*Component, error) {
 	port, err := freePort()
 	if err != nil {
@@ -237,7 +238,13 @@ func (c *Cluster) startServing(ctx context.Context, name, assets string, extra .
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + dir,
-		"--leader-elect=false",
+		// Leader election as clusters run it: a Lease in kube-system renewed every 2s (the
+		// heartbeats `watch leases -n kube-system` shows). A lease lost ends the process, so
+		// the deadlines are long: a starved test machine must not lose it.
+		"--leader-elect=true",
+		"--leader-elect-lease-duration=60s",
+		"--leader-elect-renew-deadline=50s",
+		"--leader-elect-retry-period=2s",
 	}, extra...)
 	p, err := c.startComponent(name, filepath.Join(assets, name), port, args...)
 	if err != nil {

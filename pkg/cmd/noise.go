@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/noise"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// NoiseFlags are the flags watch and replay share to keep noise out of human output:
+// --ignore-path, --only-path and --fold.
+type NoiseFlags struct {
+	IgnorePaths []string
+	OnlyPaths   []string
+	Fold        string
+
+	filter *noise.Filter
+	fold   time.Duration // 0: off
+}
+
+// defaultFold is --fold's default interval.
+const defaultFold = time.Second
+
+// NewNoiseFlags returns the flags with their defaults.
+func NewNoiseFlags() *NoiseFlags { return &NoiseFlags{Fold: defaultFold.String()} }
+
+// AddFlags registers the flags.
+func (n *NoiseFlags) AddFlags(f *pflag.FlagSet) {
+	f.StringArrayVar(&n.IgnorePaths, "ignore-path", n.IgnorePaths, "A field whose changes are noise (repeatable), in --diff's path syntax with * for a map key and [*] for a list element (e.g. 'status.conditions[*].lastTransitionTime', 'metadata.annotations[\"example.com/seen\"]'): an update that changed only ignored fields is hidden from human output (counted in the summary; \"ignored\": true in -o json), and ignored fields leave --diff. Added to the default heartbeats, "+
+		strings.Join(noise.DefaultIgnore, ", ")+"; --ignore-path=- turns the defaults off.")
+	f.StringArrayVar(&n.OnlyPaths, "only-path", n.OnlyPaths, "Show only the updates that change this field or a field under it (repeatable; --ignore-path's syntax); the other updates are hidden from human output and counted (\"outOfFocus\": true in -o json).")
+	f.StringVar(&n.Fold, "fold", n.Fold, "Fold the updates of an object in a hot loop (after its HotLoop line, until its HotLoopEnded line) into one Folded line per this interval in human output; off shows every update. -o json and --record never fold.")
+}
+
+// Validate parses the paths and the interval.
+func (n *NoiseFlags) Validate() error {
+	f, err := noise.NewFilter(n.IgnorePaths, n.OnlyPaths)
+	if err != nil {
+		return err
+	}
+	n.filter = f
+	switch n.Fold {
+	case "off", "false", "0":
+		n.fold = 0
+	case "on", "true", "":
+		n.fold = defaultFold
+	default:
+		d, err := time.ParseDuration(n.Fold)
+		if err != nil || d <= 0 {
+			return fmt.Errorf(`--fold must be off or an interval > 0 (e.g. 1s), got %q`, n.Fold)
+		}
+		n.fold = d
+	}
+	return nil
+}
+
+// noiseStage hides noise from human output, after the summary and the recording have every
+// event: updates marked ignored or out of focus, and the updates of objects in a hot loop,
+// folded into Folded lines. Machine-readable output gets every event (a nil stage passes all).
+type noiseStage struct {
+	folder *noise.Folder
+}
+
+// newNoiseStage returns the stage of an output: human output hides, others pass everything.
+func newNoiseStage(n *NoiseFlags, human bool) *noiseStage {
+	if !human {
+		return nil
+	}
+	s := &noiseStage{}
+	if n.fold > 0 {
+		s.folder = noise.NewFolder(n.fold)
+	}
+	return s
+}
+
+// pass returns what human output shows for ev, in order: Folded lines due before it, then ev
+// unless it is noise. shows says whether the output shows an event at all (--types, hidden
+// types): an update it would not show is not folded either.
+func (s *noiseStage) pass(ev *watch.Event, shows func(*watch.Event) bool) []watch.Event {
+	if s == nil {
+		if shows(ev) {
+			return []watch.Event{*ev}
+		}
+		return nil
+	}
+	var out []watch.Event
+	switch {
+	case ev.Type == printer.HotLoop:
+		s.folder.Loop(ev)
+	case ev.Type == printer.HotLoopEnded:
+		out = append(out, s.folder.End(ev)...)
+	case noise.Hidden(ev):
+		return nil
+	case ev.Type.IsObject() && shows(ev):
+		before, folded := s.folder.Fold(ev)
+		out = append(out, before...)
+		if folded {
+			return out
+		}
+	}
+	if shows(ev) {
+		out = append(out, *ev)
+	}
+	return out
+}
+
+// due returns the Folded lines whose interval is over by now.
+func (s *noiseStage) due(now time.Time) []watch.Event {
+	if s == nil {
+		return nil
+	}
+	return s.folder.Due(now)
+}
+
+// flush returns every pending Folded line.
+func (s *noiseStage) flush() []watch.Event {
+	if s == nil {
+		return nil
+	}
+	return s.folder.Flush()
+}
+
+// foldTick bounds how late a live run prints a Folded line after its interval (wall clock).
+const foldTick = 100 * time.Millisecond

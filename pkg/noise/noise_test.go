@@ -1,0 +1,169 @@
+package noise
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+var leases = discovery.Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease"}
+
+// update is an Updated event from old to new (JSON), managed by manager.
+func update(t *testing.T, old, cur string, at time.Time, rv int) watch.Event {
+	t.Helper()
+	dec := func(s string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON([]byte(`{"apiVersion":"v1","kind":"Lease","metadata":{"name":"l","namespace":"ns"},` + s + `}`)); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	return watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: at, Resource: leases, Namespace: "ns", Name: "l",
+		Object: dec(cur), OldObject: dec(old), OldResourceVersion: fmt.Sprint(rv - 1), ResourceVersion: fmt.Sprint(rv)}
+}
+
+func TestFilterMark(t *testing.T) {
+	now := time.Now()
+	tests := []struct {
+		name            string
+		ignore, only    []string
+		old, cur        string
+		wantIgnored     bool
+		wantOutOfFocus  bool
+		wantIgnoredPath []string
+	}{
+		{name: "a renewal is a default heartbeat", old: `"spec":{"renewTime":"1"}`, cur: `"spec":{"renewTime":"2"}`, wantIgnored: true, wantIgnoredPath: []string{"spec.renewTime"}},
+		{name: "--ignore-path=- shows it", ignore: []string{"-"}, old: `"spec":{"renewTime":"1"}`, cur: `"spec":{"renewTime":"2"}`},
+		{name: "a new holder is not noise", old: `"spec":{"holderIdentity":"a","renewTime":"1"}`, cur: `"spec":{"holderIdentity":"b","renewTime":"2"}`, wantIgnoredPath: []string{"spec.renewTime"}},
+		{name: "a user's path adds to the defaults", ignore: []string{"status.seen"}, old: `"spec":{"renewTime":"1"},"status":{"seen":"a"}`, cur: `"spec":{"renewTime":"2"},"status":{"seen":"b"}`, wantIgnored: true, wantIgnoredPath: []string{"spec.renewTime", "status.seen"}},
+		{name: "a no-op write is not ignored", old: `"spec":{"renewTime":"1"}`, cur: `"spec":{"renewTime":"1"}`},
+		{name: "in focus", only: []string{"spec.replicas"}, old: `"spec":{"replicas":1,"x":1}`, cur: `"spec":{"replicas":2,"x":2}`},
+		{name: "out of focus", only: []string{"spec.replicas"}, old: `"spec":{"x":1}`, cur: `"spec":{"x":2}`, wantOutOfFocus: true},
+		{name: "focus under a path", only: []string{"spec"}, old: `"spec":{"x":1}`, cur: `"spec":{"x":2}`},
+		{name: "ignored beats focus", only: []string{"spec"}, old: `"spec":{"renewTime":"1"}`, cur: `"spec":{"renewTime":"2"}`, wantIgnored: true, wantIgnoredPath: []string{"spec.renewTime"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := NewFilter(tt.ignore, tt.only)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := update(t, tt.old, tt.cur, now, 2)
+			f.Mark(&ev)
+			if ev.Ignored != tt.wantIgnored || ev.OutOfFocus != tt.wantOutOfFocus {
+				t.Errorf("ignored %v, outOfFocus %v; want %v, %v", ev.Ignored, ev.OutOfFocus, tt.wantIgnored, tt.wantOutOfFocus)
+			}
+			var ignored []string
+			for _, c := range ev.Changes {
+				if c.Ignored {
+					ignored = append(ignored, c.Path)
+				}
+			}
+			if strings.Join(ignored, " ") != strings.Join(tt.wantIgnoredPath, " ") {
+				t.Errorf("ignored changes %v, want %v", ignored, tt.wantIgnoredPath)
+			}
+			if Hidden(&ev) != (tt.wantIgnored || tt.wantOutOfFocus) {
+				t.Errorf("Hidden = %v", Hidden(&ev))
+			}
+		})
+	}
+	// A resync changes nothing: out of focus when focused, untouched otherwise.
+	f, _ := NewFilter(nil, []string{"spec.replicas"})
+	sync := update(t, `"spec":{}`, `"spec":{}`, now, 2)
+	sync.Delta, sync.OldResourceVersion = watch.DeltaSync, sync.ResourceVersion
+	f.Mark(&sync)
+	if !sync.OutOfFocus {
+		t.Errorf("a resync is in focus of --only-path")
+	}
+	f, _ = NewFilter(nil, nil)
+	sync.OutOfFocus = false
+	f.Mark(&sync)
+	if sync.OutOfFocus || sync.Ignored {
+		t.Errorf("a resync marked without --only-path")
+	}
+}
+
+func TestNewFilterErrors(t *testing.T) {
+	if _, err := NewFilter([]string{"status.conditions[*"}, nil); err == nil || !strings.HasPrefix(err.Error(), `--ignore-path: invalid path "status.conditions[*": unclosed [`) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := NewFilter(nil, []string{"spec..x"}); err == nil || !strings.HasPrefix(err.Error(), `--only-path: invalid path "spec..x"`) {
+		t.Errorf("err = %v", err)
+	}
+	for _, p := range DefaultIgnore {
+		if _, err := NewFilter([]string{p}, nil); err != nil {
+			t.Errorf("default %s: %v", p, err)
+		}
+	}
+}
+
+// A hot object's updates fold into one line per interval, by the events' time; its other lines,
+// the loop's end and other objects pass, each after what was folded before it.
+func TestFolder(t *testing.T) {
+	start := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+	f := NewFolder(time.Second)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	ann := func(i int) string { return fmt.Sprintf(`"metadata":{"annotations":{"echo/last-seen":"%d"}}`, i) }
+	var lines []string
+	note := func(evs []watch.Event) {
+		for _, e := range evs {
+			lines = append(lines, fmt.Sprintf("Folded %d rv=%s→%s in %s fields=%v", e.Items, e.FromResourceVersion, e.ResourceVersion, e.Duration, e.Object.Object["fields"]))
+		}
+	}
+	feed := func(ev watch.Event) {
+		before, folded := f.Fold(&ev)
+		note(before)
+		if !folded {
+			lines = append(lines, fmt.Sprintf("%s rv=%s", ev.Type, ev.ResourceVersion))
+		}
+	}
+	feed(update(t, ann(0), ann(1), at(0), 11)) // not hot yet: shown
+	hot := update(t, ann(1), ann(2), at(10), 12)
+	feed(hot)
+	f.Loop(&hot)
+	rv := 13
+	for ms := 20; ms < 2500; ms += 10 {
+		feed(update(t, ann(rv-11), ann(rv-10), at(ms), rv))
+		rv++
+	}
+	note(f.Due(at(2600))) // not due: the third interval started at 2020ms
+	other := update(t, ann(0), ann(1), at(2700), 500)
+	other.Name = "other"
+	feed(other)
+	note(f.Due(at(3100)))
+	end := watch.Event{Type: "HotLoopEnded", Resource: leases, Namespace: "ns", Name: "l"}
+	note(f.End(&end))
+	feed(update(t, ann(0), ann(1), at(3200), 600)) // the loop ended: shown again
+	want := []string{
+		"Updated rv=11",
+		"Updated rv=12",
+		"Folded 100 rv=12→112 in 990ms fields=[metadata.annotations[\"echo/last-seen\"]]",
+		"Folded 100 rv=112→212 in 990ms fields=[metadata.annotations[\"echo/last-seen\"]]",
+		"Updated rv=500",
+		"Folded 48 rv=212→260 in 470ms fields=[metadata.annotations[\"echo/last-seen\"]]",
+		"Updated rv=600",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if f.Updates != 248 || f.Lines != 3 {
+		t.Errorf("counted %d updates in %d lines, want 248 in 3", f.Updates, f.Lines)
+	}
+	// A delete of a hot object comes after what was folded before it.
+	f = NewFolder(time.Second)
+	f.Loop(&hot)
+	lines = nil
+	feed(update(t, ann(1), ann(2), at(0), 20))
+	del := watch.Event{Type: watch.Deleted, Time: at(5), Resource: leases, Namespace: "ns", Name: "l", ResourceVersion: "21"}
+	feed(del)
+	note(f.Flush())
+	if want := "Folded 1 rv=19→20 in 0s fields=[metadata.annotations[\"echo/last-seen\"]]\nDeleted rv=21"; strings.Join(lines, "\n") != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), want)
+	}
+}

@@ -1,0 +1,147 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// History is one object's life as a compact table (`replay --history`): one row per event about
+// it (adds, updates, deletes, reconciles, hot-loop diagnoses), with who made each update and what
+// it changed. Changes under an --ignore-path are left out and counted. It is used from one
+// goroutine; Write prints the table at the end.
+type History struct {
+	p         *Printer
+	rows      [][]string
+	resources map[string]bool
+}
+
+// historyChangesShown is how many changes a row names; the rest are counted.
+const historyChangesShown = 4
+
+// NewHistory returns an empty history; opts are the printer options it renders values with
+// (time column, secrets).
+func NewHistory(opts Options) *History {
+	opts.Output, opts.Color, opts.Diff = "", false, "inline"
+	return &History{p: New(io.Discard, opts), resources: map[string]bool{}}
+}
+
+// Len is the number of rows.
+func (h *History) Len() int { return len(h.rows) }
+
+// Add takes one event about the object.
+func (h *History) Add(ev *watch.Event) {
+	p := h.p
+	if p.start.IsZero() {
+		p.start = ev.Time
+	}
+	res := ev.Resource.String()
+	h.resources[res] = true
+	row := []string{p.timeColumn(ev.Time), string(ev.Type), "", "", "", ""}
+	var what string
+	switch {
+	case ev.Type.IsObject():
+		row[1] = historyEvent(ev)
+		switch {
+		case ev.Type == watch.Updated && ev.OldResourceVersion != ev.ResourceVersion:
+			row[2] = ev.OldResourceVersion + "→" + ev.ResourceVersion
+		default:
+			row[2] = ev.ResourceVersion
+		}
+		var st strings.Builder
+		p.writeState(&st, p.stateOf(ev))
+		row[3] = strings.ReplaceAll(strings.TrimSpace(st.String()), "  ", ", ")
+		if u := p.updateOf(ev); u != nil {
+			var by strings.Builder
+			p.writeAttribution(&by, u.attribution)
+			row[4] = strings.TrimPrefix(strings.TrimSpace(by.String()), "by ")
+			what = historyChanges(u.changes)
+		}
+	case ev.Type == HotLoop:
+		var b strings.Builder
+		p.hotLoopDetail(&b, ev)
+		what = strings.TrimPrefix(b.String(), Escape(ev.Key)+"  ")
+	case ev.Type == HotLoopEnded:
+		var b strings.Builder
+		p.hotLoopEndedDetail(&b, ev)
+		what = strings.TrimPrefix(b.String(), Escape(ev.Key)+"  ")
+	case ev.Type == watch.Reconciled:
+		what = fmt.Sprintf("waited %s, worked %s, requeues %d", ms(ev.Wait), ms(ev.Work), ev.Requeues)
+		if ev.Failed {
+			what += ": failed, requeued with backoff"
+		}
+		if s := triggerSummary(ev); s != "" {
+			what += "; " + s
+		}
+	default:
+		return
+	}
+	row[5] = what
+	for i := range row {
+		row[i] = Escape(row[i])
+	}
+	h.rows = append(h.rows, append([]string{res}, row...))
+}
+
+// historyEvent names an object event with what caused it, when that is not a watch event.
+func historyEvent(ev *watch.Event) string {
+	t := string(ev.Type)
+	switch {
+	case ev.Tombstone:
+		return t + " (tombstone)"
+	case ev.Delta == watch.DeltaSync:
+		return t + " (resync)"
+	case ev.Delta == watch.DeltaReplaced && ev.InitialList:
+		return t + " (initial list)"
+	case ev.Delta == watch.DeltaReplaced:
+		return t + " (relist)"
+	}
+	return t
+}
+
+// historyChanges is a row's CHANGES column: the first changes, the rest and the ignored counted.
+func historyChanges(changes []diff.Change) string {
+	var parts []string
+	ignored, more := 0, 0
+	for _, c := range changes {
+		switch {
+		case c.Ignored:
+			ignored++
+		case len(parts) == historyChangesShown:
+			more++
+		default:
+			parts = append(parts, c.Path+": "+humanValue(c.Old, c.HasOld, c.Sensitive)+" → "+humanValue(c.New, c.HasNew, c.Sensitive))
+		}
+	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("(+%d more)", more))
+	}
+	if ignored > 0 {
+		parts = append(parts, fmt.Sprintf("(+%d ignored)", ignored))
+	}
+	if len(changes) == 0 {
+		return "(no field changed)"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Write prints the table: a RESOURCE column only when the name is found in several resources.
+func (h *History) Write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	several := len(h.resources) > 1
+	header := []string{"RESOURCE", "TIME", "EVENT", "RV", "STATE", "BY", "CHANGES"}
+	for _, row := range append([][]string{header}, h.rows...) {
+		if !several {
+			row = row[1:]
+		}
+		if h.p.opts.Timestamps == "none" {
+			row = append(row[:len(row)-6:len(row)-6], row[len(row)-5:]...)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
