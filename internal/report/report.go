@@ -186,12 +186,17 @@ type QueueSeries struct {
 	Lines    int
 	MaxDepth float64
 	// Depth[i] is the highest depth seen in bucket i, or, in a bucket without a sample, the
-	// last one before it; NaN-free: buckets before the first sample are Valid false.
+	// last one before it when Carried; Valid[i] is false where nothing is known.
 	Depth []float64
 	Valid []bool
 	// LastDepth is the last sample's depth.
 	LastDepth float64
-	points    []point
+	// Carried: a bucket without a sample has the last sample's depth. True for scraped queues
+	// (an unchanged queue's scrapes are folded, so no line means no change) and for simulated
+	// ones whose recording has Reconciled lines (the depth after each Done); without them the
+	// depth is only known when a key is enqueued, and buckets without one are left empty.
+	Carried bool
+	points  []point
 }
 
 type point struct {
@@ -396,6 +401,7 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 	case ev.Type == watch.Reconciled:
 		if ev.Queue != nil && resName != "" {
 			b.depth(true, resName, "", ev.Time, float64(ev.Queue.Depth))
+			b.sim[resName].Carried = true
 		}
 		ns, name := splitKey(ev.Key)
 		if o := b.objects[objectKey(resName, ns, name)]; o != nil {
@@ -465,7 +471,7 @@ func (b *builder) depth(sim bool, key, name string, at time.Time, depth float64)
 		if name == "" {
 			name = key
 		}
-		q = &QueueSeries{Name: name}
+		q = &QueueSeries{Name: name, Carried: !sim}
 		if i := strings.IndexByte(key, 0); i >= 0 {
 			q.URL = key[:i]
 		}
@@ -748,7 +754,7 @@ func (r *Report) bucketDepth(q *QueueSeries) {
 			last, have = lastIn[i], true
 			continue
 		}
-		if have {
+		if have && q.Carried {
 			q.Depth[i], q.Valid[i] = last, true
 		}
 	}

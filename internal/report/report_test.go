@@ -380,3 +380,29 @@ func TestHTMLCarriesTheCounts(t *testing.T) {
 		t.Errorf("%d history rows, want %d", rows, kept)
 	}
 }
+
+// A simulated queue's depth is carried between samples only when Reconciled lines say when it
+// drained; otherwise only the buckets with an enqueue have a depth.
+func TestSimulatedDepthCarried(t *testing.T) {
+	for _, reconciled := range []bool{false, true} {
+		r := newRec()
+		r.line(0, "Added", cm("demo", "a", "1", "m", "2026-11-21T05:00:00Z", "x")+`,"delta":"Added","queue":{"depth":2,"adds":1,"retries":0}`)
+		if reconciled {
+			r.line(2000, "Reconciled", `,"group":"","version":"v1","resource":"configmaps","kind":"ConfigMap","key":"demo/a","waitMs":1,"workMs":0,"requeues":0,"error":false,"queue":{"depth":0,"adds":1,"retries":0},"triggerCount":1`)
+		}
+		r.line(4000, "Added", cm("demo", "b", "2", "m", "2026-11-21T05:00:04Z", "x")+`,"delta":"Added","queue":{"depth":1,"adds":2,"retries":0}`)
+		rep, err := Read(strings.NewReader(r.b.String()), "q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := rep.SimQueues[0]
+		mid := rep.bucketOf(r.t0.Add(time.Second))
+		late := rep.bucketOf(r.t0.Add(3 * time.Second))
+		switch {
+		case !reconciled && (q.Valid[mid] || q.Valid[late]):
+			t.Errorf("without Reconciled lines, buckets without an enqueue have a depth (%v, %v)", q.Depth[mid], q.Depth[late])
+		case reconciled && (!q.Valid[mid] || q.Depth[mid] != 2 || !q.Valid[late] || q.Depth[late] != 0):
+			t.Errorf("with Reconciled lines, depth %v before the reconcile and %v after, want 2 and 0", q.Depth[mid], q.Depth[late])
+		}
+	}
+}

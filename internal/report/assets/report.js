@@ -23,6 +23,8 @@
       var t = view.a + (view.b - view.a) * i / n;
       var span = document.createElement("span");
       span.style.left = (100 * i / n) + "%";
+      if (i === 0) { span.style.transform = "none"; }
+      if (i === n) { span.style.transform = "translateX(-100%)"; }
       span.textContent = clock(t);
       axis.appendChild(span);
     }
