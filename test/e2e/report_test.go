@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -29,8 +28,6 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/report"
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
-
-var docsScreenshot = flag.Bool("docs-screenshot", false, "TestReportInBrowser: also write the report's screenshot to docs/report.png")
 
 // chromium finds the browser hack/chromium.sh installs. Missing, the test fails: `make e2e`
 // installs it, and a report nobody opened in a browser is not tested.
@@ -435,15 +432,6 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("report %s, screenshot %s", page, png)
-	if *docsScreenshot {
-		root, err := testenv.ModuleRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, "docs", "report.png"), shot, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	mu.Lock()
 	defer mu.Unlock()
