@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -434,16 +436,46 @@ func TestReportInBrowser(t *testing.T) {
 	t.Logf("report %s, screenshot %s", page, png)
 
 	mu.Lock()
-	defer mu.Unlock()
-	for _, u := range requests {
+	seen, logged := slices.Clone(requests), slices.Clone(problems)
+	mu.Unlock()
+	for _, u := range seen {
 		if u != fileURL {
 			t.Errorf("the page made a request: %s", u)
 		}
 	}
-	if !slices.Contains(requests, fileURL) {
-		t.Errorf("no request for the page itself was seen (%v): is the network listener working?", requests)
+	if !slices.Contains(seen, fileURL) {
+		t.Errorf("no request for the page itself was seen (%v): is the network listener working?", seen)
 	}
-	for _, p := range problems {
+	for _, p := range logged {
 		t.Errorf("the page logged: %s", p)
+	}
+
+	// The listener does see a page's requests: a page that loads an image from a local server
+	// is seen doing so (the server gets it too).
+	hit := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case hit <- struct{}{}:
+		default:
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	probe := filepath.Join(dir, "probe.html")
+	if err := os.WriteFile(probe, []byte(`<!DOCTYPE html><img src="`+srv.URL+`/probe.png">`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(bctx, chromedp.Navigate("file://"+probe)); err != nil {
+		t.Fatalf("probe: %v", err)
+	}
+	select {
+	case <-hit:
+	case <-bctx.Done():
+		t.Fatal("the probe page's request never reached its server")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(requests, srv.URL+"/probe.png") {
+		t.Errorf("the listener did not see the probe page's request (saw %v): the report's check proves nothing", requests)
 	}
 }
