@@ -28,7 +28,7 @@ chromium: ## headless Chromium for the report's browser test (apt-get install ch
 test: vet unit mutate fuzz e2e ## everything CI runs
 
 vet:
-	@test -z "$$(gofmt -l cmd pkg test hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg test hack; exit 1; }
+	@test -z "$$(gofmt -l cmd pkg internal test hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal test hack; exit 1; }
 	$(GO) vet ./...
 
 unit: ## unit tests, with the race detector (internal/ and hack/ included: report, bench, dist, mutate)
