@@ -373,7 +373,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		}
 		ev := line.Event
 		if ev.Type == watch.Informer && ev.Info != nil {
-			if fatal = s.learnResources(ev.Info.Resources, true); fatal != nil {
+			if fatal = s.learnResources(append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...), true); fatal != nil {
 				continue
 			}
 		}

@@ -35,7 +35,10 @@ const watchExample = `  # Watch deployments in the current namespace
   kubectl informer watch deployment/web -n demo
 
   # Only relists, errors and deletes
-  kubectl informer watch cm -A --types Relist,Error,Deleted`
+  kubectl informer watch cm -A --types Relist,Error,Deleted
+
+  # A Deployment, the ReplicaSets and pods it owns, and the Events its controllers write
+  kubectl informer watch deploy web -n demo --owned --events`
 
 // WatchOptions holds the flags and resolved state of `kubectl informer watch`.
 type WatchOptions struct {
@@ -78,6 +81,10 @@ type WatchOptions struct {
 	OrderWindow    time.Duration
 	Timestamps     string
 	NoHeaders      bool
+
+	Owned          bool
+	OwnedResources []string
+	Events         bool
 
 	resourceArg string
 	name        string
@@ -156,6 +163,9 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.OrderWindow, "order-window", 100*time.Millisecond, "How long --order rv holds a line to find earlier events of other resources.")
 	f.StringVar(&o.Timestamps, "timestamps", "absolute", "Time column of human output: absolute (wall clock), relative (since the first event) or none.")
 	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header line of human output.")
+	f.BoolVar(&o.Owned, "owned", o.Owned, "Also watch what the watched objects own, recursively by ownerReferences (Deployment → ReplicaSets → Pods, StatefulSet and DaemonSet → Pods and ControllerRevisions, CronJob → Jobs → Pods, Service → EndpointSlices, plus --owned-resources); each owned line carries its owner chain. Owned informers start as owners appear, in the same namespace scope, with the named owner's label selector when there is one.")
+	f.StringSliceVar(&o.OwnedResources, "owned-resources", o.OwnedResources, "With --owned, more resources the watched objects may own (e.g. what a custom resource's operator creates: --owned-resources deployments,configmaps).")
+	f.BoolVar(&o.Events, "events", o.Events, "Merge the Events (events.k8s.io/v1) regarding the shown objects into the stream as KubeEvent lines: reason, note, Normal or Warning, the reporting controller.")
 	addTypesFlag(cmd, &o.Types, " --record and the exit summary still get every line.")
 	registerWatchFlagCompletions(cmd)
 	return cmd
@@ -216,6 +226,9 @@ func (o *WatchOptions) Validate() error {
 	}
 	if o.Order != "" && o.Order != "rv" && o.Order != "arrival" {
 		return fmt.Errorf(`--order must be "rv" or "arrival", got %q`, o.Order)
+	}
+	if len(o.OwnedResources) > 0 && !o.Owned {
+		return errors.New("--owned-resources requires --owned")
 	}
 	if o.OrderWindow < 0 {
 		return fmt.Errorf("--order-window must be >= 0, got %s", o.OrderWindow)
@@ -304,10 +317,46 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var owned *discovery.Owned
+	if o.Owned {
+		if owned, err = resolver.ResolveOwned(resources, o.OwnedResources); err != nil {
+			return err
+		}
+		if len(owned.Resources) == 0 {
+			fmt.Fprintf(o.ErrOut, "warning: --owned: nothing is known to be owned by %s; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)\n", o.resourceArg)
+		}
+	}
+	var eventsRes *discovery.Resource
+	if o.Events {
+		res, err := resolver.Resolve("events.v1.events.k8s.io")
+		if err != nil {
+			return fmt.Errorf("--events: %w", err)
+		}
+		eventsRes = &res
+	}
+	o.metadataOnlyNotes(owned != nil, eventsRes != nil)
 	// A custom resource's state shows its CRD's printer columns: read once, here, so that the
 	// printer never asks the API.
-	for _, w := range discovery.AddPrinterColumns(ctx, client, resources) {
+	withOwned := resources
+	if owned != nil {
+		withOwned = append(append([]discovery.Resource{}, resources...), owned.Resources...)
+	}
+	for _, w := range discovery.AddPrinterColumns(ctx, client, withOwned) {
 		fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(w))
+	}
+	if owned != nil {
+		copy(resources, withOwned)
+		owned.Resources = withOwned[len(resources):]
+		for gk, kids := range owned.Children {
+			for i := range kids {
+				for _, r := range owned.Resources {
+					if r.GVR() == kids[i].GVR() {
+						kids[i] = r
+					}
+				}
+			}
+			owned.Children[gk] = kids
+		}
 	}
 
 	if o.Timeout > 0 {
@@ -339,6 +388,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
 		Predicates: o.predicates,
+		Owned:      owned,
+		Events:     eventsRes,
 	}
 	if len(o.predicates) > 0 {
 		cfg.PredicateStats = &watch.PredicateStats{}
@@ -491,7 +542,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 // orderWindow is how long lines are held to be put in resourceVersion order: only with
 // several resources (one stream is in order already) and --order rv.
 func (o *WatchOptions) orderWindow() time.Duration {
-	if o.Order == "arrival" || !strings.Contains(o.resourceArg, ",") {
+	if o.Order == "arrival" || (!strings.Contains(o.resourceArg, ",") && !o.Owned && !o.Events) {
 		return 0
 	}
 	return o.OrderWindow
@@ -501,25 +552,28 @@ func (o *WatchOptions) orderWindow() time.Duration {
 // connection flags are left out on purpose.
 func (o *WatchOptions) recordedFlags() map[string]string {
 	return map[string]string{
-		"resources":      o.resourceArg,
-		"name":           o.name,
-		"namespace":      o.namespace,
-		"selector":       o.LabelSelector,
-		"field-selector": o.fieldSelector(),
-		"resync":         o.Resync.String(),
-		"workers":        fmt.Sprint(o.Workers),
-		"reconcile-time": o.ReconcileTime.String(),
-		"fail-rate":      fmt.Sprint(o.FailRate),
-		"rate-limiter":   o.RateLimiter,
-		"predicate":      predicateList(o.predicates),
-		"show-secrets":   fmt.Sprint(o.ShowSecrets),
-		"timeout":        o.Timeout.String(),
-		"sync-timeout":   o.SyncTimeout.String(),
-		"hot-loop":       fmt.Sprintf("%d updates in %s", o.HotLoopUpdates, o.HotLoopWindow),
-		"order":          fmt.Sprintf("%s (window %s)", o.Order, o.orderWindow()),
-		"metadata-only":  fmt.Sprint(o.MetadataOnly),
-		"drop-managed":   fmt.Sprint(o.DropManaged),
-		"metrics-urls":   fmt.Sprint(len(o.Metrics.URLs)),
+		"resources":       o.resourceArg,
+		"name":            o.name,
+		"namespace":       o.namespace,
+		"selector":        o.LabelSelector,
+		"field-selector":  o.fieldSelector(),
+		"resync":          o.Resync.String(),
+		"workers":         fmt.Sprint(o.Workers),
+		"reconcile-time":  o.ReconcileTime.String(),
+		"fail-rate":       fmt.Sprint(o.FailRate),
+		"rate-limiter":    o.RateLimiter,
+		"predicate":       predicateList(o.predicates),
+		"show-secrets":    fmt.Sprint(o.ShowSecrets),
+		"timeout":         o.Timeout.String(),
+		"sync-timeout":    o.SyncTimeout.String(),
+		"hot-loop":        fmt.Sprintf("%d updates in %s", o.HotLoopUpdates, o.HotLoopWindow),
+		"order":           fmt.Sprintf("%s (window %s)", o.Order, o.orderWindow()),
+		"metadata-only":   fmt.Sprint(o.MetadataOnly),
+		"drop-managed":    fmt.Sprint(o.DropManaged),
+		"metrics-urls":    fmt.Sprint(len(o.Metrics.URLs)),
+		"owned":           fmt.Sprint(o.Owned),
+		"owned-resources": strings.Join(o.OwnedResources, ","),
+		"events":          fmt.Sprint(o.Events),
 	}
 }
 
@@ -590,4 +644,17 @@ func predicateList(ps []watch.Predicate) string {
 		names[i] = p.String()
 	}
 	return strings.Join(names, ", ")
+}
+
+// metadataOnlyNotes says on stderr what --owned and --events cannot do with --metadata-only.
+func (o *WatchOptions) metadataOnlyNotes(owned, events bool) {
+	if !o.MetadataOnly {
+		return
+	}
+	if owned {
+		fmt.Fprintln(o.ErrOut, "note: --owned with --metadata-only: owners are followed, but a metadata-only object has no spec.selector, so the owned informers list the whole namespace scope")
+	}
+	if events {
+		fmt.Fprintln(o.ErrOut, "note: --events with --metadata-only: Events are read in full (a metadata-only Event has no reason or note); managedFields dropped")
+	}
 }

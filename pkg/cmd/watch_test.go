@@ -49,8 +49,13 @@ func TestWatchValidateOrder(t *testing.T) {
 		name, resources, order string
 		window                 float64
 		wantWindow             float64
+		owned, events          bool
+		ownedResources         []string
 		wantErr                string
 	}{
+		{name: "one resource --owned: several streams, held", resources: "deploy", order: "rv", owned: true, window: 0.1, wantWindow: 0.1},
+		{name: "one resource --events: held", resources: "deploy", order: "rv", events: true, window: 0.1, wantWindow: 0.1},
+		{name: "--owned-resources alone", resources: "widgets", order: "rv", ownedResources: []string{"cm"}, wantErr: "--owned-resources requires --owned"},
 		{name: "several resources: held", resources: "deploy,rs", order: "rv", window: 0.1, wantWindow: 0.1},
 		{name: "default is rv", resources: "deploy,rs", order: "", window: 0.1, wantWindow: 0.1},
 		{name: "one resource: in order already", resources: "deploy", order: "rv", window: 0.1, wantWindow: 0},
@@ -63,6 +68,7 @@ func TestWatchValidateOrder(t *testing.T) {
 			o := NewWatchOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
 			o.resourceArg, o.HotLoopUpdates, o.HotLoopWindow = tt.resources, 10, 30e9
 			o.Order, o.OrderWindow = tt.order, time.Duration(tt.window*float64(time.Second))
+			o.Owned, o.Events, o.OwnedResources = tt.owned, tt.events, tt.ownedResources
 			err := o.Validate()
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

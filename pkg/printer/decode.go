@@ -41,7 +41,7 @@ func (e *UnknownTypeError) Error() string { return fmt.Sprintf("unknown line typ
 var KnownTypes = []watch.Type{
 	watch.Informer, watch.Added, watch.Updated, watch.Deleted, watch.List, watch.Watch,
 	watch.WatchClosed, watch.Bookmark, watch.Synced, watch.Resync, watch.Relist, watch.Error,
-	watch.Recovered, watch.Reconciled, watch.ControllerQueue, HotLoop, HotLoopEnded,
+	watch.Recovered, watch.Reconciled, watch.ControllerQueue, HotLoop, HotLoopEnded, watch.KubeEvent,
 }
 
 // wireLine is the union of every line type's fields. Pointers tell "absent" from "zero" where a
@@ -92,6 +92,17 @@ type wireLine struct {
 	RequeueReason string          `json:"requeueReason"`
 	// Filtered: object events a --predicate kept out of the queue.
 	Filtered string `json:"filtered"`
+	// Owners: object and KubeEvent lines of --owned.
+	Owners []ownerRecord `json:"owners"`
+
+	// KubeEvent (Reason and Action below).
+	EventType           string           `json:"eventType"`
+	Note                string           `json:"note"`
+	ReportingController string           `json:"reportingController"`
+	ReportingInstance   string           `json:"reportingInstance"`
+	Action              string           `json:"action"`
+	Regarding           *regardingRecord `json:"regarding"`
+	Count               int64            `json:"count"`
 
 	// ControllerQueue.
 	URL                   string   `json:"url"`
@@ -138,6 +149,8 @@ type wireLine struct {
 	MetadataOnly          bool             `json:"metadataOnly"`
 	DropManagedFields     bool             `json:"dropManagedFields"`
 	Resources             []resourceRecord `json:"resources"`
+	OwnedResources        []resourceRecord `json:"ownedResources"`
+	Events                bool             `json:"events"`
 }
 
 // DecodeEvent parses one line of the JSON contract (docs/json.md) back into the event it was
@@ -210,12 +223,15 @@ func DecodeLine(line []byte) (Decoded, error) {
 			ev.OldResourceVersion = w.OldResourceVersion
 		}
 		ev.InitialList, ev.Delta, ev.Tombstone, ev.Filtered = w.InitialList, w.Delta, w.Tombstone, w.Filtered
+		ev.Owners = ownersFrom(w.Owners)
 		if ev.Object, err = decodeObject(w.Object); err != nil {
 			return Decoded{}, err
 		}
 		if ev.Queue, err = decodeQueue(w.Queue); err != nil {
 			return Decoded{}, err
 		}
+	case watch.KubeEvent:
+		kubeEventFrom(&w, &ev)
 	case watch.Reconciled:
 		ev.Key, ev.Wait, ev.Work, ev.Requeues, ev.Failed = w.Key, fromMs(w.WaitMs), fromMs(w.WorkMs), w.Requeues, w.Error
 		ev.TriggerCount, ev.Requeue, ev.RequeueReason = w.TriggerCount, w.Requeue, w.RequeueReason
@@ -273,6 +289,10 @@ func DecodeLine(line []byte) (Decoded, error) {
 		for _, r := range w.Resources {
 			info.Resources = append(info.Resources, r.resource())
 		}
+		for _, r := range w.OwnedResources {
+			info.OwnedResources = append(info.OwnedResources, r.resource())
+		}
+		info.Events = w.Events
 		ev.Info = info
 		d.PluginVersion, d.SecretsRedacted = w.PluginVersion, w.SecretsRedacted
 	case watch.List:
@@ -369,6 +389,7 @@ func (d *Decoder) Observe(ev *watch.Event) {
 		if ev.Info != nil {
 			clear(d.columns)
 			d.learnColumns(ev.Info.Resources)
+			d.learnColumns(ev.Info.OwnedResources)
 		}
 		return
 	case !ev.Type.IsObject():

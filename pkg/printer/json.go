@@ -61,6 +61,8 @@ type objectRecord struct {
 	Diff string `json:"diff,omitempty"`
 	// Filtered: the --predicate that kept this event out of the simulated workqueue.
 	Filtered string `json:"filtered,omitempty"`
+	// Owners: with --owned, an owned object's chain from the watched root down to its owner.
+	Owners []ownerRecord `json:"owners,omitempty"`
 }
 
 // queueRecord is the workqueue's figures (the standard metrics) at one moment.
@@ -198,6 +200,10 @@ type informerRecord struct {
 	MetadataOnly          bool             `json:"metadataOnly"`
 	DropManagedFields     bool             `json:"dropManagedFields"`
 	Resources             []resourceRecord `json:"resources"`
+	// OwnedResources: with --owned, the resources followed below Resources.
+	OwnedResources []resourceRecord `json:"ownedResources,omitempty"`
+	// Events: with --events, Events about the shown objects are KubeEvent lines.
+	Events bool `json:"events,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -225,6 +231,7 @@ func (p *Printer) record(ev *watch.Event) any {
 		}
 		r.Queue = queueOf(ev.Queue)
 		r.Filtered = ev.Filtered
+		r.Owners = ownersOf(ev.Owners)
 		if u := p.updateOf(ev); u != nil {
 			managers := append([]diff.Manager{}, u.attribution.Managers...)
 			r.Managers = &managers
@@ -245,6 +252,8 @@ func (p *Printer) record(ev *watch.Event) any {
 		return hotLoopEndedOf(ev)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
+	case ev.Type == watch.KubeEvent:
+		return kubeEventOf(ev)
 	case ev.Type == watch.Reconciled:
 		return reconciledRecord{
 			eventHead: headOf(ev),
@@ -267,6 +276,10 @@ func (p *Printer) record(ev *watch.Event) any {
 		for _, res := range info.Resources {
 			r.Resources = append(r.Resources, resourceRecordOf(res))
 		}
+		for _, res := range info.OwnedResources {
+			r.OwnedResources = append(r.OwnedResources, resourceRecordOf(res))
+		}
+		r.Events = info.Events
 		return r
 	}
 	r := lifecycleRecord{

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -128,6 +129,8 @@ func typeColor(t watch.Type) string {
 		return colorMagent
 	case watch.Relist, watch.Resync:
 		return colorCyan
+	case watch.KubeEvent:
+		return colorDim
 	case HotLoop:
 		return colorRed
 	}
@@ -156,7 +159,11 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		b.WriteString(p.paint(colorDim, ts))
 		b.WriteString("  ")
 	}
-	b.WriteString(p.paint(typeColor(ev.Type), fmt.Sprintf("%-11s", Escape(string(ev.Type)))))
+	color := typeColor(ev.Type)
+	if ev.Type == watch.KubeEvent && ev.Kube != nil && ev.Kube.EventType == "Warning" {
+		color = colorRed
+	}
+	b.WriteString(p.paint(color, fmt.Sprintf("%-11s", Escape(string(ev.Type)))))
 	b.WriteString(" ")
 	if ev.Type == watch.ControllerQueue {
 		p.controllerQueueDetail(&b, ev)
@@ -178,6 +185,8 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		p.hotLoopDetail(&b, ev)
 	case ev.Type == HotLoopEnded:
 		p.hotLoopEndedDetail(&b, ev)
+	case ev.Type == watch.KubeEvent:
+		p.kubeEventDetail(&b, ev)
 	default:
 		p.lifecycleDetail(&b, ev)
 	}
@@ -212,6 +221,7 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 		name = ev.Namespace + "/" + ev.Name
 	}
 	b.WriteString(Escape(name))
+	writeOwners(b, ev.Owners)
 	b.WriteString("  rv=")
 	switch {
 	case ev.Type == watch.Updated && ev.OldResourceVersion == ev.ResourceVersion:
@@ -338,9 +348,12 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 }
 
 func (p *Printer) writeHeader(ev *watch.Event) error {
-	if ev.Info != nil && len(ev.Info.Resources) > 1 {
-		for _, r := range ev.Info.Resources {
+	if ev.Info != nil && (len(ev.Info.Resources) > 1 || len(ev.Info.OwnedResources) > 0 || ev.Info.Events) {
+		for _, r := range append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...) {
 			p.resWidth = max(p.resWidth, utf8.RuneCountInString(Escape(r.String())))
+		}
+		if ev.Info.Events {
+			p.resWidth = max(p.resWidth, len(eventsResource))
 		}
 	}
 	if p.opts.NoHeaders {
@@ -380,6 +393,16 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 	}
 	if info.FieldSelector != "" {
 		line += ", field selector " + info.FieldSelector
+	}
+	if len(info.OwnedResources) > 0 {
+		var owned []string
+		for _, r := range info.OwnedResources {
+			owned = append(owned, r.String())
+		}
+		line += "; and what they own: " + strings.Join(owned, ",")
+	}
+	if info.Events {
+		line += "; with their Events"
 	}
 	if !p.opts.ShowSecrets {
 		for _, r := range info.Resources {

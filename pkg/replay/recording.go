@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -91,7 +92,7 @@ func (r *Recording) Resources() []schema.GroupVersionResource {
 	for i := range r.Events {
 		ev := &r.Events[i]
 		if ev.Type == watch.Informer && ev.Info != nil {
-			for _, res := range ev.Info.Resources {
+			for _, res := range append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...) {
 				add(res.GVR())
 			}
 			continue

@@ -36,6 +36,9 @@ const (
 	Recovered Type = "Recovered"
 	// ControllerQueue is a running controller's workqueue, scraped from its /metrics.
 	ControllerQueue Type = "ControllerQueue"
+	// KubeEvent is an Event (events.k8s.io/v1) a controller wrote about a watched object
+	// (--events).
+	KubeEvent Type = "KubeEvent"
 )
 
 // IsObject reports whether t is an object event (Added, Updated or Deleted).
@@ -75,6 +78,10 @@ type InformerInfo struct {
 	Resources             []discovery.Resource
 	MetadataOnly          bool
 	DropManagedFields     bool
+	// OwnedResources are the resources --owned follows below Resources.
+	OwnedResources []discovery.Resource
+	// Events is set with --events: Events regarding the watched objects are merged in.
+	Events bool
 }
 
 // Event is one thing the informer received or did. Object events fill the object fields;
@@ -102,6 +109,9 @@ type Event struct {
 	Attribution *diff.Attribution
 	// Filtered names the --predicate that kept this event out of the workqueue.
 	Filtered string
+	// Owners is the owner chain of an object of an owned resource (--owned), from the watched
+	// root down to the object's own owner; on a KubeEvent, the chain of the object it regards.
+	Owners []Owner
 	// Folded counts the earlier updates of this object a slow reader of human output never got:
 	// folded into this one by the printer's outbox (Updated events; never in JSON).
 	Folded int
@@ -121,6 +131,10 @@ type Event struct {
 	// (AddRateLimited); RequeueReason says so.
 	Requeue       bool
 	RequeueReason string
+
+	// KubeEvent events (Namespace, Name, ResourceVersion, Delta and InitialList are the Event
+	// object's, as on an object event).
+	Kube *KubeEventInfo
 
 	// ControllerQueue events.
 	URL    string
@@ -172,4 +186,34 @@ func (ev *Event) IsChange() bool {
 type ObjectKey struct {
 	Namespace string
 	Name      string
+}
+
+// Owner is one link of an owner chain: an object that owns the next one by ownerReferences.
+type Owner struct {
+	Kind string
+	Name string
+	UID  string
+}
+
+// KubeEventInfo is what an Event (events.k8s.io/v1) says.
+type KubeEventInfo struct {
+	Reason              string
+	Note                string
+	EventType           string // Normal or Warning
+	ReportingController string
+	ReportingInstance   string
+	Action              string
+	Regarding           Regarding
+	// Count is how often the Event happened: series.count, else deprecatedCount, else 1.
+	Count int64
+}
+
+// Regarding is the object an Event is about.
+type Regarding struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+	UID        string
+	FieldPath  string
 }

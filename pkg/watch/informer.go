@@ -50,6 +50,12 @@ type Config struct {
 	// InFlight, when set, is told of every live watch event the taps receive, for a Reorder
 	// that waits for the plugin's own backlog (see Reorder.InFlight).
 	InFlight *InFlight
+	// Owned, with --owned, is the tree of resources below Resources: their objects are shown
+	// when their ownerReferences lead to a watched object, with the owner chain.
+	Owned *discovery.Owned
+	// Events, with --events, is the Event resource (events.k8s.io/v1): Events regarding the
+	// shown objects become KubeEvent lines.
+	Events *discovery.Resource
 }
 
 // PredicateStats counts the reconciles a shadow workqueue ran: the same simulated workers fed
@@ -72,8 +78,22 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var informers []*resourceInformer
+	sink := out
+	var c *causality
+	if cfg.Owned != nil || cfg.Events != nil {
+		c = newCausality(ctx, cfg, out)
+		sink = c.in
+		defer c.stop() // before out closes
+	}
 	for _, res := range cfg.Resources {
-		ri, err := newResourceInformer(cfg, res, out)
+		ri, err := newResourceInformer(cfg, res, sink)
+		if err != nil {
+			return err
+		}
+		informers = append(informers, ri)
+	}
+	if cfg.Events != nil {
+		ri, err := eventsInformer(cfg, sink)
 		if err != nil {
 			return err
 		}
@@ -247,7 +267,7 @@ func (ri *resourceInformer) namespace() string {
 // Describe reports the machinery Run will use for cfg.
 func Describe(cfg Config) InformerInfo {
 	gates := clientfeatures.FeatureGates()
-	return InformerInfo{
+	info := InformerInfo{
 		ClientGoVersion:       clientGoVersion(),
 		Queue:                 "RealFIFO",
 		AtomicEvents:          true,
@@ -260,7 +280,12 @@ func Describe(cfg Config) InformerInfo {
 		Resources:             cfg.Resources,
 		MetadataOnly:          cfg.Metadata != nil,
 		DropManagedFields:     cfg.DropManagedFields,
+		Events:                cfg.Events != nil,
 	}
+	if cfg.Owned != nil {
+		info.OwnedResources = cfg.Owned.Resources
+	}
+	return info
 }
 
 func clientGoVersion() string {

@@ -48,7 +48,7 @@ func (r *Reorder) Push(ev Event, now time.Time) []Event {
 		return []Event{ev}
 	}
 	h := held{ev: ev, at: now}
-	if ev.Type == Added || ev.Type == Updated || ev.Type == Deleted {
+	if ev.Type.IsObject() || ev.Type == KubeEvent {
 		switch ev.Delta {
 		case DeltaAdded, DeltaUpdated, DeltaDeleted:
 			if !ev.Tombstone {

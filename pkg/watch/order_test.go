@@ -170,3 +170,21 @@ func TestReorderWaitsForBacklog(t *testing.T) {
 		t.Fatalf("without a tracker %q", s)
 	}
 }
+
+// A live KubeEvent moves into resourceVersion order like an object event: the Event a controller
+// wrote after creating a ReplicaSet does not come before the ReplicaSet.
+func TestReorderKubeEvent(t *testing.T) {
+	now := time.Now()
+	r := NewReorder(time.Second)
+	ev := Event{Type: KubeEvent, Resource: discovery.Resource{Group: "events.k8s.io", Resource: "events"}, Name: "e", ResourceVersion: "12", Delta: DeltaAdded}
+	rs := Event{Type: Added, Resource: discovery.Resource{Group: "apps", Resource: "replicasets"}, Name: "rs", ResourceVersion: "11", Delta: DeltaAdded}
+	r.Push(ev, now)
+	r.Push(rs, now.Add(time.Millisecond))
+	var got []string
+	for _, e := range r.Flush() {
+		got = append(got, e.Name)
+	}
+	if strings.Join(got, ",") != "rs,e" {
+		t.Errorf("order %v, want rs before the Event", got)
+	}
+}

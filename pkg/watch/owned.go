@@ -1,0 +1,226 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+// causality sits between the informers and the run's output when --owned or --events is on. It
+// keeps the owner tree, starts an informer for an owned resource when the first object that may
+// own its objects appears, turns Events into KubeEvent lines, and lets through only the lines of
+// objects in a watched tree (and the Events about them).
+type causality struct {
+	ctx  context.Context
+	cfg  Config
+	in   chan Event
+	out  chan<- Event
+	tree *ownerTree
+	// roots are the watched resources, by resource name.
+	roots map[string]bool
+	owned map[string]bool
+	// selector is the label selector owned informers list with, from the one named root's
+	// spec.selector ("" until it is seen, or when there is none).
+	selectors map[string]string
+
+	mu      sync.Mutex // guards started and closed against stop
+	started map[schema.GroupVersionResource]bool
+	closed  bool
+	wg      sync.WaitGroup
+	done    chan struct{}
+}
+
+func newCausality(ctx context.Context, cfg Config, out chan<- Event) *causality {
+	c := &causality{ctx: ctx, cfg: cfg, in: make(chan Event, 1024), out: out, roots: map[string]bool{}, owned: map[string]bool{},
+		selectors: map[string]string{}, started: map[schema.GroupVersionResource]bool{}, done: make(chan struct{})}
+	var kinds []schema.GroupKind
+	for _, r := range cfg.Resources {
+		c.roots[r.String()] = true
+		kinds = append(kinds, r.GVK().GroupKind())
+	}
+	if cfg.Owned != nil {
+		for _, r := range cfg.Owned.Resources {
+			c.owned[r.String()] = true
+			kinds = append(kinds, r.GVK().GroupKind())
+		}
+	}
+	c.tree = newOwnerTree(kinds)
+	go c.loop()
+	return c
+}
+
+// loop hands on the informers' lines until stop closes in.
+func (c *causality) loop() {
+	defer close(c.done)
+	for ev := range c.in {
+		for _, e := range c.handle(ev) {
+			select {
+			case c.out <- e:
+			case <-c.ctx.Done():
+			}
+		}
+	}
+}
+
+// stop waits for the owned informers, then for the lines they sent. The watched informers must
+// have stopped.
+func (c *causality) stop() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.wg.Wait()
+	close(c.in)
+	<-c.done
+}
+
+func (c *causality) handle(ev Event) []Event {
+	if !ev.Type.IsObject() {
+		return []Event{ev}
+	}
+	if c.cfg.Events != nil && ev.Resource.GVR() == c.cfg.Events.GVR() {
+		kev, ok := kubeEventOf(ev)
+		if !ok {
+			return nil
+		}
+		return c.tree.observeKube(kev)
+	}
+	res := ev.Resource.String()
+	if !c.roots[res] && !c.owned[res] {
+		return []Event{ev}
+	}
+	out := c.tree.observe(ev, c.roots[res])
+	if c.cfg.Owned != nil {
+		for i := range out {
+			if out[i].Type.IsObject() && out[i].Type != Deleted {
+				c.startOwned(&out[i])
+			}
+		}
+	}
+	return out
+}
+
+// startOwned starts the informers of the resources ev's object may own, once each.
+func (c *causality) startOwned(ev *Event) {
+	if c.roots[ev.Resource.String()] && c.cfg.Name != "" && ev.Object != nil && len(c.cfg.Resources) == 1 {
+		c.learnSelectors(ev.Object)
+	}
+	for _, child := range c.cfg.Owned.ChildrenOf(ev.Resource.GVK().GroupKind()) {
+		c.mu.Lock()
+		if c.closed || c.started[child.GVR()] || c.ctx.Err() != nil {
+			c.mu.Unlock()
+			continue
+		}
+		c.started[child.GVR()] = true
+		cfg := c.cfg
+		cfg.Resources = []discovery.Resource{child}
+		cfg.LabelSelector = c.selectors[child.String()]
+		cfg.FieldSelector, cfg.Name = "", ""
+		ri, err := newResourceInformer(cfg, child, c.in)
+		if err != nil { // the queue's configuration was checked by the watched informers
+			c.mu.Unlock()
+			continue
+		}
+		c.wg.Add(1)
+		c.mu.Unlock()
+		go func() {
+			defer c.wg.Done()
+			ri.run(c.ctx)
+		}()
+	}
+}
+
+// learnSelectors takes the label selector the owned objects of one named root must carry:
+// a workload's spec.selector (its ReplicaSets, pods and revisions carry its pod template's
+// labels) or a Service's name label on its EndpointSlices. With --metadata-only there is no
+// spec: the owned informers then list the whole namespace.
+func (c *causality) learnSelectors(root *unstructured.Unstructured) {
+	if len(c.selectors) > 0 {
+		return
+	}
+	if root.GetKind() == "Service" {
+		c.selectors["endpointslices.discovery.k8s.io"] = labels.Set{"kubernetes.io/service-name": root.GetName()}.String()
+		return
+	}
+	m, found, _ := unstructured.NestedMap(root.Object, "spec", "selector")
+	if !found {
+		return
+	}
+	var ls metav1.LabelSelector
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ls); err != nil {
+		return
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&ls)
+	if err != nil || sel.Empty() {
+		return
+	}
+	for _, r := range []string{"replicasets.apps", "pods", "controllerrevisions.apps"} {
+		c.selectors[r] = sel.String()
+	}
+}
+
+// kubeEventOf turns an Event object's line into a KubeEvent line. Deletes (an Event's time to
+// live ran out), resyncs and a relist's unchanged redeliveries say nothing new: not shown.
+func kubeEventOf(ev Event) (Event, bool) {
+	if ev.Type == Deleted || ev.Object == nil || ev.Delta == DeltaSync ||
+		(ev.Type == Updated && ev.OldResourceVersion == ev.ResourceVersion) {
+		return Event{}, false
+	}
+	o := ev.Object.Object
+	str := func(path ...string) string { s, _, _ := unstructured.NestedString(o, path...); return s }
+	info := &KubeEventInfo{
+		Reason: str("reason"), Note: str("note"), EventType: str("type"),
+		ReportingController: str("reportingController"), ReportingInstance: str("reportingInstance"), Action: str("action"),
+		Regarding: Regarding{APIVersion: str("regarding", "apiVersion"), Kind: str("regarding", "kind"),
+			Namespace: str("regarding", "namespace"), Name: str("regarding", "name"), UID: str("regarding", "uid"),
+			FieldPath: str("regarding", "fieldPath")},
+		Count: 1,
+	}
+	if n, ok, _ := unstructured.NestedInt64(o, "series", "count"); ok {
+		info.Count = n
+	} else if n, ok, _ := unstructured.NestedInt64(o, "deprecatedCount"); ok && n > 0 {
+		info.Count = n
+	}
+	return Event{Type: KubeEvent, Time: ev.Time, Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name,
+		ResourceVersion: ev.ResourceVersion, OldResourceVersion: ev.OldResourceVersion, InitialList: ev.InitialList,
+		Delta: ev.Delta, Kube: info}, true
+}
+
+// EventsFieldSelector is the narrowest field selector the Events informer may list with: the
+// watched kind (and name) when one resource is watched and nothing it owns; nothing otherwise
+// (a field selector cannot say "any of these").
+func EventsFieldSelector(cfg Config) string {
+	if cfg.Owned != nil || len(cfg.Resources) != 1 {
+		return ""
+	}
+	// Terms in a fixed order (a fields.Set is a map: its selector's order varies).
+	sel := fields.OneTermEqualSelector("regarding.kind", cfg.Resources[0].Kind)
+	if cfg.Name != "" {
+		sel = fields.AndSelectors(sel, fields.OneTermEqualSelector("regarding.name", cfg.Name))
+	}
+	return sel.String()
+}
+
+// eventsInformer is the informer of Events: full objects (a PartialObjectMetadata has no reason
+// or note), without managedFields, with the narrowest field selector and no label selector.
+func eventsInformer(cfg Config, out chan<- Event) (*resourceInformer, error) {
+	ecfg := cfg
+	ecfg.Metadata = nil
+	ecfg.DropManagedFields = true
+	ecfg.Resources = []discovery.Resource{*cfg.Events}
+	ecfg.LabelSelector, ecfg.Name = "", ""
+	ecfg.FieldSelector = EventsFieldSelector(cfg)
+	ri, err := newResourceInformer(ecfg, *cfg.Events, out)
+	if err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	return ri, nil
+}

@@ -1,0 +1,240 @@
+package watch
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+var (
+	deployRes = discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	rsRes     = discovery.Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
+	podRes    = discovery.Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
+)
+
+type ref struct{ kind, apiVersion, uid string }
+
+// objEvent is an object event of res for an object with uid, owned by owners (the first one
+// the controller).
+func objEvent(t Type, res discovery.Resource, name, uid string, owners ...ref) Event {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetName(name)
+	u.SetNamespace("demo")
+	u.SetUID(types.UID(uid))
+	var refs []metav1.OwnerReference
+	for i, o := range owners {
+		controller := i == 0
+		refs = append(refs, metav1.OwnerReference{APIVersion: o.apiVersion, Kind: o.kind, Name: "x", UID: types.UID(o.uid), Controller: &controller})
+	}
+	u.SetOwnerReferences(refs)
+	return Event{Type: t, Resource: res, Namespace: "demo", Name: name, Object: u, Delta: DeltaAdded}
+}
+
+func kube(regardingKind, apiVersion, uid, reason string) Event {
+	return Event{Type: KubeEvent, Name: "ev-" + reason, Kube: &KubeEventInfo{Reason: reason,
+		Regarding: Regarding{Kind: regardingKind, APIVersion: apiVersion, UID: uid}}}
+}
+
+// summary names the lines an ownerTree let through, with their chains.
+func summary(evs []Event) []string {
+	var out []string
+	for _, ev := range evs {
+		s := string(ev.Type) + " " + ev.Name
+		for _, o := range ev.Owners {
+			s += " <" + o.Kind + "/" + o.Name
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestOwnerTree(t *testing.T) {
+	kinds := []schema.GroupKind{{Group: "apps", Kind: "Deployment"}, {Group: "apps", Kind: "ReplicaSet"}, {Kind: "Pod"}}
+	dep := ref{"Deployment", "apps/v1", "d1"}
+	rs := ref{"ReplicaSet", "apps/v1", "r1"}
+	type step struct {
+		ev   Event
+		root bool
+		want []string
+	}
+	tests := []struct {
+		name  string
+		steps []step
+		// held is how many objects still have lines held at the end.
+		held int
+	}{{
+		name: "in order: each line with its chain",
+		steps: []step{
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+			{ev: objEvent(Added, rsRes, "web-1", "r1", dep), want: []string{"Added web-1 <Deployment/web"}},
+			{ev: objEvent(Added, podRes, "web-1-a", "p1", rs), want: []string{"Added web-1-a <Deployment/web <ReplicaSet/web-1"}},
+			{ev: kube("Pod", "v1", "p1", "Scheduled"), want: []string{"KubeEvent ev-Scheduled <Deployment/web <ReplicaSet/web-1"}},
+			{ev: kube("Deployment", "apps/v1", "d1", "ScalingReplicaSet"), want: []string{"KubeEvent ev-ScalingReplicaSet"}},
+		},
+	}, {
+		name: "a pod and its Event before their ReplicaSet: held, then released after it",
+		steps: []step{
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+			{ev: objEvent(Added, podRes, "web-1-a", "p1", rs)},
+			{ev: kube("Pod", "v1", "p1", "Scheduled")},
+			{ev: objEvent(Updated, podRes, "web-1-a", "p1", rs)},
+			{ev: objEvent(Added, rsRes, "web-1", "r1", dep), want: []string{
+				"Added web-1 <Deployment/web",
+				"Added web-1-a <Deployment/web <ReplicaSet/web-1",
+				"KubeEvent ev-Scheduled <Deployment/web <ReplicaSet/web-1",
+				"Updated web-1-a <Deployment/web <ReplicaSet/web-1"}},
+		},
+	}, {
+		name: "a whole tree before its root",
+		steps: []step{
+			{ev: objEvent(Added, podRes, "web-1-a", "p1", rs)},
+			{ev: objEvent(Added, rsRes, "web-1", "r1", dep)},
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{
+				"Added web", "Added web-1 <Deployment/web", "Added web-1-a <Deployment/web <ReplicaSet/web-1"}},
+		},
+	}, {
+		name: "unrelated: no owner, an owner of another kind, an Event about another kind",
+		steps: []step{
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+			{ev: objEvent(Added, podRes, "loner", "p9")},
+			{ev: objEvent(Added, podRes, "db-0", "p8", ref{"StatefulSet", "apps/v1", "s1"})},
+			{ev: kube("Node", "v1", "n1", "NodeReady")},
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+		},
+	}, {
+		name: "children of a deleted owner still reach their root; the root's delete is shown",
+		steps: []step{
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+			{ev: objEvent(Added, rsRes, "web-1", "r1", dep), want: []string{"Added web-1 <Deployment/web"}},
+			{ev: objEvent(Deleted, rsRes, "web-1", "r1", dep), want: []string{"Deleted web-1 <Deployment/web"}},
+			{ev: objEvent(Deleted, podRes, "web-1-a", "p1", rs), want: []string{"Deleted web-1-a <Deployment/web <ReplicaSet/web-1"}},
+			{ev: objEvent(Deleted, deployRes, "web", "d1"), root: true, want: []string{"Deleted web"}},
+		},
+	}, {
+		name: "the non-controller owner leads to the root when the controller does not",
+		steps: []step{
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+			{ev: objEvent(Added, rsRes, "web-1", "r1", ref{"ReplicaSet", "apps/v1", "r0"}, dep), want: []string{"Added web-1 <Deployment/web"}},
+		},
+	}, {
+		name: "an ownerReferences cycle ends",
+		steps: []step{
+			{ev: objEvent(Added, rsRes, "a", "ra", ref{"ReplicaSet", "apps/v1", "rb"})},
+			{ev: objEvent(Added, rsRes, "b", "rb", ref{"ReplicaSet", "apps/v1", "ra"})},
+		},
+		held: 1,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree := newOwnerTree(kinds)
+			for i, s := range tt.steps {
+				var got []Event
+				if s.ev.Type == KubeEvent {
+					got = tree.observeKube(s.ev)
+				} else {
+					got = tree.observe(s.ev, s.root)
+				}
+				if diff := cmp.Diff(s.want, summary(got)); diff != "" {
+					t.Errorf("step %d (%s %s): lines (-want +got):\n%s", i, s.ev.Type, s.ev.Name, diff)
+				}
+			}
+			if len(tree.held) != tt.held {
+				t.Errorf("lines of %d objects held at the end, want %d: %v", len(tree.held), tt.held, tree.held)
+			}
+		})
+	}
+}
+
+// Held lines are bounded: per object and in objects; what goes is counted.
+func TestOwnerTreeHoldLimits(t *testing.T) {
+	tree := newOwnerTree([]schema.GroupKind{{Group: "apps", Kind: "ReplicaSet"}, {Kind: "Pod"}})
+	rs := ref{"ReplicaSet", "apps/v1", "r1"}
+	for range maxHeldPerObject + 5 {
+		tree.observe(objEvent(Updated, podRes, "p", "p1", rs), false)
+	}
+	if got := len(tree.held["p1"]); got != maxHeldPerObject || tree.dropped != 5 {
+		t.Errorf("held %d lines, dropped %d; want %d and 5", got, tree.dropped, maxHeldPerObject)
+	}
+	for i := range maxHeldObjects {
+		tree.observe(objEvent(Added, podRes, "q", "q"+string(rune('a'+i%26))+string(rune(i)), rs), false)
+	}
+	if len(tree.held) > maxHeldObjects {
+		t.Errorf("%d objects held, want at most %d", len(tree.held), maxHeldObjects)
+	}
+	if _, ok := tree.held["p1"]; ok {
+		t.Error("the longest held object was not the one given up")
+	}
+}
+
+func TestKubeEventOf(t *testing.T) {
+	evRes := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	event := func(extra map[string]any) *unstructured.Unstructured {
+		o := map[string]any{"apiVersion": "events.k8s.io/v1", "kind": "Event",
+			"metadata": map[string]any{"name": "web.1", "namespace": "demo", "resourceVersion": "7"},
+			"reason":   "ScalingReplicaSet", "note": "Scaled up replica set web-1 from 0 to 2", "type": "Normal",
+			"reportingController": "deployment-controller", "reportingInstance": "kcm", "action": "ScaleUp",
+			"regarding": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "demo", "name": "web", "uid": "d1"}}
+		for k, v := range extra {
+			o[k] = v
+		}
+		return &unstructured.Unstructured{Object: o}
+	}
+	base := KubeEventInfo{Reason: "ScalingReplicaSet", Note: "Scaled up replica set web-1 from 0 to 2", EventType: "Normal",
+		ReportingController: "deployment-controller", ReportingInstance: "kcm", Action: "ScaleUp",
+		Regarding: Regarding{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web", UID: "d1"}, Count: 1}
+	withCount := func(n int64) *KubeEventInfo { k := base; k.Count = n; return &k }
+	tests := []struct {
+		name string
+		ev   Event
+		want *KubeEventInfo // nil: not shown
+	}{
+		{"added", Event{Type: Added, Delta: DeltaAdded, Object: event(nil), ResourceVersion: "7"}, &base},
+		{"a series", Event{Type: Updated, Delta: DeltaUpdated, Object: event(map[string]any{"series": map[string]any{"count": int64(5)}}), ResourceVersion: "8", OldResourceVersion: "7"}, withCount(5)},
+		{"a legacy count", Event{Type: Added, Delta: DeltaAdded, Object: event(map[string]any{"deprecatedCount": int64(3)})}, withCount(3)},
+		{"deleted (time to live)", Event{Type: Deleted, Delta: DeltaDeleted, Object: event(nil)}, nil},
+		{"resync", Event{Type: Updated, Delta: DeltaSync, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
+		{"relist, unchanged", Event{Type: Updated, Delta: DeltaReplaced, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.ev.Resource, tt.ev.Name = evRes, "web.1"
+			got, ok := kubeEventOf(tt.ev)
+			if (tt.want != nil) != ok {
+				t.Fatalf("shown %v, want %v", ok, tt.want != nil)
+			}
+			if !ok {
+				return
+			}
+			if got.Type != KubeEvent || got.Name != "web.1" || got.Delta != tt.ev.Delta {
+				t.Errorf("line %s %s %s", got.Type, got.Name, got.Delta)
+			}
+			if diff := cmp.Diff(tt.want, got.Kube); diff != "" {
+				t.Errorf("KubeEventInfo (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEventsFieldSelector(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"one resource", Config{Resources: []discovery.Resource{deployRes}}, "regarding.kind=Deployment"},
+		{"one object", Config{Resources: []discovery.Resource{deployRes}, Name: "web"}, "regarding.kind=Deployment,regarding.name=web"},
+		{"several resources: no OR in field selectors", Config{Resources: []discovery.Resource{deployRes, rsRes}}, ""},
+		{"--owned: Events about owned kinds too", Config{Resources: []discovery.Resource{deployRes}, Name: "web", Owned: &discovery.Owned{}}, ""},
+	}
+	for _, tt := range tests {
+		if got := EventsFieldSelector(tt.cfg); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
