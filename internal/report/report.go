@@ -219,8 +219,8 @@ type Object struct {
 	writers    map[string]int
 	HotLoops   int
 	Reconciles int
-	// History is its first HistoryHead and last HistoryTail entries (HotLoop and HotLoopEnded
-	// lines included); Elided counts the entries between them that are not kept.
+	// History is its first HistoryHead and last HistoryTail entries (HotLoop, HotLoopEnded and
+	// the KubeEvent lines about it included); Elided counts the entries between them that are not kept.
 	History    []Entry
 	Elided     int
 	HasHistory bool
@@ -264,7 +264,7 @@ type Entry struct {
 	MoreChanges int
 	Depth       *int64 // the simulated queue's depth after it was enqueued
 	Filtered    string
-	// Text is a diagnosis line's (HotLoop, HotLoopEnded) words.
+	// Text is a diagnosis line's (HotLoop, HotLoopEnded) or an Event's (KubeEvent) words.
 	Text string
 }
 
@@ -414,6 +414,18 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 				name += " (controller " + ev.Sample.Controller + ")"
 			}
 			b.depth(false, ev.URL+"\x00"+ev.Sample.Name, name, ev.Time, ev.Sample.Depth)
+		}
+	case ev.Type == watch.KubeEvent && ev.Kube != nil:
+		// An Event a controller wrote about a watched object (--events) joins its history.
+		k := ev.Kube
+		for _, res := range r.Resources {
+			if res.Kind != k.Regarding.Kind {
+				continue
+			}
+			if o := b.objects[objectKey(res.Name, k.Regarding.Namespace, k.Regarding.Name)]; o != nil {
+				o.record(Entry{Time: ev.Time, Type: string(ev.Type), Text: kubeEventText(k)})
+				break
+			}
 		}
 	case ev.Type == printer.HotLoop || ev.Type == printer.HotLoopEnded:
 		ns, name := ev.Namespace, ev.Name
@@ -759,6 +771,19 @@ func (r *Report) bucketDepth(q *QueueSeries) {
 		}
 	}
 	q.points = nil
+}
+
+// kubeEventText words an Event about an object: `Warning BackOff: Back-off restarting failed
+// container (by kubelet) x4`.
+func kubeEventText(k *watch.KubeEventInfo) string {
+	s := k.EventType + " " + k.Reason + ": " + k.Note
+	if k.ReportingController != "" {
+		s += " (by " + k.ReportingController + ")"
+	}
+	if k.Count > 1 {
+		s += fmt.Sprintf(" x%d", k.Count)
+	}
+	return cut(s, 400)
 }
 
 // hotLoopText words a HotLoop or HotLoopEnded line for the history and the marker.

@@ -406,3 +406,25 @@ func TestSimulatedDepthCarried(t *testing.T) {
 		}
 	}
 }
+
+// An Event a controller wrote about a watched object (--events) is in that object's history.
+func TestKubeEventInHistory(t *testing.T) {
+	r := newRec()
+	r.line(0, "Added", cm("demo", "a", "1", "m", "2026-11-21T05:00:00Z", "x")+`,"delta":"Added"`)
+	r.line(10, "KubeEvent", `,"group":"events.k8s.io","version":"v1","resource":"events","kind":"Event","namespace":"demo","name":"a.1","resourceVersion":"5","delta":"Added","eventType":"Warning","reason":"Broken","note":"<b>it broke</b>","reportingController":"ctl","regarding":{"apiVersion":"v1","kind":"ConfigMap","namespace":"demo","name":"a"},"count":3`)
+	r.line(20, "KubeEvent", `,"group":"events.k8s.io","version":"v1","resource":"events","kind":"Event","namespace":"demo","name":"b.1","resourceVersion":"6","delta":"Added","eventType":"Normal","reason":"Other","note":"n","regarding":{"apiVersion":"v1","kind":"ConfigMap","namespace":"demo","name":"unknown"},"count":1`)
+	rep, err := Read(strings.NewReader(r.b.String()), "ev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Objects) != 1 {
+		t.Fatalf("%d objects, want 1 (an Event is not an object of the timeline)", len(rep.Objects))
+	}
+	h := rep.Objects[0].History
+	if len(h) != 2 || h[1].Type != "KubeEvent" || h[1].Text != "Warning Broken: <b>it broke</b> (by ctl) x3" {
+		t.Errorf("history %+v, want the Added line and the Warning Event", h)
+	}
+	if n := len(rep.Resources); n != 1 {
+		t.Errorf("%d timelines, want 1 (configmaps)", n)
+	}
+}
