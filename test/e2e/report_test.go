@@ -345,6 +345,23 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("simulated queues (-recording +page):\n%s", d)
 	}
 
+	// The summary is the one the watch printed at exit; the header's flags are the run's.
+	var summary, nsFlag string
+	if err := chromedp.Run(bctx,
+		chromedp.Text(`#summary pre`, &summary, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { for (const tr of document.querySelectorAll("#flags tr")) { if (tr.querySelector("th").textContent === "--namespace") return tr.querySelector("td").textContent } return "" })()`, &nsFlag),
+	); err != nil {
+		t.Fatalf("summary: %v", err)
+	}
+	for _, prefix := range []string{"events:", "informer:", "metrics:", "hot loops:"} {
+		if live, page := summaryLine(p.Stderr(), prefix), summaryLine(summary, prefix); live == "" || live != page {
+			t.Errorf("summary line %q: the watch printed %q, the page shows %q", prefix, live, page)
+		}
+	}
+	if nsFlag != ns {
+		t.Errorf("the page's --namespace flag is %q, want %q", nsFlag, ns)
+	}
+
 	// The looping widget's history, chosen as a person would: its row's history button.
 	loopKey := "widgets.example.com " + ns + "/loop"
 	var id string
