@@ -9,7 +9,7 @@ PKG := github.com/kubectl-informer/kubectl-informer
 LDFLAGS := -s -w -X $(PKG)/pkg/cmd.Version=$(VERSION) -X $(PKG)/pkg/cmd.Commit=$(COMMIT) -X $(PKG)/pkg/cmd.Date=$(DATE)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
-.PHONY: all build install test unit mutate fuzz e2e testcluster demo lint fmt vet tidy clean
+.PHONY: all build install test unit mutate fuzz e2e testcluster chromium demo lint fmt vet tidy clean
 
 all: build
 
@@ -22,14 +22,17 @@ install: ## install kubectl-informer into GOBIN (or GOPATH/bin), so kubectl find
 testcluster: ## build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok from the module proxy into the cache (once)
 	@hack/testcluster/build.sh >/dev/null
 
+chromium: ## headless Chromium for the report's browser test (apt-get install chromium when none is on PATH)
+	@hack/chromium.sh >/dev/null
+
 test: vet unit mutate fuzz e2e ## everything CI runs
 
 vet:
-	@test -z "$$(gofmt -l cmd pkg test hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg test hack; exit 1; }
+	@test -z "$$(gofmt -l cmd pkg internal test hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal test hack; exit 1; }
 	$(GO) vet ./...
 
-unit: ## unit tests, with the race detector (hack/ included: bench, dist, mutate)
-	$(GO) test -race -count=1 ./pkg/... ./cmd/... ./hack/...
+unit: ## unit tests, with the race detector (internal/ and hack/ included: report, bench, dist, mutate)
+	$(GO) test -race -count=1 ./pkg/... ./internal/... ./cmd/... ./hack/...
 
 # Each lie the plugin must never tell (hack/mutate/mutations.go), made in a copy of the tree: the
 # unit test named for it must fail. About 1.5 min on 2 busy cores.
@@ -48,7 +51,7 @@ fuzz: ## a short run of every fuzz target
 
 # -p 1: test/dist cross-compiles five release archives; beside the real control plane of test/e2e
 # on two cores, both ran into their time limits.
-e2e: testcluster ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers
+e2e: testcluster chromium ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
 
 demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`

@@ -84,7 +84,7 @@ func TestReliabilityDocTrueToTests(t *testing.T) {
 	}
 	defined := map[string]bool{}
 	funcRE := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)\w+)\(`)
-	for _, dir := range []string{"pkg", "cmd", "hack", "test"} {
+	for _, dir := range []string{"pkg", "internal", "cmd", "hack", "test"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
 				return err

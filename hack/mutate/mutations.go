@@ -196,4 +196,28 @@ var mutations = []mutation{
 		pkg:  "./pkg/noise",
 		run:  []string{"TestFilterMark"},
 	},
+	{
+		name: "the report draws a relist's deliveries as watch updates",
+		file: "internal/report/report.go",
+		old:  "case ev.Tombstone || ev.Delta == watch.DeltaReplaced:",
+		new:  "case ev.Tombstone:",
+		pkg:  "./internal/report",
+		run:  []string{"TestSeriesOf", "TestReadCountsMatchRecording"},
+	},
+	{
+		name: "the report shows a Secret's changed values",
+		file: "internal/report/report.go",
+		old:  "if c.Sensitive || (secret && diff.IsSecretPath(c.Path)) {",
+		new:  "if false {",
+		pkg:  "./internal/report",
+		run:  []string{"TestHTMLEscapesRecordingText"},
+	},
+	{
+		name: "the report's page may load things from the network",
+		file: "internal/report/render.go",
+		old:  `CSP: "default-src 'none'; script-src "`,
+		new:  `CSP: "script-src "`,
+		pkg:  "./internal/report",
+		run:  []string{"TestHTMLEscapesRecordingText"},
+	},
 }

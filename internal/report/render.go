@@ -1,0 +1,264 @@
+package report
+
+import (
+	"crypto/sha256"
+	_ "embed" // the page's template, style and script
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	//go:embed assets/report.html.tmpl
+	pageTemplate string
+	//go:embed assets/report.css
+	pageCSS string
+	//go:embed assets/report.js
+	pageJS string
+)
+
+// ChartHeight is the height of every chart in its own units (the width is the recording's
+// span in seconds: the page zooms by changing the charts' viewBox).
+const ChartHeight = 100
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"clock":  clock,
+	"num":    num,
+	"join":   strings.Join,
+	"label":  func(s string) string { return seriesLabel[s] },
+	"plural": plural,
+	"add":    func(a, b int) int { return a + b },
+}).Parse(pageTemplate))
+
+// WriteHTML writes the report as one self-contained HTML page: no request leaves it (a
+// Content-Security-Policy forbids any), the data it draws is in the page.
+func (r *Report) WriteHTML(w io.Writer) error {
+	return page.Execute(w, r.view())
+}
+
+func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
+
+// num prints a chart coordinate: short, no exponent.
+func num(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 4, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
+}
+
+// view is what the template draws: the report with every chart's geometry worked out.
+type view struct {
+	*Report
+	CSP       string
+	CSS       template.CSS
+	JS        template.JS
+	Data      pageData
+	Width     string // the charts' width in their units: the span in seconds
+	Height    int
+	Timelines []timelineView
+	Queues    []queueChart
+	Global    []markerView // markers of no resource (scrapes)
+	MarkerAll []markerView
+	Legend    []legendItem
+	Top       []*Object
+	Histories []*Object
+	Flags     [][2]string
+	Span      string
+	HeadLimit int
+}
+
+// pageData is handed to the script as JSON (never as script text).
+type pageData struct {
+	StartMs  int64   `json:"startMs"`
+	Span     float64 `json:"span"`
+	BucketMs int64   `json:"bucketMs"`
+}
+
+type legendItem struct{ Series, Label string }
+
+type timelineView struct {
+	*Resource
+	Bars    []barView
+	Markers []markerView
+	Total   int
+	MaxRate string
+}
+
+type barView struct {
+	Series  string
+	X, W    string
+	Y, H    string
+	Count   int
+	Tip     string
+	Bucket  int
+	Seconds float64
+}
+
+type markerView struct {
+	Marker
+	X        string
+	Resource string
+	Tip      string
+	Symbol   string
+}
+
+type queueChart struct {
+	Title  string
+	Kind   string // sim or scraped
+	Max    float64
+	Series []queueView
+}
+
+type queueView struct {
+	*QueueSeries
+	Path  string
+	Color int
+	Tip   string
+}
+
+var markerSymbol = map[string]string{
+	MarkerWatch: "W", MarkerWatchClosed: "C", MarkerError: "E", MarkerRelist: "R", MarkerSynced: "S",
+	MarkerHotLoop: "H", MarkerHotLoopEnded: "h", MarkerScrapeError: "X",
+}
+
+func (r *Report) view() view {
+	bs := r.Bucket.Seconds()
+	width := float64(r.Buckets) * bs
+	v := view{
+		Report: r, Height: ChartHeight, Width: num(width),
+		CSS: template.CSS(pageCSS), JS: template.JS(pageJS),
+		CSP: "default-src 'none'; script-src " + hash(pageJS) + "; style-src " + hash(pageCSS) +
+			"; img-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'",
+		Data:      pageData{StartMs: r.First.UnixMilli(), Span: width, BucketMs: r.Bucket.Milliseconds()},
+		Span:      r.Last.Sub(r.First).Round(time.Millisecond).String(),
+		HeadLimit: HistoryHead,
+	}
+	for _, s := range Series {
+		v.Legend = append(v.Legend, legendItem{Series: s, Label: seriesLabel[s]})
+	}
+	markers := make([][]markerView, len(r.Resources))
+	for _, m := range r.Markers {
+		mv := markerView{Marker: m, X: num(m.Time.Sub(r.First).Seconds()), Symbol: markerSymbol[m.Type]}
+		if m.Resource >= 0 {
+			mv.Resource = r.Resources[m.Resource].Name
+		}
+		mv.Tip = clock(m.Time) + " " + m.Type
+		if m.Restart {
+			mv.Tip += " (restart)"
+		}
+		mv.Tip += ": " + m.Text
+		if m.Resource >= 0 {
+			markers[m.Resource] = append(markers[m.Resource], mv)
+		} else {
+			v.Global = append(v.Global, mv)
+		}
+		if len(v.MarkerAll) < MaxMarkerList {
+			v.MarkerAll = append(v.MarkerAll, mv)
+		}
+	}
+	for i, res := range r.Resources {
+		tv := timelineView{Resource: res, Markers: markers[i], MaxRate: num(res.MaxRate)}
+		for _, n := range res.Counts {
+			tv.Total += n
+		}
+		for b, bar := range res.Bars {
+			if len(bar) == 0 {
+				continue
+			}
+			y := float64(ChartHeight)
+			start := r.First.Add(time.Duration(b) * r.Bucket)
+			for _, s := range Series {
+				n := bar[s]
+				if n == 0 {
+					continue
+				}
+				h := float64(n) / bs / res.MaxRate * (ChartHeight - 10)
+				y -= h
+				tv.Bars = append(tv.Bars, barView{
+					Series: s, X: num(float64(b) * bs), W: num(bs), Y: num(y), H: num(h), Count: n, Bucket: b,
+					Tip: fmt.Sprintf("%s–%s %s: %d %s (%s/s)", clock(start), clock(start.Add(r.Bucket)), res.Name, n, seriesLabel[s], num(float64(n)/bs)),
+				})
+			}
+		}
+		v.Timelines = append(v.Timelines, tv)
+	}
+	if len(r.SimQueues) > 0 {
+		v.Queues = append(v.Queues, r.queueChart("simulated workqueue depth (the plugin's own queue, per resource)", "sim", r.SimQueues))
+	}
+	if len(r.Scraped) > 0 {
+		v.Queues = append(v.Queues, r.queueChart("scraped controller queue depth (ControllerQueue lines)", "scraped", r.Scraped))
+	}
+	for _, o := range r.Objects {
+		if len(v.Top) < TopObjects {
+			v.Top = append(v.Top, o)
+		}
+		if o.HasHistory {
+			v.Histories = append(v.Histories, o)
+		}
+	}
+	if r.Header != nil {
+		for _, k := range slices.Sorted(func(yield func(string) bool) {
+			for k := range r.Header.Flags {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			v.Flags = append(v.Flags, [2]string{k, r.Header.Flags[k]})
+		}
+	}
+	return v
+}
+
+func (r *Report) queueChart(title, kind string, qs []*QueueSeries) queueChart {
+	c := queueChart{Title: title, Kind: kind}
+	for _, q := range qs {
+		c.Max = max(c.Max, q.MaxDepth)
+	}
+	scale := c.Max
+	if scale == 0 {
+		scale = 1
+	}
+	bs := r.Bucket.Seconds()
+	for i, q := range qs {
+		var d strings.Builder
+		open := false
+		for b := range q.Depth {
+			if !q.Valid[b] {
+				open = false
+				continue
+			}
+			y := num(ChartHeight - q.Depth[b]/scale*(ChartHeight-5))
+			if !open {
+				fmt.Fprintf(&d, "M%s %s", num(float64(b)*bs), y)
+				open = true
+			} else {
+				fmt.Fprintf(&d, "V%s", y)
+			}
+			fmt.Fprintf(&d, "H%s", num(float64(b+1)*bs))
+		}
+		tip := q.Name
+		if q.URL != "" {
+			tip += " at " + q.URL
+		}
+		tip += fmt.Sprintf(": %d lines, depth max %s, last %s", q.Lines, num(q.MaxDepth), num(q.LastDepth))
+		c.Series = append(c.Series, queueView{QueueSeries: q, Path: d.String(), Color: i % 8, Tip: tip})
+	}
+	return c
+}

@@ -1,0 +1,183 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/report"
+)
+
+const reportExample = `  # Record an incident, then make a report of it and open it in a browser
+  kubectl informer watch deploy,rs,pods -n demo --record incident.ndjson
+  kubectl informer report incident.ndjson -o incident.html
+
+  # Straight from a watch (the report is written when the watch ends: Ctrl-C, --timeout)
+  kubectl informer watch cm -A -o json --timeout 10m | kubectl informer report - -o cm.html
+
+  # To standard output, for a pipe or a redirect
+  kubectl informer report incident.ndjson > incident.html`
+
+// ReportOptions holds the flags of `kubectl informer report`.
+type ReportOptions struct {
+	genericiooptions.IOStreams
+
+	// Output is the HTML file to write; "" writes to stdout (not a terminal), "-" to stdout
+	// whatever it is.
+	Output string
+
+	file string
+}
+
+// NewReportOptions returns options with their defaults.
+func NewReportOptions(streams genericiooptions.IOStreams) *ReportOptions {
+	return &ReportOptions{IOStreams: streams}
+}
+
+// NewCmdReport returns `kubectl informer report`.
+func NewCmdReport(streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewReportOptions(streams)
+	cmd := &cobra.Command{
+		Use:   "report FILE [-o report.html]",
+		Short: "Turn a recording into one self-contained HTML page: timeline, markers, queues, objects",
+		Long: `Turn a recording made with 'kubectl informer watch --record FILE' (or saved '-o json'
+output) into one HTML page that loads nothing from anywhere: it opens from a mail attachment
+or a ticket. It shows events per second per resource by where they came from (watch, initial
+list, relist, resync), markers for watch restarts and closes, errors, relists, syncs, hot
+loops and failed scrapes, the simulated and the scraped queues' depth over time, the objects
+that changed most with who wrote them, each one's history, the exit summary and the
+recording's header. FILE '-' reads standard input. The cluster is not contacted.
+
+Without -o the page goes to standard output, unless that is a terminal ('-o -' forces it).
+A damaged line is left out and said on stderr (exit 1, the report is still written); input
+that is not a recording writes nothing. See docs/report.md.`,
+		Example: reportExample,
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return errors.New("you must specify a recording (e.g. 'kubectl informer report demo.ndjson -o demo.html'); see 'kubectl informer report -h' for help and examples")
+			case len(args) > 1:
+				return fmt.Errorf("too many arguments %q: report takes one FILE", args)
+			}
+			return nil
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Write the HTML page to this file (created or truncated); '-' for standard output even when it is a terminal. Default: standard output, unless it is a terminal.")
+	return cmd
+}
+
+// Complete takes the arguments.
+func (o *ReportOptions) Complete(args []string) error {
+	o.file = args[0]
+	return nil
+}
+
+// Validate checks the arguments before anything is read.
+func (o *ReportOptions) Validate() error {
+	if strings.TrimSpace(o.file) == "" {
+		return errors.New("you must specify a recording")
+	}
+	if o.Output == "" && isTerminal(o.Out) {
+		return errors.New("refusing to write HTML to a terminal: give a file with -o report.html, redirect standard output, or force it with -o -")
+	}
+	if o.Output != "" && o.Output != "-" && o.file != "-" {
+		if a, b := filepath.Clean(o.Output), filepath.Clean(o.file); a == b {
+			return fmt.Errorf("-o %s would overwrite the recording", o.Output)
+		}
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Run reads the recording, then writes the page: nothing is written for input that is not a
+// recording.
+func (o *ReportOptions) Run(_ context.Context) error {
+	in := o.In
+	name := "standard input"
+	if o.file != "-" {
+		f, err := os.Open(o.file)
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("the path %q does not exist", o.file)
+		}
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a directory, not a recording", o.file)
+		}
+		in, name = f, o.file
+	}
+	r, readErr := report.Read(in, name)
+	var damaged *report.DamagedError
+	if readErr != nil && !errors.As(readErr, &damaged) {
+		return readErr
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(o.ErrOut, "warning: "+w)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if err := o.write(buf.Bytes()); err != nil {
+		return err
+	}
+	return readErr
+}
+
+func (o *ReportOptions) write(page []byte) error {
+	if o.Output == "" || o.Output == "-" {
+		_, err := o.Out.Write(page)
+		return err
+	}
+	// Whole or not at all: a reader of the file never sees half a page.
+	tmp, err := os.CreateTemp(filepath.Dir(o.Output), ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", o.Output, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(page); err != nil {
+		tmp.Close()
+		return fmt.Errorf("-o %s: %w", o.Output, err)
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("-o %s: %w", o.Output, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("-o %s: %w", o.Output, err)
+	}
+	if err := os.Rename(tmp.Name(), o.Output); err != nil {
+		return fmt.Errorf("-o %s: %w", o.Output, err)
+	}
+	return nil
+}

@@ -1,0 +1,498 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/report"
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+// chromium finds the browser hack/chromium.sh installs. Missing, the test fails: `make e2e`
+// installs it, and a report nobody opened in a browser is not tested.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no chromium on PATH: run hack/chromium.sh (make e2e does) to install it")
+	return ""
+}
+
+// artifactDir is where a test keeps what a person may want to look at afterwards:
+// $E2E_ARTIFACTS/<test>, or the system temp dir's kubectl-informer-e2e/<test>.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("E2E_ARTIFACTS")
+	if base == "" {
+		base = filepath.Join(os.TempDir(), "kubectl-informer-e2e")
+	}
+	dir := filepath.Join(base, t.Name())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// recordingCounts are a recording's figures, counted here from its NDJSON, apart from the
+// report's code: what the page must show.
+type recordingCounts struct {
+	Series   map[string]map[string]int // resource -> series -> object events
+	Markers  map[string]int            // marker type -> lines
+	Restarts int
+	Queues   map[string]queueCount // scraped: url + " " + name
+	Sim      map[string]queueCount // simulated: resource
+	History  map[string][]string   // "resource ns/name" -> type:resourceVersion of its lines
+}
+
+type queueCount struct {
+	Lines int
+	Max   float64
+}
+
+func resourceName(m map[string]any) string {
+	res, _ := m["resource"].(string)
+	if g, _ := m["group"].(string); g != "" {
+		res += "." + g
+	}
+	return res
+}
+
+func countRecording(t *testing.T, path string) recordingCounts {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := recordingCounts{Series: map[string]map[string]int{}, Markers: map[string]int{}, Queues: map[string]queueCount{},
+		Sim: map[string]queueCount{}, History: map[string][]string{}}
+	watched := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("the recording has a damaged line: %v", err)
+		}
+		typ, _ := m["type"].(string)
+		res := resourceName(m)
+		key := fmt.Sprintf("%s %v/%v", res, m["namespace"], m["name"])
+		if q, ok := m["queue"].(map[string]any); ok && res != "" {
+			s := c.Sim[res]
+			s.Lines++
+			s.Max = math.Max(s.Max, q["depth"].(float64))
+			c.Sim[res] = s
+		}
+		switch typ {
+		case "Informer":
+			clear(watched)
+		case "Added", "Updated", "Deleted":
+			series := "updated"
+			switch {
+			case m["initialList"] == true:
+				series = "initial"
+			case m["tombstone"] == true || m["delta"] == "Replaced":
+				series = "relist"
+			case m["delta"] == "Sync":
+				series = "resync"
+			case typ == "Added":
+				series = "added"
+			case typ == "Deleted":
+				series = "deleted"
+			}
+			if c.Series[res] == nil {
+				c.Series[res] = map[string]int{}
+			}
+			c.Series[res][series]++
+			c.History[key] = append(c.History[key], typ+":"+m["resourceVersion"].(string))
+		case "HotLoop", "HotLoopEnded":
+			c.Markers[typ]++
+			c.History[key] = append(c.History[key], typ+":")
+		case "Error":
+			if m["verb"] == "scrape" {
+				c.Markers["ScrapeError"]++
+			} else {
+				c.Markers["Error"]++
+			}
+		case "Watch":
+			c.Markers[typ]++
+			if watched[res] {
+				c.Restarts++
+			}
+			watched[res] = true
+		case "WatchClosed", "Relist", "Synced":
+			c.Markers[typ]++
+		case "ControllerQueue":
+			if name, ok := m["name"].(string); ok {
+				k := m["url"].(string) + " " + name
+				q := c.Queues[k]
+				q.Lines++
+				q.Max = math.Max(q.Max, m["depth"].(float64))
+				c.Queues[k] = q
+			}
+		}
+	}
+	return c
+}
+
+// pageCounts reads the same figures from the page's DOM.
+const pageCounts = `(() => {
+  const out = {Series: {}, Markers: {}, Restarts: 0, Queues: {}, Sim: {}, History: {}};
+  document.querySelectorAll(".row.timeline").forEach(row => {
+    const r = row.dataset.resource;
+    row.querySelectorAll("rect.bar").forEach(b => {
+      out.Series[r] = out.Series[r] || {};
+      out.Series[r][b.dataset.series] = (out.Series[r][b.dataset.series] || 0) + Number(b.dataset.count);
+    });
+  });
+  document.querySelectorAll("g.marker").forEach(m => {
+    out.Markers[m.dataset.type] = (out.Markers[m.dataset.type] || 0) + 1;
+    if (m.dataset.restart === "true") out.Restarts++;
+  });
+  document.querySelectorAll(".row.queue").forEach(row => {
+    row.querySelectorAll("path.depth").forEach(p => {
+      const q = {Lines: Number(p.dataset.lines), Max: Number(p.dataset.max)};
+      if (row.dataset.kind === "scraped") out.Queues[p.dataset.url + " " + p.dataset.queue.split(" (controller ")[0]] = q;
+      else out.Sim[p.dataset.queue] = q;
+    });
+  });
+  return out;
+})()`
+
+// The issue's picture, end to end: a recording made on a real API server with the
+// widget-operator in a status loop (a HotLoop and its end), its queue scraped (and one dead
+// URL: a scrape failure), and an API server crash (watch closes, an expired resourceVersion, a
+// relist with a tombstone) becomes a report; headless Chromium opens it from a file, and the
+// page's timeline, markers, queues and the looping object's history show the recording's
+// counts, hovering a marker says what it is, dragging zooms, and no request leaves the page.
+func TestReportInBrowser(t *testing.T) {
+	browser := chromium(t)
+	ctx := context.Background()
+	c := testenv.StartT(t, testenv.Options{})
+	c.PluginDir = cluster.PluginDir
+	ns := newNamespace(t, c)
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	pre := createConfigMaps(t, c.Clientset, ns, "gone", "changed", "same")
+	dir := artifactDir(t)
+	rec := filepath.Join(dir, "recording.ndjson")
+	dead := "http://127.0.0.1:" + closedPort(t) + "/metrics"
+	p := c.RunPlugin(t, ctx, "watch", "widgets,configmaps", "-n", ns, "-o", "json", "--record", rec,
+		"--metrics-url", op.MetricsURL, "--metrics-url", dead, "--metrics-interval", "200ms", "--hot-loop-window", "2s")
+	for range 2 {
+		p.AwaitJSON(t, await, is("Synced", ""))
+	}
+
+	// The operator's status loop: found, then switched off and ended.
+	widget := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "loop", "namespace": ns,
+			"annotations": map[string]any{testenv.OperatorBugAnnotation: "status-loop"}},
+		"spec": map[string]any{"size": int64(0)},
+	}}
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p.AwaitJSON(t, await, is("HotLoop", "loop"))
+	if _, err := c.Kubectl(ctx, "annotate", "widget/loop", "-n", ns, testenv.OperatorBugAnnotation+"-"); err != nil {
+		t.Fatal(err)
+	}
+	p.AwaitJSON(t, await, is("HotLoopEnded", "loop"))
+
+	// The API server crashes; meanwhile a second one deletes and changes configmaps: the
+	// informers relist when it is back.
+	second, err := c.StartSecondAPIServer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KillAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	cms := second.Clientset.CoreV1().ConfigMaps(ns)
+	if err := cms.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	changed := pre["changed"].DeepCopy()
+	changed.Data["v"] = "2"
+	if _, err := cms.Update(ctx, changed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RestartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.AwaitJSON(t, 3*await, func(m map[string]any) bool { return m["type"] == "Relist" && m["resource"] == "configmaps" })
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "Deleted" && m["name"] == "gone" && m["tombstone"] == true
+	})
+	// A scrape of the operator after the relist: the scraped queue spans the whole run.
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerQueue" && m["name"] == "widget" })
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(); err != nil || code != 0 {
+		t.Fatalf("watch: exit %d, %v", code, err)
+	}
+
+	page := filepath.Join(dir, "report.html")
+	r := runPlugin(t, c, "report", rec, "-o", page)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("report: exit %d, stderr %q", r.code, r.stderr)
+	}
+	// From standard input (watch -o json | report -), the same page.
+	piped := exec.Command("kubectl", "informer", "report", "-")
+	piped.Env = c.Environ()
+	piped.Stdin = bytes.NewReader(mustRead(t, rec))
+	fromStdin, err := piped.Output()
+	if err != nil {
+		t.Fatalf("report -: %v", err)
+	}
+	fromFile := mustRead(t, page)
+	if want := bytes.ReplaceAll(fromFile, []byte(rec), []byte("standard input")); !bytes.Equal(fromStdin, want) {
+		t.Errorf("report - (stdin) differs from report FILE (%d and %d bytes)", len(fromStdin), len(fromFile))
+	}
+
+	want := countRecording(t, rec)
+	for _, m := range []string{"Relist", "HotLoop", "HotLoopEnded", "ScrapeError", "WatchClosed", "Synced"} {
+		if want.Markers[m] == 0 {
+			t.Fatalf("the recording has no %s line: %v", m, want.Markers)
+		}
+	}
+	if len(want.Queues) == 0 {
+		t.Fatal("the recording has no scraped queue")
+	}
+	t.Logf("recording %s: %v; markers %v; scraped %v", rec, want.Series, want.Markers, want.Queues)
+
+	// The browser: every request and every console error or exception is noted.
+	actx, cancel := chromedp.NewExecAllocator(ctx, append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1400, 1000))...)
+	defer cancel()
+	bctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	bctx, cancel = context.WithTimeout(bctx, 2*time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	var requests, problems []string
+	chromedp.ListenTarget(bctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			requests = append(requests, e.Request.URL)
+		case *cdplog.EventEntryAdded:
+			problems = append(problems, fmt.Sprintf("log %s %s: %s", e.Entry.Level, e.Entry.Source, e.Entry.Text))
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Error())
+		case *runtime.EventConsoleAPICalled:
+			problems = append(problems, fmt.Sprintf("console.%s", e.Type))
+		}
+	})
+	fileURL := "file://" + page
+	var got recordingCounts
+	var title string
+	if err := chromedp.Run(bctx,
+		network.Enable(), cdplog.Enable(), runtime.Enable(),
+		chromedp.Navigate(fileURL),
+		chromedp.WaitVisible(`body[data-ready="true"]`, chromedp.ByQuery),
+		chromedp.Title(&title),
+		chromedp.Evaluate(pageCounts, &got),
+	); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if !strings.Contains(title, "recording.ndjson") {
+		t.Errorf("title %q", title)
+	}
+	if d := cmp.Diff(want.Series, got.Series); d != "" {
+		t.Errorf("timeline bars (-recording +page):\n%s", d)
+	}
+	if d := cmp.Diff(want.Markers, got.Markers); d != "" {
+		t.Errorf("markers (-recording +page):\n%s", d)
+	}
+	if got.Restarts != want.Restarts {
+		t.Errorf("%d watch restarts marked, want %d", got.Restarts, want.Restarts)
+	}
+	if d := cmp.Diff(want.Queues, got.Queues); d != "" {
+		t.Errorf("scraped queues (-recording +page):\n%s", d)
+	}
+	if d := cmp.Diff(want.Sim, got.Sim); d != "" {
+		t.Errorf("simulated queues (-recording +page):\n%s", d)
+	}
+
+	// The summary is the one the watch printed at exit; the header's flags are the run's.
+	var summary, nsFlag string
+	if err := chromedp.Run(bctx,
+		chromedp.Text(`#summary pre`, &summary, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { for (const tr of document.querySelectorAll("#flags tr")) { if (tr.querySelector("th").textContent === "--namespace") return tr.querySelector("td").textContent } return "" })()`, &nsFlag),
+	); err != nil {
+		t.Fatalf("summary: %v", err)
+	}
+	for _, prefix := range []string{"events:", "informer:", "metrics:", "hot loops:"} {
+		if live, page := summaryLine(p.Stderr(), prefix), summaryLine(summary, prefix); live == "" || live != page {
+			t.Errorf("summary line %q: the watch printed %q, the page shows %q", prefix, live, page)
+		}
+	}
+	if nsFlag != ns {
+		t.Errorf("the page's --namespace flag is %q, want %q", nsFlag, ns)
+	}
+
+	// The looping widget's history, chosen as a person would: its row's history button.
+	loopKey := "widgets.example.com " + ns + "/loop"
+	var id string
+	if err := chromedp.Run(bctx, chromedp.Evaluate(fmt.Sprintf(`(() => { for (const tr of document.querySelectorAll("#top tr[data-object]")) { if (tr.querySelector(".obj").textContent === %q) return tr.dataset.object } return "" })()`, ns+"/loop"), &id)); err != nil || id == "" {
+		t.Fatalf("no row for %s/loop in the objects table (%v)", ns, err)
+	}
+	var hist struct {
+		Key, Visible string
+		Total        int
+		Rows         []string
+	}
+	if err := chromedp.Run(bctx,
+		chromedp.Click(`button.show[data-object="`+id+`"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#`+id, chromedp.ByID),
+		chromedp.Evaluate(`(() => { const h = [...document.querySelectorAll(".history")].filter(h => !h.hidden); return {
+			Visible: h.map(x => x.id).join(","), Key: h[0].dataset.resource + " " + h[0].dataset.key, Total: Number(h[0].dataset.total),
+			Rows: [...h[0].querySelectorAll("tr.entry")].map(tr => tr.dataset.type + ":" + tr.dataset.rv) } })()`, &hist),
+	); err != nil {
+		t.Fatalf("history: %v", err)
+	}
+	wantRows := want.History[loopKey]
+	if hist.Visible != id || hist.Key != loopKey || hist.Total != len(wantRows) {
+		t.Errorf("shown history %q of %q with %d entries, want only %s of %q with %d", hist.Visible, hist.Key, hist.Total, id, loopKey, len(wantRows))
+	}
+	if len(wantRows) > report.HistoryHead+report.HistoryTail {
+		wantRows = append(wantRows[:report.HistoryHead:report.HistoryHead], wantRows[len(wantRows)-report.HistoryTail:]...)
+	}
+	if d := cmp.Diff(wantRows, hist.Rows); d != "" {
+		t.Errorf("history rows (-recording +page):\n%s", d)
+	}
+
+	// Hovering the relist marker says what it is.
+	var at []float64
+	var tip string
+	if err := chromedp.Run(bctx,
+		chromedp.Evaluate(`(() => { const m = document.querySelector('.row.timeline[data-resource="configmaps"] g.marker[data-type="Relist"] line.hit'); m.scrollIntoView({block: "center"}); const r = m.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] })()`, &at),
+	); err != nil {
+		t.Fatalf("hover: %v", err)
+	}
+	if err := chromedp.Run(bctx,
+		chromedp.MouseEvent("mouseMoved", at[0], at[1]),
+		chromedp.WaitVisible(`#tip`, chromedp.ByID),
+		chromedp.Text(`#tip`, &tip, chromedp.ByID),
+	); err != nil {
+		t.Fatalf("hover: %v", err)
+	}
+	if !strings.Contains(tip, "Relist: configmaps relist from resourceVersion") || !strings.Contains(tip, "1 deleted") {
+		t.Errorf("hovering the relist marker says %q", tip)
+	}
+
+	// Dragging across the middle half of a chart zooms every chart to it.
+	var box []float64
+	var zoomed struct{ A, B, Span float64 }
+	var viewBoxes []string
+	if err := chromedp.Run(bctx,
+		chromedp.Evaluate(`(() => { const c = document.querySelector(".row.timeline svg.chart"); c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect(); return [r.x, r.y, r.width, r.height] })()`, &box),
+	); err != nil {
+		t.Fatalf("zoom: %v", err)
+	}
+	if err := chromedp.Run(bctx,
+		chromedp.MouseEvent("mousePressed", box[0]+box[2]/4, box[1]+box[3]/2, chromedp.ButtonLeft),
+		chromedp.MouseEvent("mouseMoved", box[0]+box[2]/2, box[1]+box[3]/2, chromedp.ButtonLeft),
+		chromedp.MouseEvent("mouseReleased", box[0]+3*box[2]/4, box[1]+box[3]/2, chromedp.ButtonLeft),
+		chromedp.Evaluate(`(() => { const v = kubectlInformerReport.view(); return {A: v.a, B: v.b, Span: JSON.parse(document.getElementById("report-data").textContent).span} })()`, &zoomed),
+		chromedp.Evaluate(`[...new Set([...document.querySelectorAll("svg.chart")].map(c => c.getAttribute("viewBox")))]`, &viewBoxes),
+	); err != nil {
+		t.Fatalf("zoom: %v", err)
+	}
+	if w := zoomed.B - zoomed.A; math.Abs(w-zoomed.Span/2) > zoomed.Span/50 || math.Abs(zoomed.A-zoomed.Span/4) > zoomed.Span/50 {
+		t.Errorf("zoomed to %.2f..%.2f of %.2fs, want the middle half", zoomed.A, zoomed.B, zoomed.Span)
+	}
+	if len(viewBoxes) != 1 || !strings.HasPrefix(viewBoxes[0], fmt.Sprint(zoomed.A)+" ") {
+		t.Errorf("charts' viewBoxes %q, want all at the zoomed range", viewBoxes)
+	}
+
+	// Back to the whole recording for the picture.
+	var shot []byte
+	if err := chromedp.Run(bctx,
+		chromedp.DoubleClick(`.row.timeline svg.chart`, chromedp.ByQuery),
+		chromedp.ScrollIntoView(`h1`, chromedp.ByQuery),
+		chromedp.FullScreenshot(&shot, 100),
+	); err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	png := filepath.Join(dir, "report.png")
+	if err := os.WriteFile(png, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report %s, screenshot %s", page, png)
+
+	mu.Lock()
+	seen, logged := slices.Clone(requests), slices.Clone(problems)
+	mu.Unlock()
+	for _, u := range seen {
+		if u != fileURL {
+			t.Errorf("the page made a request: %s", u)
+		}
+	}
+	if !slices.Contains(seen, fileURL) {
+		t.Errorf("no request for the page itself was seen (%v): is the network listener working?", seen)
+	}
+	for _, p := range logged {
+		t.Errorf("the page logged: %s", p)
+	}
+
+	// The listener does see a page's requests: a page that loads an image from a local server
+	// is seen doing so (the server gets it too).
+	hit := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case hit <- struct{}{}:
+		default:
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	probe := filepath.Join(dir, "probe.html")
+	if err := os.WriteFile(probe, []byte(`<!DOCTYPE html><img src="`+srv.URL+`/probe.png">`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(bctx, chromedp.Navigate("file://"+probe)); err != nil {
+		t.Fatalf("probe: %v", err)
+	}
+	select {
+	case <-hit:
+	case <-bctx.Done():
+		t.Fatal("the probe page's request never reached its server")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(requests, srv.URL+"/probe.png") {
+		t.Errorf("the listener did not see the probe page's request (saw %v): the report's check proves nothing", requests)
+	}
+}
