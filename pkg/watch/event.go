@@ -145,6 +145,8 @@ type Event struct {
 	// APF: on a resource's first List or Watch line, and on Throttled lines: the flow schema and
 	// priority level the server put the requests in.
 	APF *apistats.APF
+	// Final: the ApiStats line at exit.
+	Final bool
 	// Throttled events: why (TooManyRequests or ClientThrottled) is Reason; the client-side
 	// delay is Duration; RetryAfter is what a 429 asked for.
 	RetryAfter time.Duration
