@@ -29,7 +29,7 @@ func apiStatsEvents() []watch.Event {
 		{Type: watch.ApiStats, Time: at(60), Resource: deploy, Final: true, API: &apistats.Snapshot{
 			Resource: "deployments.apps", Elapsed: time.Minute,
 			Requests: []apistats.Request{{Verb: "LIST", Code: 200, Count: 3}, {Verb: "LIST", Code: 429, Count: 1}, {Verb: "WATCH", Code: 200, Count: 2}},
-			Lists: 1, ListPages: 3, LastListPages: 3, BytesReceived: 2048, BytesDecoded: 9000, CompressedResponses: 1,
+			Lists:    1, ListPages: 3, LastListPages: 3, BytesReceived: 2048, BytesDecoded: 9000, CompressedResponses: 1,
 			Objects: 7, Bookmarks: 1, WatchStreams: 2, Reconnects: 1, WatchOpen: 1, WatchesClosed: 1, WatchLivedTotal: 40 * time.Second, WatchLivedMax: 40 * time.Second,
 			Throttled: 1, RetryAfter: time.Second, ClientWaits: 1, ClientWait: 180 * time.Millisecond, ClientWaitMax: 180 * time.Millisecond, APF: *apf}},
 	}

@@ -152,15 +152,15 @@ type Event struct {
 	RetryAfter time.Duration
 
 	// Lifecycle events.
-	Items               int           // List, Synced, Resync
-	Duration            time.Duration // List, Synced
-	Initial             bool          // List: the informer's first list
-	Pages               int           // List: the LIST requests (pages) it took
-	ListMode            string        // Synced: how the initial list came: watchlist or list
-	FellBack            bool          // Synced: a streaming list was tried first and failed
+	Items    int           // List, Synced, Resync
+	Duration time.Duration // List, Synced
+	Initial  bool          // List: the informer's first list
+	Pages    int           // List: the LIST requests (pages) it took
+	ListMode string        // Synced: how the initial list came: watchlist or list
+	FellBack bool          // Synced: a streaming list was tried first and failed
 	// Backoff: Error and Recovered lines of an attempt after a failed one: how long the
 	// reflector waited between the failure and this attempt (observed, not predicted).
-	Backoff time.Duration
+	Backoff             time.Duration
 	SendInitialEvents   bool          // Watch: a streaming list (WatchList)
 	TimeoutSeconds      int64         // Watch: the timeout the reflector asked for
 	InitialEventsEnd    bool          // Bookmark: the end of a streaming list
