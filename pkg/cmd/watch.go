@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -69,6 +70,7 @@ type WatchOptions struct {
 	MemProfile   string
 
 	Metrics MetricsOptions
+	API     APIOptions
 
 	Types          []string
 	Diff           string
@@ -148,6 +150,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
 	o.Metrics.AddFlags(f)
+	o.API.AddFlags(f)
 	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
 	f.Lookup("diff").NoOptDefVal = "inline"
 	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
@@ -235,6 +238,9 @@ func (o *WatchOptions) Validate() error {
 	if err := o.Metrics.Validate(); err != nil {
 		return err
 	}
+	if err := o.API.Validate(); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.LabelSelector); err != nil {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
 	}
@@ -300,9 +306,20 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	// --request-timeout bounds discovery and the version check; a watch is long by design.
 	restCfg = dynamicConfig(restCfg)
+	// Every LIST and WATCH of the informers is accounted for (pkg/apistats), in the transport
+	// and the client-side rate limiter.
+	stats := apistats.NewRecorder()
+	o.API.instrument(restCfg, stats)
 	client, err := dynamic.NewForConfig(restCfg)
 	if err != nil {
 		return err
+	}
+	apf := newAPFNames(ctx, client)
+	stats.Resolve = apf.resolve
+	if o.API.ListMode == watch.ListModeWatchList {
+		if err := watch.EnableWatchList(); err != nil {
+			return err
+		}
 	}
 	// A custom resource's state shows its CRD's printer columns: read once, here, so that the
 	// printer never asks the API.
@@ -339,7 +356,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
 		Predicates: o.predicates,
+		Stats:      stats,
+		ListMode:   o.API.ListMode,
+		PageSize:   o.API.ChunkSize,
 	}
+	cfg.QPS, cfg.Burst = o.API.limits()
 	if len(o.predicates) > 0 {
 		cfg.PredicateStats = &watch.PredicateStats{}
 	}
@@ -398,10 +419,25 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", o.Output)
 	})
+	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
+	// clears it before it writes a line.
+	progress := newProgressLine(o.ErrOut)
 	printed := make(chan error, 1)
-	go func() { printed <- drainOutbox(outbox, p, cancel) }()
+	go func() { printed <- drainOutbox(outbox, p, cancel, progress.Clear) }()
 	var recErr error
+	// ApiStats lines at exit are for machine-readable output, recordings and the summary;
+	// human output shows them with --api-stats only.
+	showAPIStats := !lossy || o.API.Interval > 0
 	handle := func(ev watch.Event) {
+		if ev.Type == watch.ApiStats && !showAPIStats {
+			summary.Add(&ev)
+			if rec != nil && recErr == nil {
+				if recErr = rec.Print(&ev); recErr != nil {
+					cancel()
+				}
+			}
+			return
+		}
 		summary.Add(&ev)
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
 		if rec != nil && recErr == nil && (ev.Type != watch.Reconciled || !omitReconciles) {
@@ -437,8 +473,29 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		defer t.Stop()
 		hotTick = t.C
 	}
+	apiEvents := newAPIEvents(stats, resources)
+	var apiTick <-chan time.Time
+	if o.API.Interval > 0 {
+		t := time.NewTicker(o.API.Interval)
+		defer t.Stop()
+		apiTick = t.C
+	}
+	var progressTick <-chan time.Time
+	if progress != nil {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		progressTick = t.C
+	}
 	for eventsIn != nil {
 		select {
+		case n := <-stats.Notices():
+			handle(apiEvents.throttled(n))
+		case <-apiTick:
+			for _, ev := range apiEvents.figures(false) {
+				handle(ev)
+			}
+		case <-progressTick:
+			progress.Update(stats.Progress())
 		case ev, ok := <-eventsIn:
 			if !ok {
 				eventsIn = nil
@@ -456,8 +513,22 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			handle(ev)
 		}
 	}
+	progress.Clear()
 	for _, ev := range hotLoops.Ended(time.Now()) { // deleted objects, windows passed
 		handle(ev)
+	}
+	for drained := false; !drained; {
+		select {
+		case n := <-stats.Notices():
+			handle(apiEvents.throttled(n))
+		default:
+			drained = true
+		}
+	}
+	if !stdoutGone.Load() {
+		for _, ev := range apiEvents.figures(true) {
+			handle(ev)
+		}
 	}
 	summary.Ongoing(hotLoops.Ongoing(time.Now()))
 	if cfg.PredicateStats != nil {
@@ -515,6 +586,11 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"metadata-only":  fmt.Sprint(o.MetadataOnly),
 		"drop-managed":   fmt.Sprint(o.DropManaged),
 		"metrics-urls":   fmt.Sprint(len(o.Metrics.URLs)),
+		"list-mode":      o.API.ListMode,
+		"chunk-size":     fmt.Sprint(o.API.ChunkSize),
+		"qps":            fmt.Sprint(o.API.QPS),
+		"burst":          fmt.Sprint(o.API.Burst),
+		"api-stats":      o.API.Interval.String(),
 	}
 }
 
@@ -524,7 +600,7 @@ const outboxSize = 10000
 // drainOutbox prints what the outbox hands out, flushing whenever it runs empty (so a live
 // terminal sees every line at once, and a busy pipe gets large writes). After a write error
 // (stdout gone) it keeps draining without printing, so nothing waits on it.
-func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func()) error {
+func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
 	var werr error
 	for {
 		ev, dropped, ok := outbox.Get()
@@ -534,6 +610,7 @@ func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func()) erro
 		if werr != nil {
 			continue
 		}
+		clearProgress()
 		if dropped > 0 {
 			werr = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
 		}

@@ -194,12 +194,12 @@ func APIFigures(s *apistats.Snapshot) string {
 	if s.LastListPages > 0 {
 		fmt.Fprintf(&b, " (last list %d)", s.LastListPages)
 	}
-	fmt.Fprintf(&b, "; received %s", byteSize(s.BytesReceived))
+	fmt.Fprintf(&b, "; received %s", ByteSize(s.BytesReceived))
 	if s.BytesDecoded != s.BytesReceived {
-		fmt.Fprintf(&b, " (%s decoded)", byteSize(s.BytesDecoded))
+		fmt.Fprintf(&b, " (%s decoded)", ByteSize(s.BytesDecoded))
 	}
 	if m := s.Elapsed.Minutes(); m >= 1.0/60 {
-		fmt.Fprintf(&b, ", %s/min", byteSize(int64(float64(s.BytesReceived)/m)))
+		fmt.Fprintf(&b, ", %s/min", ByteSize(int64(float64(s.BytesReceived)/m)))
 	}
 	fmt.Fprintf(&b, "; %d objects, %d bookmarks; %d watch streams (%d reconnects, %d open", s.Objects, s.Bookmarks, s.WatchStreams, s.Reconnects, s.WatchOpen)
 	if s.WatchesClosed > 0 {
@@ -217,8 +217,8 @@ func APIFigures(s *apistats.Snapshot) string {
 	return Escape(b.String())
 }
 
-// byteSize is a byte count in B, KiB or MiB.
-func byteSize(n int64) string {
+// ByteSize is a byte count in B, KiB or MiB.
+func ByteSize(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
