@@ -223,11 +223,22 @@ func (r *Recorder) Register(resource string) {
 	r.get(resource)
 }
 
-// Snapshots returns every resource's figures, in the order they were registered.
+// Snapshots returns every resource's figures, in the order they were registered, with the APF
+// classification resolved to names when Resolve can.
 func (r *Recorder) Snapshots() []Snapshot {
 	if r == nil {
 		return nil
 	}
+	out := r.snapshots()
+	for i := range out {
+		if a := out[i].APF; a.FlowSchemaUID != "" || a.PriorityLevelUID != "" {
+			out[i].APF = r.resolve(context.Background(), a)
+		}
+	}
+	return out
+}
+
+func (r *Recorder) snapshots() []Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Snapshot, 0, len(r.order))

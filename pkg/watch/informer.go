@@ -464,6 +464,12 @@ func (ri *resourceInformer) runController(ctx context.Context, noStreaming bool)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			ri.tweak(&opts)
+			// At resourceVersion 0 the watch cache answers a LIST whole, whatever its limit: with
+			// a page size asked for, the first list is a consistent read (resourceVersion ""),
+			// which the server pages, as kubectl get --chunk-size does.
+			if ri.cfg.PageSize > 0 && opts.ResourceVersion == "0" && opts.Continue == "" {
+				opts.ResourceVersion = ""
+			}
 			return tap.list(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
