@@ -5,15 +5,21 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -230,4 +236,165 @@ func TestAPIStatsStreamingList(t *testing.T) {
 		t.Errorf("kube-apiserver LIST widgets requests grew by %v, want 0", got-lists0)
 	}
 	t.Logf("ApiStats: %v", stats)
+}
+
+// A priority level that admits nothing (no nominal seats, none borrowed, rejecting rather than
+// queuing) and a flow schema putting one user's config map lists and watches in it: the plugin,
+// run as that user, shows each 429 as it comes, with the flow schema and priority level by name.
+func TestAPIStatsAPFRejection(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, cluster)
+	user := "throttled-" + ns
+	kc := userKubeconfig(t, cluster, user)
+	grantReadConfigMaps(t, cluster, ns, user)
+	// The names of flow schemas and priority levels are shown to users who may read them.
+	rbac := cluster.Clientset.RbacV1()
+	_, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"flowcontrol.apiserver.k8s.io"}, Resources: []string{"flowschemas", "prioritylevelconfigurations"}, Verbs: []string{"get", "list"}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
+		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{})
+	})
+	name := "reject-" + ns
+	fc := cluster.Clientset.FlowcontrolV1()
+	zero := int32(0)
+	_, err = fc.PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: &zero, LendablePercent: &zero, BorrowingLimitPercent: &zero,
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+			}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fc.FlowSchemas().Create(ctx, &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: name},
+			MatchingPrecedence:         100,
+			DistinguisherMethod:        &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects:      []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: user}}},
+				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"list", "watch"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, Namespaces: []string{ns}}},
+			}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = fc.FlowSchemas().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = fc.PriorityLevelConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	// The API server applies a new flow schema a moment after it is created.
+	awaitFlowSchemaActive(t, name)
+	// A priority level without seats still admits a request when none of it is executing; so
+	// two goroutines, as the same user, keep one request executing: a LIST at a
+	// resourceVersion far ahead, which the watch cache holds about 3s waiting for it. Every
+	// other request of the level is then rejected, at once (no queues).
+	holdSeat(t, kc, ns)
+
+	p := cluster.RunPluginAs(t, ctx, kc, "watch", "cm", "-n", ns, "-o", "json", "--timeout", "60s")
+	th := p.AwaitJSON(t, await, is("Throttled", ""))
+	wantField(t, th, "reason", "TooManyRequests")
+	wantField(t, th, "flowSchema", name)
+	wantField(t, th, "priorityLevel", name)
+	if _, ok := th["retryAfterSeconds"].(float64); !ok {
+		t.Errorf("Throttled line without retryAfterSeconds: %v", th)
+	}
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	stats := p.AwaitJSON(t, await, is("ApiStats", ""))
+	if code, err := p.Wait(); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if got := numField(t, stats, "throttled"); got < 1 {
+		t.Errorf("ApiStats throttled = %v, want >= 1", got)
+	}
+	if got := requests(stats, "WATCH", 429) + requests(stats, "LIST", 429); got != numField(t, stats, "throttled") {
+		t.Errorf("ApiStats: %v requests answered 429, throttled = %v", got, stats["throttled"])
+	}
+	wantField(t, stats, "flowSchema", name)
+	t.Logf("Throttled: %v\nstderr:\n%s", th, p.Stderr())
+	if !contains(p.Stderr(), "429") {
+		t.Errorf("summary does not count the 429s:\n%s", p.Stderr())
+	}
+}
+
+// holdSeat keeps a request of the user of kubeconfig executing until the test ends, and returns
+// once another request of that user was rejected with 429 (a seat is held).
+func holdSeat(t *testing.T, kubeconfig, ns string) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS = -1
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	rejected := make(chan struct{}, 1)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				err := cs.CoreV1().RESTClient().Get().Namespace(ns).Resource("configmaps").
+					Param("resourceVersion", "999999999").Param("resourceVersionMatch", "NotOlderThan").
+					MaxRetries(0).Do(ctx).Error()
+				if apierrors.IsTooManyRequests(err) {
+					select {
+					case rejected <- struct{}{}:
+					default:
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	select {
+	case <-rejected:
+	case <-time.After(await):
+		t.Fatal("no request of the throttled user was ever rejected")
+	}
+}
+
+// awaitFlowSchemaActive waits for the API server's APF controller to take up flow schema name
+// (its Dangling condition says whether its priority level was found).
+func awaitFlowSchemaActive(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.Now().Add(await)
+	for time.Now().Before(deadline) {
+		fs, err := cluster.Clientset.FlowcontrolV1().FlowSchemas().Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range fs.Status.Conditions {
+			if c.Type == flowcontrolv1.FlowSchemaConditionDangling && c.Status == flowcontrolv1.ConditionFalse {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("flow schema %s never became active (Dangling=False)", name)
 }
