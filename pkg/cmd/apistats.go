@@ -222,12 +222,18 @@ type progressLine struct {
 	shown bool
 }
 
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 // newProgressLine returns nil unless w is a terminal.
 func newProgressLine(w io.Writer) *progressLine {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !isTerminal(w) {
 		return nil
 	}
+	f := w.(*os.File)
 	width, _, err := term.GetSize(int(f.Fd()))
 	if err != nil || width <= 0 {
 		width = 80

@@ -422,8 +422,12 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
 	// clears it before it writes a line.
 	progress := newProgressLine(o.ErrOut)
+	clearProgress := func() {}
+	if isTerminal(o.Out) { // the same screen, most likely: the line goes before stdout writes
+		clearProgress = progress.Clear
+	}
 	printed := make(chan error, 1)
-	go func() { printed <- drainOutbox(outbox, p, cancel, progress.Clear) }()
+	go func() { printed <- drainOutbox(outbox, p, cancel, clearProgress) }()
 	var recErr error
 	// ApiStats lines at exit are for machine-readable output, recordings and the summary;
 	// human output shows them with --api-stats only.
