@@ -44,7 +44,7 @@ func server(t *testing.T, body string, zip bool) *httptest.Server {
 	return s
 }
 
-func get(t *testing.T, c *http.Client, ctx context.Context, url string) string {
+func get(ctx context.Context, t *testing.T, c *http.Client, url string) string {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -82,10 +82,10 @@ func TestTransportCounts(t *testing.T) {
 			tr := &http.Transport{DisableCompression: tt.disable}
 			c := &http.Client{Transport: rec.Wrap(tr, tt.disable)}
 			ctx := WithResource(context.Background(), "configmaps", VerbList)
-			if got := get(t, c, ctx, s.URL+"/list"); got != body {
+			if got := get(ctx, t, c, s.URL+"/list"); got != body {
 				t.Fatalf("body = %d bytes, want the %d the server sent", len(got), len(body))
 			}
-			_ = get(t, c, context.Background(), s.URL+"/list") // untagged: not counted
+			_ = get(context.Background(), t, c, s.URL+"/list") // untagged: not counted
 			snap, ok := rec.Snapshot("configmaps")
 			if !ok {
 				t.Fatal("no figures for configmaps")
@@ -114,7 +114,7 @@ func TestTransportTooManyRequests(t *testing.T) {
 		return a
 	}
 	c := &http.Client{Transport: rec.Wrap(http.DefaultTransport, false)}
-	_ = get(t, c, WithResource(context.Background(), "pods", VerbWatch), s.URL+"/busy")
+	_ = get(WithResource(context.Background(), "pods", VerbWatch), t, c, s.URL+"/busy")
 	select {
 	case n := <-rec.Notices():
 		want := Notice{Kind: NoticeTooManyRequests, Resource: "pods", Verb: VerbWatch, RetryAfter: 2 * time.Second,
