@@ -8,7 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // TestMeasureAPICost measures what one informer costs the API server (docs/performance.md):
@@ -38,10 +38,11 @@ func TestMeasureAPICost(t *testing.T) {
 					return
 				case <-tick.C:
 				}
-				w := &unstructured.Unstructured{}
-				w.SetUnstructuredContent(map[string]any{"spec": map[string]any{"size": int64(i)}})
 				data := fmt.Sprintf(`{"spec":{"size":%d}}`, i)
-				_, _ = cluster.Dynamic.Resource(widgets).Namespace(ns).Patch(ctx, fmt.Sprintf("w%d", i%n), "application/merge-patch+json", []byte(data), metav1.PatchOptions{})
+				if _, err := cluster.Dynamic.Resource(widgets).Namespace(ns).Patch(ctx, fmt.Sprintf("w%d", i%n), types.MergePatchType, []byte(data), metav1.PatchOptions{}); err != nil {
+					t.Errorf("patch: %v", err)
+					return
+				}
 			}
 		}()
 		churn := p.AwaitJSON(t, await, is("ApiStats", "")) // 60s: 20s of churn
