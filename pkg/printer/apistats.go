@@ -44,6 +44,12 @@ func (r apfRecord) apf() *apistats.APF {
 // apiStatsRecord is an ApiStats line: one resource's API figures since the run began.
 type apiStatsRecord struct {
 	eventHead
+	apiStatsFields
+	apfRecord
+}
+
+// apiStatsFields are an ApiStats line's figures; shared with the recording reader (wireLine).
+type apiStatsFields struct {
 	Final               bool            `json:"final"`
 	ElapsedSeconds      float64         `json:"elapsedSeconds"`
 	Requests            []requestRecord `json:"requests"`
@@ -67,7 +73,6 @@ type apiStatsRecord struct {
 	ClientWaits         int             `json:"clientWaits"`
 	ClientWaitSeconds   float64         `json:"clientWaitSeconds"`
 	ClientWaitMaxSecs   float64         `json:"clientWaitMaxSeconds"`
-	apfRecord
 }
 
 func apiStatsOf(ev *watch.Event) apiStatsRecord {
@@ -75,8 +80,8 @@ func apiStatsOf(ev *watch.Event) apiStatsRecord {
 	if s == nil {
 		s = &apistats.Snapshot{}
 	}
-	r := apiStatsRecord{
-		eventHead: headOf(ev), Final: ev.Final, ElapsedSeconds: s.Elapsed.Seconds(), Requests: []requestRecord{},
+	r := apiStatsRecord{eventHead: headOf(ev), apfRecord: apfRecordOf(&s.APF), apiStatsFields: apiStatsFields{
+		Final: ev.Final, ElapsedSeconds: s.Elapsed.Seconds(), Requests: []requestRecord{},
 		Lists: s.Lists, StreamingLists: s.StreamingLists, ListPages: s.ListPages, LastListPages: s.LastListPages,
 		BytesReceived: s.BytesReceived, BytesDecoded: s.BytesDecoded, CompressedResponses: s.CompressedResponses,
 		Objects: s.Objects, Bookmarks: s.Bookmarks,
@@ -84,8 +89,7 @@ func apiStatsOf(ev *watch.Event) apiStatsRecord {
 		WatchLivedSeconds: s.WatchLivedTotal.Seconds(), WatchLivedMaxSecs: s.WatchLivedMax.Seconds(),
 		Throttled: s.Throttled, RetryAfterSeconds: s.RetryAfter.Seconds(),
 		ClientWaits: s.ClientWaits, ClientWaitSeconds: s.ClientWait.Seconds(), ClientWaitMaxSecs: s.ClientWaitMax.Seconds(),
-		apfRecord: apfRecordOf(&s.APF),
-	}
+	}}
 	for _, q := range s.Requests {
 		r.Requests = append(r.Requests, requestRecord(q))
 	}
@@ -121,7 +125,7 @@ func decodeAPIStats(w *wireLine, ev *watch.Event) {
 		Objects: w.Objects, Bookmarks: w.Bookmarks,
 		WatchStreams: w.WatchStreams, Reconnects: w.WatchReconnects, WatchOpen: w.WatchOpen, WatchesClosed: w.WatchesClosed,
 		WatchLivedTotal: fromSeconds(w.WatchLivedSeconds), WatchLivedMax: fromSeconds(w.WatchLivedMaxSecs),
-		Throttled: w.ThrottledCount, RetryAfter: fromSeconds(w.RetryAfterSeconds),
+		Throttled: w.Throttled, RetryAfter: fromSeconds(w.RetryAfterSeconds),
 		ClientWaits: w.ClientWaits, ClientWait: fromSeconds(w.ClientWaitSeconds), ClientWaitMax: fromSeconds(w.ClientWaitMaxSecs),
 	}
 	if a := w.apfRecord.apf(); a != nil {
@@ -134,35 +138,6 @@ func decodeAPIStats(w *wireLine, ev *watch.Event) {
 }
 
 func fromSeconds(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Second))) }
-
-// apiStatsWire are the ApiStats and Throttled fields of wireLine.
-type apiStatsWire struct {
-	Final               bool            `json:"final"`
-	ElapsedSeconds      float64         `json:"elapsedSeconds"`
-	Requests            []requestRecord `json:"requests"`
-	Lists               int             `json:"lists"`
-	StreamingLists      int             `json:"streamingLists"`
-	ListPages           int             `json:"listPages"`
-	LastListPages       int             `json:"lastListPages"`
-	BytesReceived       int64           `json:"bytesReceived"`
-	BytesDecoded        int64           `json:"bytesDecoded"`
-	CompressedResponses int             `json:"compressedResponses"`
-	Objects             int64           `json:"objects"`
-	Bookmarks           int64           `json:"bookmarks"`
-	WatchStreams        int             `json:"watchStreams"`
-	WatchReconnects     int             `json:"watchReconnects"`
-	WatchOpen           int             `json:"watchOpen"`
-	WatchesClosed       int             `json:"watchesClosed"`
-	WatchLivedSeconds   float64         `json:"watchLivedSeconds"`
-	WatchLivedMaxSecs   float64         `json:"watchLivedMaxSeconds"`
-	ThrottledCount      int             `json:"throttled"`
-	RetryAfterSeconds   float64         `json:"retryAfterSeconds"`
-	ClientWaits         int             `json:"clientWaits"`
-	ClientWaitSeconds   float64         `json:"clientWaitSeconds"`
-	ClientWaitMaxSecs   float64         `json:"clientWaitMaxSeconds"`
-	DelayMs             float64         `json:"delayMs"`
-	apfRecord
-}
 
 // apiStatsDetail is the human ApiStats line.
 func apiStatsDetail(b *strings.Builder, ev *watch.Event) {

@@ -130,7 +130,9 @@ type wireLine struct {
 	BackoffMs           float64    `json:"backoffMs"`
 
 	// ApiStats and Throttled (and the APF fields of List and Watch).
-	apiStatsWire
+	apiStatsFields
+	apfRecord
+	DelayMs float64 `json:"delayMs"`
 
 	// Informer.
 	PluginVersion         string           `json:"pluginVersion"`
