@@ -38,7 +38,7 @@ func TestMeasureAPICost(t *testing.T) {
 					return
 				case <-tick.C:
 				}
-				data := fmt.Sprintf(`{"spec":{"size":%d}}`, i)
+				data := fmt.Sprintf(`{"spec":{"size":%d}}`, n+i) // never the value it has
 				if _, err := cluster.Dynamic.Resource(widgets).Namespace(ns).Patch(ctx, fmt.Sprintf("w%d", i%n), types.MergePatchType, []byte(data), metav1.PatchOptions{}); err != nil {
 					t.Errorf("patch: %v", err)
 					return
