@@ -23,7 +23,7 @@ func TestMeasureAPICost(t *testing.T) {
 	const n = 500
 	createWidgets(t, cluster, ns, n)
 	rows := []string{"| list mode | initial list: requests, bytes received (decoded) | bytes per object | at rest, per minute | under churn (10 updates/s), per minute |", "|---|---|---|---|---|"}
-	for _, mode := range []string{"watchlist", "list"} {
+	for round, mode := range []string{"watchlist", "list"} {
 		p := cluster.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--list-mode", mode, "--api-stats", "20s", "--timeout", "70s")
 		p.AwaitJSON(t, await, is("Synced", ""))
 		start := p.AwaitJSON(t, await, is("ApiStats", "")) // 20s: the initial list, then rest
@@ -38,7 +38,7 @@ func TestMeasureAPICost(t *testing.T) {
 					return
 				case <-tick.C:
 				}
-				data := fmt.Sprintf(`{"spec":{"size":%d}}`, n+i) // never the value it has
+				data := fmt.Sprintf(`{"spec":{"size":%d}}`, (round+1)*100000+i) // never the value it has
 				if _, err := cluster.Dynamic.Resource(widgets).Namespace(ns).Patch(ctx, fmt.Sprintf("w%d", i%n), types.MergePatchType, []byte(data), metav1.PatchOptions{}); err != nil {
 					t.Errorf("patch: %v", err)
 					return
