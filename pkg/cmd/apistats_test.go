@@ -1,8 +1,13 @@
 package cmd
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 func TestAPIOptionsValidate(t *testing.T) {
@@ -37,5 +42,31 @@ func TestAPIOptionsValidate(t *testing.T) {
 				t.Errorf("limits() = %v, %d; want %v, %d", qps, burst, tt.wantQPS, tt.wantBurst)
 			}
 		})
+	}
+}
+
+// A recording's ApiStats and Throttled lines replay: printed, counted in the summary.
+func TestReplayAPIStats(t *testing.T) {
+	at := rt0.Add(10 * time.Second)
+	events := append(replayEvents(),
+		watch.Event{Type: watch.Throttled, Time: at, Resource: cmRes, Verb: "LIST", Reason: string(apistats.NoticeTooManyRequests), RetryAfter: time.Second,
+			APF: &apistats.APF{FlowSchema: "fs", PriorityLevel: "pl", FlowSchemaUID: "u1", PriorityLevelUID: "u2"}},
+		watch.Event{Type: watch.ApiStats, Time: at, Resource: cmRes, Final: true, API: &apistats.Snapshot{
+			Requests: []apistats.Request{{Verb: "LIST", Code: 200, Count: 3}}, Lists: 1, ListPages: 3, LastListPages: 3, BytesReceived: 100, BytesDecoded: 100, Objects: 2}})
+	path, _ := record(t, events, false)
+	out, errOut, err := runReplay(t, context.Background(), "", path)
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{
+		`LIST rejected with 429 Too Many Requests, Retry-After 1s by APF flow schema "fs", priority level "pl"`,
+		"requests LIST 200×3; 1 lists (0 streaming), 3 pages (last list 3); received 100 B; 2 objects",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "api configmaps: requests LIST 200×3") {
+		t.Errorf("replay summary lacks the api line:\n%s", errOut)
 	}
 }
