@@ -45,7 +45,7 @@ func (a *APIOptions) AddFlags(f *pflag.FlagSet) {
 	f.Float32Var(&a.QPS, "qps", a.QPS, "Client-side rate limit of the informers' requests, per second (0: client-go's default, 5 with burst 10; a negative value turns the limiter off, as controller-runtime does by default; kube-controller-manager uses 50, burst 100).")
 	f.IntVar(&a.Burst, "burst", a.Burst, "Burst of the client-side rate limiter (0: client-go's default, 10).")
 	f.StringVar(&a.ListMode, "list-mode", watch.ListModeAuto, "How the informers list: auto (client-go's default, as a controller built with it would: streaming lists unless KUBE_FEATURE_WatchListClient=false), watchlist (a streaming list: WATCH with sendInitialEvents, falling back to LIST when the server refuses) or list (paginated LIST, then WATCH).")
-	f.Int64Var(&a.ChunkSize, "chunk-size", a.ChunkSize, "Page size (limit) of the informers' LIST requests, as kubectl's --chunk-size (0: client-go's default of 500; the reflector's first list at resourceVersion 0 is served whole from the watch cache unless a page size is given).")
+	f.Int64Var(&a.ChunkSize, "chunk-size", a.ChunkSize, "Page size (limit) of the informers' LIST requests, as kubectl's --chunk-size. 0: as a controller lists (the reflector's first list, at resourceVersion 0, comes whole from the watch cache; client-go pages others by 500); with a page size the first list is a consistent read (resourceVersion \"\"), which the server pages.")
 }
 
 // Validate checks the flags.
