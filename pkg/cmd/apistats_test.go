@@ -58,15 +58,22 @@ func TestReplayAPIStats(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replay: %v\n%s", err, errOut)
 	}
-	for _, want := range []string{
-		`LIST rejected with 429 Too Many Requests, Retry-After 1s by APF flow schema "fs", priority level "pl"`,
-		"requests LIST 200×3; 1 lists (0 streaming), 3 pages (last list 3); received 100 B; 2 objects",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("replay output lacks %q:\n%s", want, out)
-		}
+	figures := "requests LIST 200×3; 1 lists (0 streaming), 3 pages (last list 3); received 100 B; 2 objects"
+	if want := `LIST rejected with 429 Too Many Requests, Retry-After 1s by APF flow schema "fs", priority level "pl"`; !strings.Contains(out, want) {
+		t.Errorf("replay output lacks %q:\n%s", want, out)
 	}
-	if !strings.Contains(errOut, "api configmaps: requests LIST 200×3") {
+	// As in the live human run, the ApiStats line at exit is the summary's unless asked for.
+	if strings.Contains(out, figures) {
+		t.Errorf("replay printed the ApiStats line at exit unasked:\n%s", out)
+	}
+	if !strings.Contains(errOut, "api configmaps: "+figures) {
 		t.Errorf("replay summary lacks the api line:\n%s", errOut)
+	}
+	out, errOut, err = runReplay(t, context.Background(), "", path, "--types", "ApiStats")
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(out, "ApiStats    configmaps  "+figures) {
+		t.Errorf("replay --types ApiStats lacks the line:\n%s", out)
 	}
 }

@@ -392,6 +392,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
 		ShowSecrets:    o.ShowSecrets,
 		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
+		// The ApiStats lines at exit: in human output with --api-stats only.
+		ShowAPIStats:   o.API.Interval > 0 || o.types[watch.ApiStats],
 		QueueColumn:    o.ShowReconciles,
 		OmitReconciles: omitReconciles,
 		PluginVersion:  Version,
@@ -429,19 +431,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	printed := make(chan error, 1)
 	go func() { printed <- drainOutbox(outbox, p, cancel, clearProgress) }()
 	var recErr error
-	// ApiStats lines at exit are for machine-readable output, recordings and the summary;
-	// human output shows them with --api-stats only.
-	showAPIStats := !lossy || o.API.Interval > 0
 	handle := func(ev watch.Event) {
-		if ev.Type == watch.ApiStats && !showAPIStats {
-			summary.Add(&ev)
-			if rec != nil && recErr == nil {
-				if recErr = rec.Print(&ev); recErr != nil {
-					cancel()
-				}
-			}
-			return
-		}
 		summary.Add(&ev)
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
 		if rec != nil && recErr == nil && (ev.Type != watch.Reconciled || !omitReconciles) {

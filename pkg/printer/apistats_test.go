@@ -38,7 +38,11 @@ func apiStatsEvents() []watch.Event {
 func TestAPIStatsGolden(t *testing.T) {
 	t.Setenv("TZ", "UTC")
 	time.Local = time.UTC
-	golden(t, "apistats.txt", render(t, Options{}, apiStatsEvents()))
+	golden(t, "apistats.txt", render(t, Options{ShowAPIStats: true}, apiStatsEvents()))
+	// Without ShowAPIStats (--api-stats), human output leaves out the ApiStats line at exit.
+	if out := render(t, Options{}, apiStatsEvents()); strings.Contains(out, "ApiStats") {
+		t.Errorf("the ApiStats line at exit printed without ShowAPIStats:\n%s", out)
+	}
 	golden(t, "apistats.ndjson", render(t, Options{Output: "json", PluginVersion: "v1.0.0"}, apiStatsEvents()))
 }
 

@@ -30,6 +30,9 @@ type Options struct {
 	// ShowReconciles prints Reconciled lines in human output (always in JSON unless
 	// OmitReconciles).
 	ShowReconciles bool
+	// ShowAPIStats prints the ApiStats lines at exit (Final) in human output; periodic ones
+	// (--api-stats) are always printed, and machine-readable output always has them.
+	ShowAPIStats bool
 	// QueueColumn adds the simulated workqueue's depth (`queue=N`) to human object lines: for
 	// runs that simulate workers; otherwise the number reads as the user's controller's.
 	QueueColumn bool
@@ -149,6 +152,9 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		return nil
 	}
 	if ev.Type == watch.Reconciled && !p.opts.ShowReconciles {
+		return nil
+	}
+	if ev.Type == watch.ApiStats && ev.Final && !p.opts.ShowAPIStats {
 		return nil
 	}
 	var b strings.Builder
