@@ -359,6 +359,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
 		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
 		QueueColumn:    o.ShowReconciles || o.types[watch.Reconciled],
+		ShowAPIStats:   o.types[watch.ApiStats],
 		ShowSecrets:    o.ShowSecrets,
 		FlushEach:      o.Speed > 0 || o.file == "-",
 		Diff:           o.Diff, Timestamps: o.Timestamps, NoHeaders: o.NoHeaders, ErrOut: o.ErrOut,

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -73,6 +74,7 @@ type WatchOptions struct {
 
 	Metrics MetricsOptions
 	Noise   *NoiseFlags
+	API     APIOptions
 
 	Types          []string
 	Diff           string
@@ -157,6 +159,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for `kubectl informer replay`.")
 	o.Metrics.AddFlags(f)
 	o.Noise.AddFlags(f)
+	o.API.AddFlags(f)
 	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
 	f.Lookup("diff").NoOptDefVal = "inline"
 	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
@@ -253,6 +256,9 @@ func (o *WatchOptions) Validate() error {
 	if err := o.Noise.Validate(); err != nil {
 		return err
 	}
+	if err := o.API.Validate(); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.LabelSelector); err != nil {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
 	}
@@ -318,6 +324,10 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	// --request-timeout bounds discovery and the version check; a watch is long by design.
 	restCfg = dynamicConfig(restCfg)
+	// Every LIST and WATCH of the informers is accounted for (pkg/apistats), in the transport
+	// and the client-side rate limiter.
+	stats := apistats.NewRecorder()
+	o.API.instrument(restCfg, stats)
 	client, err := dynamic.NewForConfig(restCfg)
 	if err != nil {
 		return err
@@ -340,6 +350,13 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		eventsRes = &res
 	}
 	o.metadataOnlyNotes(owned != nil, eventsRes != nil)
+	apf := newAPFNames(ctx, client)
+	stats.Resolve = apf.resolve
+	if o.API.ListMode == watch.ListModeWatchList {
+		if err := watch.EnableWatchList(); err != nil {
+			return err
+		}
+	}
 	// A custom resource's state shows its CRD's printer columns: read once, here, so that the
 	// printer never asks the API.
 	withOwned := resources
@@ -395,7 +412,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		Predicates: o.predicates,
 		Owned:      owned,
 		Events:     eventsRes,
+		Stats:      stats,
+		ListMode:   o.API.ListMode,
+		PageSize:   o.API.ChunkSize,
 	}
+	cfg.QPS, cfg.Burst = o.API.limits()
 	if len(o.predicates) > 0 {
 		cfg.PredicateStats = &watch.PredicateStats{}
 	}
@@ -435,6 +456,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
 		ShowSecrets:    o.ShowSecrets,
 		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
+		// The ApiStats lines at exit: in human output with --api-stats only.
+		ShowAPIStats:   o.API.Interval > 0 || o.types[watch.ApiStats],
 		QueueColumn:    o.ShowReconciles,
 		OmitReconciles: omitReconciles,
 		PluginVersion:  Version,
@@ -465,8 +488,15 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", o.Output)
 	})
+	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
+	// clears it before it writes a line.
+	progress := newProgressLine(o.ErrOut)
+	clearProgress := func() {}
+	if isTerminal(o.Out) { // the same screen, most likely: the line goes before stdout writes
+		clearProgress = progress.Clear
+	}
 	printed := make(chan error, 1)
-	go func() { printed <- drainOutbox(outbox, p, cancel) }()
+	go func() { printed <- drainOutbox(outbox, p, cancel, clearProgress) }()
 	var recErr error
 	shows := func(ev *watch.Event) bool {
 		t := ev.Type
@@ -524,10 +554,31 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		defer t.Stop()
 		foldTicks = t.C
 	}
+	apiEvents := newAPIEvents(stats, resources)
+	var apiTick <-chan time.Time
+	if o.API.Interval > 0 {
+		t := time.NewTicker(o.API.Interval)
+		defer t.Stop()
+		apiTick = t.C
+	}
+	var progressTick <-chan time.Time
+	if progress != nil {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		progressTick = t.C
+	}
 	for eventsIn != nil {
 		select {
 		case <-foldTicks:
 			show(stage.due(time.Now()))
+		case n := <-stats.Notices():
+			handle(apiEvents.throttled(n))
+		case <-apiTick:
+			for _, ev := range apiEvents.figures(false) {
+				handle(ev)
+			}
+		case <-progressTick:
+			progress.Update(stats.Progress())
 		case ev, ok := <-eventsIn:
 			if !ok {
 				eventsIn = nil
@@ -545,10 +596,24 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			handle(ev)
 		}
 	}
+	progress.Clear()
 	for _, ev := range hotLoops.Ended(time.Now()) { // deleted objects, windows passed
 		handle(ev)
 	}
 	show(stage.flush())
+	for drained := false; !drained; {
+		select {
+		case n := <-stats.Notices():
+			handle(apiEvents.throttled(n))
+		default:
+			drained = true
+		}
+	}
+	if !stdoutGone.Load() {
+		for _, ev := range apiEvents.figures(true) {
+			handle(ev)
+		}
+	}
 	summary.Ongoing(hotLoops.Ongoing(time.Now()))
 	if cfg.PredicateStats != nil {
 		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()})
@@ -610,6 +675,11 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"events":          fmt.Sprint(o.Events),
 		"ignore-path":     strings.Join(o.Noise.IgnorePaths, " "),
 		"only-path":       strings.Join(o.Noise.OnlyPaths, " "),
+		"list-mode":       o.API.ListMode,
+		"chunk-size":      fmt.Sprint(o.API.ChunkSize),
+		"qps":             fmt.Sprint(o.API.QPS),
+		"burst":           fmt.Sprint(o.API.Burst),
+		"api-stats":       o.API.Interval.String(),
 	}
 }
 
@@ -619,7 +689,7 @@ const outboxSize = 10000
 // drainOutbox prints what the outbox hands out, flushing whenever it runs empty (so a live
 // terminal sees every line at once, and a busy pipe gets large writes). After a write error
 // (stdout gone) it keeps draining without printing, so nothing waits on it.
-func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func()) error {
+func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
 	var werr error
 	for {
 		ev, dropped, ok := outbox.Get()
@@ -629,6 +699,7 @@ func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func()) erro
 		if werr != nil {
 			continue
 		}
+		clearProgress()
 		if dropped > 0 {
 			werr = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
 		}

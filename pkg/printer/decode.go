@@ -42,6 +42,7 @@ var KnownTypes = []watch.Type{
 	watch.Informer, watch.Added, watch.Updated, watch.Deleted, watch.List, watch.Watch,
 	watch.WatchClosed, watch.Bookmark, watch.Synced, watch.Resync, watch.Relist, watch.Error,
 	watch.Recovered, watch.Reconciled, watch.ControllerQueue, HotLoop, HotLoopEnded, watch.KubeEvent,
+	watch.ApiStats, watch.Throttled,
 }
 
 // wireLine is the union of every line type's fields. Pointers tell "absent" from "zero" where a
@@ -134,6 +135,15 @@ type wireLine struct {
 	Deleted             int        `json:"deleted"`
 	Unchanged           int        `json:"unchanged"`
 	NotFound            *keyRecord `json:"notFound"`
+	Pages               int        `json:"pages"`
+	ListMode            string     `json:"listMode"`
+	FellBack            bool       `json:"fellBack"`
+	BackoffMs           float64    `json:"backoffMs"`
+
+	// ApiStats and Throttled (and the APF fields of List and Watch).
+	apiStatsFields
+	apfRecord
+	DelayMs float64 `json:"delayMs"`
 
 	// Informer.
 	PluginVersion         string           `json:"pluginVersion"`
@@ -151,6 +161,9 @@ type wireLine struct {
 	Resources             []resourceRecord `json:"resources"`
 	OwnedResources        []resourceRecord `json:"ownedResources"`
 	Events                bool             `json:"events"`
+	PageSize              int64            `json:"pageSize"`
+	QPS                   float32          `json:"qps"`
+	Burst                 int              `json:"burst"`
 }
 
 // DecodeEvent parses one line of the JSON contract (docs/json.md) back into the event it was
@@ -272,6 +285,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			UnlockWhileProcessing: w.UnlockWhileProcessing, WatchList: w.WatchList,
 			Namespace: w.Namespace, LabelSelector: w.LabelSelector, FieldSelector: w.FieldSelector,
 			MetadataOnly: w.MetadataOnly, DropManagedFields: w.DropManagedFields,
+			ListMode: w.ListMode, PageSize: w.PageSize, QPS: w.QPS, Burst: w.Burst,
 		}
 		if len(w.Queue) > 0 && string(w.Queue) != "null" {
 			if err := json.Unmarshal(w.Queue, &info.Queue); err != nil {
@@ -297,8 +311,15 @@ func DecodeLine(line []byte) (Decoded, error) {
 		d.PluginVersion, d.SecretsRedacted = w.PluginVersion, w.SecretsRedacted
 	case watch.List:
 		ev.ResourceVersion, ev.Items, ev.Duration, ev.Initial = w.ResourceVersion, w.Items, time.Duration(w.DurationMs)*time.Millisecond, w.Initial
+		ev.Pages, ev.APF = w.Pages, w.apfRecord.apf()
 	case watch.Watch:
 		ev.ResourceVersion, ev.SendInitialEvents, ev.TimeoutSeconds = w.ResourceVersion, w.SendInitialEvents, w.TimeoutSeconds
+		ev.APF = w.apfRecord.apf()
+	case watch.ApiStats:
+		decodeAPIStats(&w, &ev)
+	case watch.Throttled:
+		ev.Reason, ev.Verb, ev.APF = w.Reason, w.Verb, w.apfRecord.apf()
+		ev.Duration, ev.RetryAfter = time.Duration(math.Round(w.DelayMs*float64(time.Millisecond))), fromSeconds(w.RetryAfterSeconds)
 	case watch.WatchClosed:
 		ev.Reason, ev.ResourceVersion = w.Reason, w.ResourceVersion
 	case watch.Bookmark:
@@ -308,6 +329,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 		if w.NotFound != nil && w.NotFound.Name != "" {
 			ev.NotFound = &watch.ObjectKey{Namespace: w.NotFound.Namespace, Name: w.NotFound.Name}
 		}
+		ev.ListMode, ev.FellBack = w.ListMode, w.FellBack
 	case watch.Resync:
 		ev.Items = w.Items
 	case watch.Relist:
@@ -315,6 +337,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 		ev.Counts = watch.RelistCounts{Added: w.Added, Updated: w.Updated, Deleted: w.Deleted, Unchanged: w.Unchanged}
 	case watch.Error, watch.Recovered:
 		ev.Reason, ev.Message, ev.Verb = w.Reason, w.Message, w.Verb
+		ev.Backoff = time.Duration(math.Round(w.BackoffMs * float64(time.Millisecond)))
 	case HotLoop:
 		var managers []string
 		if len(w.Managers) > 0 && string(w.Managers) != "null" {

@@ -39,7 +39,7 @@ func roundTripEvents() []watch.Event {
 		// watch deploy/nosuch: the Synced line says the object is not there.
 		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, ResourceVersion: "100", NotFound: &watch.ObjectKey{Namespace: "demo", Name: "nosuch"}},
 		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, ResourceVersion: "100", NotFound: &watch.ObjectKey{Name: "nosuch"}})
-	return events
+	return append(events, apiStatsEvents()...)
 }
 
 // Updates with their old objects (managers, --diff) and a hot loop: a Decoder gives the

@@ -142,6 +142,11 @@ type lifecycleRecord struct {
 	Deleted             *int       `json:"deleted,omitempty"`
 	Unchanged           *int       `json:"unchanged,omitempty"`
 	NotFound            *keyRecord `json:"notFound,omitempty"`
+	Pages               *int       `json:"pages,omitempty"`
+	ListMode            string     `json:"listMode,omitempty"`
+	FellBack            *bool      `json:"fellBack,omitempty"`
+	BackoffMs           *float64   `json:"backoffMs,omitempty"`
+	apfRecord
 }
 
 // keyRecord names one object.
@@ -207,7 +212,11 @@ type informerRecord struct {
 	// OwnedResources: with --owned, the resources followed below Resources.
 	OwnedResources []resourceRecord `json:"ownedResources,omitempty"`
 	// Events: with --events, Events about the shown objects are KubeEvent lines.
-	Events bool `json:"events,omitempty"`
+	Events   bool     `json:"events,omitempty"`
+	ListMode string   `json:"listMode,omitempty"`
+	PageSize int64    `json:"pageSize,omitempty"`
+	QPS      *float32 `json:"qps,omitempty"`
+	Burst    int      `json:"burst,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -259,6 +268,10 @@ func (p *Printer) record(ev *watch.Event) any {
 		return controllerQueueOf(ev)
 	case ev.Type == watch.KubeEvent:
 		return kubeEventOf(ev)
+	case ev.Type == watch.ApiStats:
+		return apiStatsOf(ev)
+	case ev.Type == watch.Throttled:
+		return throttledOf(ev)
 	case ev.Type == watch.Reconciled:
 		return reconciledRecord{
 			eventHead: headOf(ev),
@@ -277,6 +290,10 @@ func (p *Printer) record(ev *watch.Event) any {
 			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
 			SecretsRedacted: !p.opts.ShowSecrets, Resources: []resourceRecord{},
 			MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
+			ListMode: info.ListMode, PageSize: info.PageSize, Burst: info.Burst,
+		}
+		if info.QPS != 0 {
+			r.QPS = ptr(info.QPS)
 		}
 		for _, res := range info.Resources {
 			r.Resources = append(r.Resources, resourceRecordOf(res))
@@ -293,8 +310,13 @@ func (p *Printer) record(ev *watch.Event) any {
 	switch ev.Type {
 	case watch.List:
 		r.ResourceVersion, r.Items, r.DurationMs, r.Initial = ptr(ev.ResourceVersion), ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.Initial)
+		if ev.Pages > 0 {
+			r.Pages = ptr(ev.Pages)
+		}
+		r.apfRecord = apfRecordOf(ev.APF)
 	case watch.Watch:
 		r.ResourceVersion, r.SendInitialEvents, r.TimeoutSeconds = ptr(ev.ResourceVersion), ptr(ev.SendInitialEvents), ptr(ev.TimeoutSeconds)
+		r.apfRecord = apfRecordOf(ev.APF)
 	case watch.WatchClosed:
 		r.Reason, r.ResourceVersion = ptr(ev.Reason), ptr(ev.ResourceVersion)
 	case watch.Bookmark:
@@ -304,10 +326,16 @@ func (p *Printer) record(ev *watch.Event) any {
 		if ev.NotFound != nil {
 			r.NotFound = &keyRecord{Namespace: ev.NotFound.Namespace, Name: ev.NotFound.Name}
 		}
+		if ev.ListMode != "" {
+			r.ListMode, r.FellBack = ev.ListMode, ptr(ev.FellBack)
+		}
 	case watch.Dropped:
 		r.Items = ptr(ev.Items)
 	case watch.Recovered:
 		r.Verb, r.Message = ptr(ev.Verb), ptr(ev.Message)
+		if ev.Backoff > 0 {
+			r.BackoffMs = ptr(msFloat(ev.Backoff))
+		}
 	case watch.Resync:
 		r.Items = ptr(ev.Items)
 	case watch.Relist:
@@ -315,6 +343,9 @@ func (p *Printer) record(ev *watch.Event) any {
 		r.Added, r.Updated, r.Deleted, r.Unchanged = ptr(ev.Counts.Added), ptr(ev.Counts.Updated), ptr(ev.Counts.Deleted), ptr(ev.Counts.Unchanged)
 	case watch.Error:
 		r.Reason, r.Message, r.Verb = ptr(ev.Reason), ptr(ev.Message), ptr(ev.Verb)
+		if ev.Backoff > 0 {
+			r.BackoffMs = ptr(msFloat(ev.Backoff))
+		}
 	}
 	return r
 }

@@ -231,6 +231,8 @@ func (p *Printer) Shows(ev *watch.Event) bool {
 		return p.opts.ShowBookmarks
 	case watch.Reconciled:
 		return p.opts.ShowReconciles
+	case watch.ApiStats:
+		return !ev.Final || p.opts.ShowAPIStats
 	}
 	return true
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// ShowReconciles prints Reconciled lines in human output (always in JSON unless
 	// OmitReconciles).
 	ShowReconciles bool
+	// ShowAPIStats prints the ApiStats lines at exit (Final) in human output; periodic ones
+	// (--api-stats) are always printed, and machine-readable output always has them.
+	ShowAPIStats bool
 	// QueueColumn adds the simulated workqueue's depth (`queue=N`) to human object lines: for
 	// runs that simulate workers; otherwise the number reads as the user's controller's.
 	QueueColumn bool
@@ -152,6 +155,9 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		return nil
 	}
 	if ev.Type == watch.Reconciled && !p.opts.ShowReconciles {
+		return nil
+	}
+	if ev.Type == watch.ApiStats && ev.Final && !p.opts.ShowAPIStats {
 		return nil
 	}
 	var b strings.Builder
@@ -288,8 +294,14 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 	switch ev.Type {
 	case watch.List:
 		fmt.Fprintf(b, "LIST returned %d items at rv=%s in %s", ev.Items, Escape(ev.ResourceVersion), ms(ev.Duration))
+		if ev.Pages > 1 {
+			fmt.Fprintf(b, ", %d pages", ev.Pages)
+		}
 		if ev.Initial {
 			b.WriteString(" (initial list)")
+		}
+		if ev.APF != nil {
+			b.WriteString("; " + Escape(apfText(ev.APF)))
 		}
 	case watch.Watch:
 		from := "now"
@@ -300,6 +312,9 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 		if ev.SendInitialEvents {
 			b.WriteString(" (streaming list: the server sends every object first)")
 		}
+		if ev.APF != nil {
+			b.WriteString("; " + Escape(apfText(ev.APF)))
+		}
 	case watch.WatchClosed:
 		fmt.Fprintf(b, "watch ended at rv=%s: %s", Escape(ev.ResourceVersion), Escape(ev.Reason))
 	case watch.Bookmark:
@@ -309,6 +324,14 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 		}
 	case watch.Synced:
 		fmt.Fprintf(b, "cache synced: %d objects in %s", ev.Items, ms(ev.Duration))
+		switch {
+		case ev.ListMode == "watchlist":
+			b.WriteString(" by a streaming list")
+		case ev.ListMode == "list" && ev.FellBack:
+			b.WriteString(" by LIST (the streaming list failed; fell back)")
+		case ev.ListMode == "list":
+			b.WriteString(" by LIST")
+		}
 		if nf := ev.NotFound; nf != nil {
 			// kubectl's words for a missing object, and that the watch goes on.
 			fmt.Fprintf(b, "; %s %q not found", Escape(ev.Resource.String()), Escape(nf.Name))
@@ -346,6 +369,18 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 			b.WriteString(ev.Verb + " ")
 		}
 		fmt.Fprintf(b, "%s: %s", Escape(ev.Reason), Escape(ev.Message))
+		if ev.Backoff > 0 {
+			fmt.Fprintf(b, " (tried %s after the previous failure)", roundMs(ev.Backoff))
+		}
+	case watch.Recovered:
+		b.WriteString(Escape(ev.Message))
+		if ev.Backoff > 0 {
+			fmt.Fprintf(b, " (tried %s after the previous failure)", roundMs(ev.Backoff))
+		}
+	case watch.ApiStats:
+		apiStatsDetail(b, ev)
+	case watch.Throttled:
+		throttledDetail(b, ev)
 	}
 }
 
@@ -388,8 +423,20 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 	if info.DropManagedFields {
 		queue += ", managedFields dropped (no manager attribution)"
 	}
+	if info.ListMode != "" {
+		streaming += " (--list-mode " + info.ListMode + ")"
+	}
 	line := fmt.Sprintf("# watching %s in %s; client-go %s, %s, streaming lists %s, resync %s",
 		strings.Join(res, ","), scope, info.ClientGoVersion, queue, streaming, resync)
+	if info.PageSize > 0 {
+		line += fmt.Sprintf(", page size %d", info.PageSize)
+	}
+	switch {
+	case info.QPS < 0:
+		line += ", no client-side rate limit"
+	case info.QPS > 0:
+		line += fmt.Sprintf(", client rate limit %g qps burst %d", info.QPS, info.Burst)
+	}
 	if info.LabelSelector != "" {
 		line += ", selector " + info.LabelSelector
 	}

@@ -40,6 +40,9 @@ type Summary struct {
 	ignored, outOfFocus, foldedUpdates, foldedLines int
 	// HidesNoise: the output is human, which hides what is noise (JSON only marks it).
 	HidesNoise bool
+	// ApiStats: the latest figures of each resource, in the order first seen.
+	api      map[string]*watch.Event
+	apiOrder []string
 }
 
 // PredicateReport is what the summary says about --predicate beyond the filtered lines it
@@ -67,6 +70,7 @@ func NewSummary() *Summary {
 		last:     map[string]watch.QueueFigures{},
 		watches:  map[string]int{},
 		scraped:  map[string]bool{},
+		api:      map[string]*watch.Event{},
 	}
 }
 
@@ -108,6 +112,12 @@ func (s *Summary) Add(ev *watch.Event) {
 		s.hotLoops++
 	case HotLoopEnded:
 		s.ended = append(s.ended, hotLoopSummary(ev, "ended"))
+	case watch.ApiStats:
+		key := ev.Resource.String()
+		if _, ok := s.api[key]; !ok {
+			s.apiOrder = append(s.apiOrder, key)
+		}
+		s.api[key] = ev
 	case watch.ControllerQueue:
 		s.queueLines++
 		s.scraped[ev.URL] = true
@@ -162,6 +172,11 @@ func (s *Summary) Write(w io.Writer) error {
 	fmt.Fprintf(&b, "informer: %d lists, %d relists, %d watch restarts, %d watch closes, %d errors, %d resyncs, %d bookmarks\n",
 		s.byType[watch.List], s.byType[watch.Relist], restarts, s.byType[watch.WatchClosed], s.byType[watch.Error]-s.scrapeErrors,
 		s.byType[watch.Resync], s.byType[watch.Bookmark])
+	for _, key := range s.apiOrder {
+		if ev := s.api[key]; ev.API != nil {
+			fmt.Fprintf(&b, "api %s: %s\n", Escape(key), APIFigures(ev.API))
+		}
+	}
 	if len(s.scraped) > 0 {
 		fmt.Fprintf(&b, "metrics: %d ControllerQueue lines from %d URLs, %d scrape errors (one per failure streak)\n",
 			s.queueLines, len(s.scraped), s.scrapeErrors)

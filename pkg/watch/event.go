@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
@@ -42,6 +43,12 @@ const (
 	// Folded stands, in human output, for the updates of an object in a hot loop folded into
 	// it (Items of them, over Duration); never in JSON or a recording.
 	Folded Type = "Folded"
+	// ApiStats is what one resource's informer cost the API server so far (--api-stats, and in
+	// -o json at exit).
+	ApiStats Type = "ApiStats" //nolint:revive // the JSON contract's name
+	// Throttled is a request the server refused with 429 (API Priority and Fairness) or the
+	// client-side rate limiter held back, as it happens.
+	Throttled Type = "Throttled"
 )
 
 // IsObject reports whether t is an object event (Added, Updated or Deleted).
@@ -85,6 +92,13 @@ type InformerInfo struct {
 	OwnedResources []discovery.Resource
 	// Events is set with --events: Events regarding the watched objects are merged in.
 	Events bool
+	// ListMode is --list-mode: auto (client-go's default, WatchList says which), watchlist or
+	// list; PageSize is the LIST page size asked for (--chunk-size; 0: client-go's default).
+	ListMode string
+	PageSize int64
+	// QPS and Burst are the client-side rate limiter's (QPS < 0: none).
+	QPS   float32
+	Burst int
 }
 
 // Event is one thing the informer received or did. Object events fill the object fields;
@@ -150,10 +164,27 @@ type Event struct {
 	URL    string
 	Sample *scrape.QueueSample
 
+	// ApiStats events: the resource's API figures since the run began.
+	API *apistats.Snapshot
+	// APF: on a resource's first List or Watch line, and on Throttled lines: the flow schema and
+	// priority level the server put the requests in.
+	APF *apistats.APF
+	// Final: the ApiStats line at exit.
+	Final bool
+	// Throttled events: why (TooManyRequests or ClientThrottled) is Reason; the client-side
+	// delay is Duration; RetryAfter is what a 429 asked for.
+	RetryAfter time.Duration
+
 	// Lifecycle events.
-	Items               int           // List, Synced, Resync
-	Duration            time.Duration // List, Synced
-	Initial             bool          // List: the informer's first list
+	Items    int           // List, Synced, Resync
+	Duration time.Duration // List, Synced
+	Initial  bool          // List: the informer's first list
+	Pages    int           // List: the LIST requests (pages) it took
+	ListMode string        // Synced: how the initial list came: watchlist or list
+	FellBack bool          // Synced: a streaming list was tried first and failed
+	// Backoff: Error and Recovered lines of an attempt after a failed one: how long the
+	// reflector waited between the failure and this attempt (observed, not predicted).
+	Backoff             time.Duration
 	SendInitialEvents   bool          // Watch: a streaming list (WatchList)
 	TimeoutSeconds      int64         // Watch: the timeout the reflector asked for
 	InitialEventsEnd    bool          // Bookmark: the end of a streaming list

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
@@ -56,6 +57,52 @@ type Config struct {
 	// Events, with --events, is the Event resource (events.k8s.io/v1): Events regarding the
 	// shown objects become KubeEvent lines.
 	Events *discovery.Resource
+	// Stats accounts for the API requests (pkg/apistats); nil counts nothing.
+	Stats *apistats.Recorder
+	// ListMode is how the informers list: ListModeAuto (client-go's default, as a controller
+	// built with this client-go would), ListModeWatchList (streaming lists, falling back to
+	// LIST+WATCH when the server refuses) or ListModeList (paginated LIST, then WATCH).
+	ListMode string
+	// PageSize is the LIST page size (limit) the reflector asks for; 0 leaves client-go's
+	// default (500 for a list from etcd; a list from the watch cache at resourceVersion 0 is
+	// not paginated).
+	PageSize int64
+	// QPS and Burst are the client's rate limiter, for the Informer line only.
+	QPS   float32
+	Burst int
+}
+
+// List modes (--list-mode).
+const (
+	ListModeAuto      = "auto"
+	ListModeWatchList = "watchlist"
+	ListModeList      = "list"
+)
+
+// ListModes are the values of --list-mode.
+var ListModes = []string{ListModeAuto, ListModeWatchList, ListModeList}
+
+// useWatchList reports whether the informers start with a streaming list.
+func (cfg *Config) useWatchList() bool {
+	switch cfg.ListMode {
+	case ListModeList:
+		return false
+	case ListModeWatchList:
+		return true
+	}
+	return clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
+}
+
+// EnableWatchList turns client-go's WatchListClient feature on for this process, for
+// --list-mode watchlist: the reflector reads the gate itself.
+func EnableWatchList() error {
+	g, ok := clientfeatures.FeatureGates().(interface {
+		Set(clientfeatures.Feature, bool) error
+	})
+	if !ok {
+		return fmt.Errorf("client-go's feature gates cannot be set: --list-mode %s is not available", ListModeWatchList)
+	}
+	return g.Set(clientfeatures.WatchListClient, true)
 }
 
 // PredicateStats counts the reconciles a shadow workqueue ran: the same simulated workers fed
@@ -272,7 +319,11 @@ func Describe(cfg Config) InformerInfo {
 		Queue:                 "RealFIFO",
 		AtomicEvents:          true,
 		UnlockWhileProcessing: gates.Enabled(clientfeatures.UnlockWhileProcessingFIFO),
-		WatchList:             gates.Enabled(clientfeatures.WatchListClient),
+		WatchList:             cfg.useWatchList(),
+		ListMode:              listModeOf(cfg.ListMode),
+		PageSize:              cfg.PageSize,
+		QPS:                   cfg.QPS,
+		Burst:                 cfg.Burst,
 		ResyncPeriod:          cfg.Resync,
 		Namespace:             cfg.Namespace,
 		LabelSelector:         cfg.LabelSelector,
@@ -286,6 +337,13 @@ func Describe(cfg Config) InformerInfo {
 		info.OwnedResources = cfg.Owned.Resources
 	}
 	return info
+}
+
+func listModeOf(m string) string {
+	if m == "" {
+		return ListModeAuto
+	}
+	return m
 }
 
 func clientGoVersion() string {
@@ -319,6 +377,8 @@ type resourceInformer struct {
 	hasSynced atomic.Bool
 	// answered is set once the server answered a list or watch of this informer, yes or no.
 	answered atomic.Bool
+	// fellBack: a streaming list did not end in time (--sync-timeout) and LIST+WATCH took over.
+	fellBack atomic.Bool
 	// forbidden ends the run: the initial list was refused.
 	forbidden func(*ForbiddenError)
 	queue     *workQueue
@@ -350,6 +410,7 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 	ri.tap = &tap{ri: ri, inner: inner}
 	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
 	ri.fifo = newFIFO(res, cfg.DropManagedFields)
+	cfg.Stats.Register(res.String())
 	return ri, nil
 }
 
@@ -382,8 +443,8 @@ func (ri *resourceInformer) run(ctx context.Context) {
 		ri.shadow.run(ctx, &ri.wg, func(Event) { ri.cfg.PredicateStats.Unfiltered.Add(1) })
 	}
 	defer ri.wg.Wait()
-	if !clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) || ri.cfg.SyncTimeout <= 0 {
-		ri.runController(ctx, false)
+	if !ri.cfg.useWatchList() || ri.cfg.SyncTimeout <= 0 {
+		ri.runController(ctx, ri.cfg.ListMode == ListModeList)
 		return
 	}
 	// A server or proxy that never sends the initial-events-end bookmark leaves a streaming list
@@ -406,6 +467,7 @@ func (ri *resourceInformer) run(ctx context.Context) {
 	ri.emit(ctx, Event{Type: Error, Reason: "SyncTimeout", Message: fmt.Sprintf(
 		"the streaming list did not end within %s (no initial-events-end bookmark; the server or a proxy in between does not finish streaming lists): falling back to LIST+WATCH",
 		ri.cfg.SyncTimeout)})
+	ri.fellBack.Store(true)
 	ri.reset()
 	ri.runController(ctx, true)
 }
@@ -430,6 +492,12 @@ func (ri *resourceInformer) runController(ctx context.Context, noStreaming bool)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			ri.tweak(&opts)
+			// At resourceVersion 0 the watch cache answers a LIST whole, whatever its limit: with
+			// a page size asked for, the first list is a consistent read (resourceVersion ""),
+			// which the server pages, as kubectl get --chunk-size does.
+			if ri.cfg.PageSize > 0 && opts.ResourceVersion == "0" && opts.Continue == "" {
+				opts.ResourceVersion = ""
+			}
 			return tap.list(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
@@ -446,6 +514,7 @@ func (ri *resourceInformer) runController(ctx context.Context, noStreaming bool)
 		ListerWatcher:                lwi,
 		ObjectType:                   example,
 		ObjectDescription:            ri.res.String(),
+		WatchListPageSize:            ri.cfg.PageSize,
 		FullResyncPeriod:             ri.cfg.Resync,
 		Process:                      ri.process,
 		WatchErrorHandlerWithContext: ri.onWatchError,
@@ -455,7 +524,7 @@ func (ri *resourceInformer) runController(ctx context.Context, noStreaming bool)
 
 // onWatchError hears what ListAndWatch returned; the tap has usually reported it already.
 func (ri *resourceInformer) onWatchError(ctx context.Context, _ *cache.Reflector, err error) {
-	ri.tap.recordError(ctx, "", err)
+	ri.tap.recordError(ctx, "", err, 0)
 }
 
 // emit sends an event unless the run is over.

@@ -156,7 +156,10 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 		ri.synced = true
 		ri.hasSynced.Store(true)
 		synced := Event{Type: Synced, Items: len(info.Objects), Duration: time.Since(ri.start),
-			ResourceVersion: info.ResourceVersion}
+			ResourceVersion: info.ResourceVersion, ListMode: ListModeList, FellBack: li.fellBack}
+		if li.streaming {
+			synced.ListMode = ListModeWatchList
+		}
 		if ri.cfg.Name != "" && len(info.Objects) == 0 {
 			synced.NotFound = &ObjectKey{Namespace: ri.namespace(), Name: ri.cfg.Name}
 		}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 )
 
 // initialEventsEndAnnotation marks the bookmark that ends a streaming list.
@@ -21,11 +23,13 @@ const initialEventsEndAnnotation = metav1.InitialEventsAnnotationKey
 // listInfo is what the tap learned about one complete list (paged LIST or streaming WATCH),
 // handed to the delta processor when the list's objects reach it.
 type listInfo struct {
-	initial bool
-	fromRV  string
-	reason  string
-	rv      string
-	items   int
+	initial   bool
+	fromRV    string
+	reason    string
+	rv        string
+	items     int
+	streaming bool // a streaming list (WATCH with sendInitialEvents)
+	fellBack  bool // a LIST after a streaming list was tried and failed
 }
 
 // tap sits between the reflector and the dynamic client. It sees every LIST, WATCH, watch event
@@ -47,6 +51,43 @@ type tap struct {
 	pendingList []listInfo
 	failing     int  // list/watch errors since the last success
 	streaming   bool // a streaming list (WATCH with sendInitialEvents) was opened
+	// streamTried: a streaming list was asked for (opened or not); a LIST after it is a fallback.
+	streamTried bool
+	pages       int       // pages of the list running now
+	failedAt    time.Time // when the last attempt failed (zero after a success)
+	apfShown    bool      // the APF classification was put on a List or Watch line
+}
+
+// key is the resource's name in the API accounting.
+func (t *tap) key() string { return t.ri.res.String() }
+
+// backoff returns how long ago the previous attempt failed (0 after a success): what the
+// reflector waited before this attempt.
+func (t *tap) backoff(start time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failedAt.IsZero() {
+		return 0
+	}
+	return start.Sub(t.failedAt)
+}
+
+// apf returns the APF classification for the first List or Watch line, once.
+func (t *tap) apf(ctx context.Context) *apistats.APF {
+	t.mu.Lock()
+	shown := t.apfShown
+	t.mu.Unlock()
+	if shown {
+		return nil
+	}
+	a, ok := t.ri.cfg.Stats.APFOf(ctx, t.key())
+	if !ok {
+		return nil
+	}
+	t.mu.Lock()
+	t.apfShown = true
+	t.mu.Unlock()
+	return &a
 }
 
 // streamingStarted reports whether a streaming list was opened.
@@ -57,15 +98,16 @@ func (t *tap) streamingStarted() bool {
 }
 
 // succeeded notes a list or watch call that worked, and says so after a failure streak.
-func (t *tap) succeeded(ctx context.Context, verb string) {
+func (t *tap) succeeded(ctx context.Context, verb string, backoff time.Duration) {
 	t.ri.answered.Store(true)
 	t.mu.Lock()
 	n := t.failing
 	t.failing = 0
 	t.lastErrMsg = ""
+	t.failedAt = time.Time{}
 	t.mu.Unlock()
 	if n > 0 {
-		t.ri.emit(ctx, Event{Type: Recovered, Verb: verb, Message: fmt.Sprintf("%s works again after %d failed attempts", verb, n)})
+		t.ri.emit(ctx, Event{Type: Recovered, Verb: verb, Backoff: backoff, Message: fmt.Sprintf("%s works again after %d failed attempts", verb, n)})
 	}
 }
 
@@ -74,8 +116,9 @@ func (t *tap) beginList() (fromRV, reason string, initial bool) {
 }
 
 // finishList records a complete list and returns its info.
-func (t *tap) finishList(rv string, items int, fromRV, reason string) listInfo {
-	li := listInfo{initial: t.listsDone == 0, fromRV: fromRV, reason: reason, rv: rv, items: items}
+func (t *tap) finishList(rv string, items int, fromRV, reason string, streaming bool) listInfo {
+	li := listInfo{initial: t.listsDone == 0, fromRV: fromRV, reason: reason, rv: rv, items: items,
+		streaming: streaming, fellBack: !streaming && (t.streamTried || t.ri.fellBack.Load())}
 	t.listsDone++
 	t.lastRV = rv
 	t.pendingList = append(t.pendingList, li)
@@ -95,42 +138,60 @@ func (t *tap) popList() (listInfo, bool) {
 }
 
 func (t *tap) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	stats := t.ri.cfg.Stats
+	start := time.Now()
 	t.mu.Lock()
 	if opts.Continue == "" {
-		t.pageStart, t.pageItems = time.Now(), 0
+		t.pageStart, t.pageItems, t.pages = start, 0, 0
 		t.pageFromRV, t.pageReason, _ = t.beginList()
+		stats.ListBegin(t.key(), false)
 	}
 	t.mu.Unlock()
 
-	obj, err := t.inner.List(ctx, opts)
+	obj, err := t.inner.List(apistats.WithResource(ctx, t.key(), apistats.VerbList), opts)
 	if err != nil {
-		t.recordError(ctx, "list", err)
+		stats.ListAbort(t.key())
+		t.recordError(ctx, "list", err, t.backoff(start))
 		return nil, err
 	}
-	t.succeeded(ctx, "list")
+	t.succeeded(ctx, "list", t.backoff(start))
+	stats.ListPage(t.key(), len(obj.Items))
 	t.mu.Lock()
 	t.pageItems += len(obj.Items)
+	t.pages++
 	if obj.GetContinue() != "" {
 		t.mu.Unlock()
 		return obj, nil
 	}
 	initial := t.listsDone == 0
-	li := t.finishList(obj.GetResourceVersion(), t.pageItems, t.pageFromRV, t.pageReason)
+	li := t.finishList(obj.GetResourceVersion(), t.pageItems, t.pageFromRV, t.pageReason, false)
 	d := time.Since(t.pageStart)
+	pages := t.pages
 	t.mu.Unlock()
-	t.ri.emit(ctx, Event{Type: List, ResourceVersion: li.rv, Items: li.items, Duration: d, Initial: initial})
+	stats.ListEnd(t.key())
+	t.ri.emit(ctx, Event{Type: List, ResourceVersion: li.rv, Items: li.items, Duration: d, Initial: initial, Pages: pages, APF: t.apf(ctx)})
 	return obj, nil
 }
 
 func (t *tap) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	streaming := opts.SendInitialEvents != nil && *opts.SendInitialEvents
 	start := time.Now()
-	w, err := t.inner.Watch(ctx, opts)
+	stats := t.ri.cfg.Stats
+	if streaming {
+		t.mu.Lock()
+		t.streamTried = true
+		t.mu.Unlock()
+		stats.ListBegin(t.key(), true)
+	}
+	w, err := t.inner.Watch(apistats.WithResource(ctx, t.key(), apistats.VerbWatch), opts)
 	if err != nil {
-		t.recordError(ctx, "watch", err)
+		if streaming {
+			stats.ListAbort(t.key())
+		}
+		t.recordError(ctx, "watch", err, t.backoff(start))
 		return nil, err
 	}
-	t.succeeded(ctx, "watch")
+	t.succeeded(ctx, "watch", t.backoff(start))
 	var timeout int64
 	if opts.TimeoutSeconds != nil {
 		timeout = *opts.TimeoutSeconds
@@ -145,7 +206,7 @@ func (t *tap) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interfa
 		tw.fromRV, tw.reason, _ = t.beginList()
 		t.mu.Unlock()
 	}
-	t.ri.emit(ctx, Event{Type: Watch, ResourceVersion: opts.ResourceVersion, SendInitialEvents: streaming, TimeoutSeconds: timeout})
+	t.ri.emit(ctx, Event{Type: Watch, ResourceVersion: opts.ResourceVersion, SendInitialEvents: streaming, TimeoutSeconds: timeout, APF: t.apf(ctx)})
 	t.ri.wg.Add(1)
 	go tw.run(ctx)
 	return tw, nil
@@ -153,7 +214,7 @@ func (t *tap) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interfa
 
 // recordError emits an Error event for a failed call or stream, unless the same error was just
 // reported (the reflector hands the error it got from the tap to its error handler as well).
-func (t *tap) recordError(ctx context.Context, verb string, err error) {
+func (t *tap) recordError(ctx context.Context, verb string, err error, backoff time.Duration) {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return
 	}
@@ -165,6 +226,7 @@ func (t *tap) recordError(ctx context.Context, verb string, err error) {
 	t.lastReason = reason + ": " + msg
 	if verb == "list" || verb == "watch" {
 		t.failing++
+		t.failedAt = time.Now()
 	}
 	t.mu.Unlock()
 	if verb == "list" || verb == "watch" {
@@ -178,7 +240,7 @@ func (t *tap) recordError(ctx context.Context, verb string, err error) {
 	if dup {
 		return
 	}
-	t.ri.emit(ctx, Event{Type: Error, Verb: verb, Reason: reason, Message: msg})
+	t.ri.emit(ctx, Event{Type: Error, Verb: verb, Reason: reason, Message: msg, Backoff: backoff})
 }
 
 // errorReason names an error the way the API does (Forbidden, Expired, Timeout, ...), or by its
@@ -228,6 +290,11 @@ func (tw *tapWatcher) ResultChan() <-chan watch.Event { return tw.out }
 func (tw *tapWatcher) run(ctx context.Context) {
 	defer tw.tap.ri.wg.Done()
 	defer close(tw.out)
+	defer func() {
+		if tw.streaming { // the stream ended before its list did
+			tw.tap.ri.cfg.Stats.ListAbort(tw.tap.key())
+		}
+	}()
 	in := tw.inner.ResultChan()
 	for {
 		select {
@@ -253,6 +320,7 @@ func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
 	t := tw.tap
 	switch ev.Type {
 	case watch.Added, watch.Modified, watch.Deleted:
+		t.ri.cfg.Stats.WatchObject(t.key(), false)
 		if m, err := meta.Accessor(ev.Object); err == nil {
 			t.mu.Lock()
 			t.lastRV = m.GetResourceVersion()
@@ -271,18 +339,23 @@ func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
 		}
 		rv := m.GetResourceVersion()
 		end := m.GetAnnotations()[initialEventsEndAnnotation] == "true"
+		t.ri.cfg.Stats.WatchObject(t.key(), true)
 		t.mu.Lock()
 		t.lastRV = rv
-		if end && tw.streaming {
+		finished := end && tw.streaming
+		if finished {
 			tw.streaming = false
-			t.finishList(rv, tw.items, tw.fromRV, tw.reason)
+			t.finishList(rv, tw.items, tw.fromRV, tw.reason, true)
 		}
 		t.mu.Unlock()
+		if finished {
+			t.ri.cfg.Stats.ListEnd(t.key())
+		}
 		t.ri.emit(ctx, Event{Type: Bookmark, ResourceVersion: rv, InitialEventsEnd: end})
 	case watch.Error:
 		err := apierrors.FromObject(ev.Object)
 		tw.closeWhy = describeStreamError(err)
-		t.recordError(ctx, "watch", err)
+		t.recordError(ctx, "watch", err, 0)
 	}
 }
 

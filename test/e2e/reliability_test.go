@@ -126,7 +126,11 @@ func TestPermissionRevokedMidRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.AwaitJSON(t, 3*await, is("Recovered", ""))
+	r := p.AwaitJSON(t, 3*await, is("Recovered", ""))
+	// The attempt that worked came after a failed one: how long after, as observed.
+	if b, _ := r["backoffMs"].(float64); b <= 0 {
+		t.Errorf("Recovered line without the backoff before it: %v", r)
+	}
 	createConfigMaps(t, c.Clientset, ns, "after")
 	p.AwaitJSON(t, await, is("Added", "after"))
 	select {

@@ -101,7 +101,9 @@ func TestStreamingListStall(t *testing.T) {
 		wantField(t, a, "initialList", true)
 		wantField(t, a, "resourceVersion", pre[a["name"].(string)].ResourceVersion)
 	}
-	p.AwaitJSON(t, await, is("Synced", ""))
+	synced := p.AwaitJSON(t, await, is("Synced", ""))
+	wantField(t, synced, "listMode", "list")
+	wantField(t, synced, "fellBack", true)
 	createConfigMaps(t, cluster.Clientset, ns, "live")
 	p.AwaitJSON(t, await, is("Added", "live"))
 }
