@@ -127,7 +127,7 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, options metav1.Li
 		lw.listed = 1
 	}
 	lw.mu.Unlock()
-	w := &watcher{result: make(chan watchapi.Event), stop: make(chan struct{})}
+	w := &watcher{result: make(chan watchapi.Event), stop: make(chan struct{}), done: make(chan struct{})}
 	go lw.serve(ctx, w)
 	return w, nil
 }
@@ -136,6 +136,7 @@ func (lw *ListerWatcher) WatchWithContext(ctx context.Context, options metav1.Li
 // 410 (a relist follows) or, at the end of the recording, a bookmark whose receipt tells that
 // the reflector has taken in the last event.
 func (lw *ListerWatcher) serve(ctx context.Context, w *watcher) {
+	defer close(w.done)
 	defer close(w.result)
 	send := func(ev watchapi.Event) bool {
 		select {
@@ -201,9 +202,15 @@ func (lw *ListerWatcher) serve(ctx context.Context, w *watcher) {
 type watcher struct {
 	result   chan watchapi.Event
 	stop     chan struct{}
+	done     chan struct{} // serve has returned: what it sent is counted
 	stopOnce sync.Once
 }
 
-func (w *watcher) Stop() { w.stopOnce.Do(func() { close(w.stop) }) }
+// Stop ends the watch and returns once its goroutine has counted every event it delivered, so
+// that the next watch resumes right after the last event received, never repeating it.
+func (w *watcher) Stop() {
+	w.stopOnce.Do(func() { close(w.stop) })
+	<-w.done
+}
 
 func (w *watcher) ResultChan() <-chan watchapi.Event { return w.result }
