@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // serverVersionTimeout bounds the server version lookup unless --request-timeout is given, so
@@ -114,16 +115,4 @@ func serverVersion(configFlags *genericclioptions.ConfigFlags) (string, error) {
 }
 
 // depVersion is the version of module path in the binary's build info.
-func depVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == path {
-				if d.Replace != nil {
-					return d.Replace.Version
-				}
-				return d.Version
-			}
-		}
-	}
-	return "unknown"
-}
+func depVersion(path string) string { return watch.ModuleVersion(path) }

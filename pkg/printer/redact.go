@@ -3,11 +3,12 @@ package printer
 import (
 	"fmt"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
 // lastAppliedAnnotation holds a full copy of the applied object, secret values included.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+const lastAppliedAnnotation = diff.LastAppliedAnnotation
 
 // IsSecret reports whether res holds Secret values.
 func IsSecret(res discovery.Resource) bool {

@@ -346,10 +346,14 @@ func listModeOf(m string) string {
 	return m
 }
 
-func clientGoVersion() string {
+func clientGoVersion() string { return ModuleVersion("k8s.io/client-go") }
+
+// ModuleVersion is the version of module path in the binary's build info (a replacement's when
+// it is replaced), or "unknown".
+func ModuleVersion(path string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
-			if d.Path == "k8s.io/client-go" {
+			if d.Path == path {
 				if d.Replace != nil {
 					return d.Replace.Version
 				}
