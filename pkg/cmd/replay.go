@@ -309,6 +309,7 @@ type replayState struct {
 	stage    *noiseStage                  // human output: noise hidden, hot objects folded
 	history  *printer.History             // --history: one object's rows, printed at the end
 	labels   map[string]map[string]string // resource + key -> the last object's labels
+	uidLabel map[string]map[string]string // uid -> the last object's labels (for the Events about it)
 
 	first, last time.Time // the recording's first and last event times
 	paceWall    time.Time // --speed: when the first shown event was printed
@@ -341,7 +342,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	s := &replayState{o: o, ctx: ctx, summary: printer.NewSummary(), labels: map[string]map[string]string{}, warned: map[string]bool{}}
+	s := &replayState{o: o, ctx: ctx, summary: printer.NewSummary(), labels: map[string]map[string]string{}, uidLabel: map[string]map[string]string{}, warned: map[string]bool{}}
 	if o.redetect {
 		s.hot = printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
 	}
@@ -552,12 +553,13 @@ func (s *replayState) handle(ev watch.Event) {
 	}
 	if ev.Type.IsObject() && ev.Object != nil {
 		s.labels[ev.Resource.String()+" "+keyOf(ev.Namespace, ev.Name)] = ev.Object.GetLabels()
+		s.uidLabel[string(ev.Object.GetUID())] = ev.Object.GetLabels()
 	}
 	if !s.keep(&ev) {
 		return
 	}
 	if s.history != nil {
-		if _, _, ok := objectOf(&ev); ok {
+		if _, _, ok := objectOf(&ev); ok && ev.Type != watch.KubeEvent {
 			s.summary.Add(&ev)
 			s.shown++
 			s.history.Add(&ev)
@@ -645,6 +647,9 @@ func (s *replayState) keep(ev *watch.Event) bool {
 		if ev.Type.IsObject() && ev.Object != nil {
 			l = ev.Object.GetLabels()
 		}
+		if ev.Type == watch.KubeEvent && ev.Kube != nil {
+			l = s.uidLabel[ev.Kube.Regarding.UID]
+		}
 		if !o.selector.Matches(labels.Set(l)) {
 			return false
 		}
@@ -681,6 +686,8 @@ func objectOf(ev *watch.Event) (ns, name string, ok bool) {
 	switch {
 	case ev.Type.IsObject(), ev.Type == printer.HotLoop, ev.Type == printer.HotLoopEnded:
 		return ev.Namespace, ev.Name, true
+	case ev.Type == watch.KubeEvent && ev.Kube != nil: // about the object it regards
+		return ev.Kube.Regarding.Namespace, ev.Kube.Regarding.Name, true
 	case ev.Type == watch.Reconciled:
 		if n, rest, found := strings.Cut(ev.Key, "/"); found {
 			return n, rest, true

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -506,5 +507,47 @@ func TestParseBound(t *testing.T) {
 		if !b.at.Equal(tt.want) {
 			t.Errorf("%s: %s, want %s", tt.in, b.at, tt.want)
 		}
+	}
+}
+
+// Events (--events) are kept or filtered by the object they regard: a name, a namespace or a
+// label selector given to replay keeps the Events about what it keeps, and only those.
+func TestReplayFiltersEventsByRegarding(t *testing.T) {
+	events := replayEvents()
+	for i := range events {
+		if u := events[i].Object; u != nil {
+			u.SetUID(types.UID("uid-" + u.GetNamespace() + "-" + u.GetName()))
+		}
+	}
+	evRes := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	kube := func(name, ns, about string) watch.Event {
+		return watch.Event{Type: watch.KubeEvent, Delta: watch.DeltaAdded, Time: rt0.Add(3 * time.Second), Resource: evRes,
+			Namespace: ns, Name: name, ResourceVersion: "70",
+			Kube: &watch.KubeEventInfo{Reason: "Changed", Note: "something about " + about, EventType: "Normal",
+				Regarding: watch.Regarding{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: about, UID: "uid-" + ns + "-" + about}}}
+	}
+	events = append(events, kube("web-1.a", "demo", "web-1"), kube("db.b", "other", "db"))
+	path, _ := record(t, events, false)
+	tests := []struct {
+		name string
+		args []string
+		want []shown
+	}{
+		{"every Event", nil, []shown{{"KubeEvent", "web-1.a"}, {"KubeEvent", "db.b"}}},
+		{"a name", []string{"web-1"}, []shown{{"KubeEvent", "web-1.a"}}},
+		{"a namespace", []string{"-n", "other"}, []shown{{"KubeEvent", "db.b"}}},
+		{"a label selector", []string{"-l", "app=web"}, []shown{{"KubeEvent", "web-1.a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{path, "-o", "json", "--no-summary", "--types", "KubeEvent"}, tt.args...)
+			out, stderr, err := runReplay(t, context.Background(), "", args...)
+			if err != nil || stderr != "" {
+				t.Fatalf("%v; stderr %q", err, stderr)
+			}
+			if diff := cmp.Diff(tt.want, shownOf(t, out)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,6 +156,10 @@ func (o *ReportOptions) write(page []byte) error {
 	// Whole or not at all: a reader of the file never sees half a page.
 	tmp, err := os.CreateTemp(filepath.Dir(o.Output), ".report-*.html")
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // name the file asked for, not the temporary one beside it
+			err = pe.Err
+		}
 		return fmt.Errorf("-o %s: %w", o.Output, err)
 	}
 	defer os.Remove(tmp.Name())

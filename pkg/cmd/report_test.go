@@ -43,6 +43,7 @@ func TestReportRun(t *testing.T) {
 		{name: "not a recording", file: notRec, output: "notes.html", wantErr: "is not a recording: line 1: invalid JSON"},
 		{name: "damaged line", file: damaged, output: "damaged.html", wantErr: "1 damaged line not in the report (line 33", wantHTML: true},
 		{name: "a directory", file: dir, output: "dir.html", wantErr: "is a directory, not a recording"},
+		{name: "into a missing directory", file: good, output: "nowhere/x.html", wantErr: "nowhere/x.html: no such file or directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -554,7 +554,16 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		defer t.Stop()
 		foldTicks = t.C
 	}
-	apiEvents := newAPIEvents(stats, resources)
+	// Every informer's figures carry its resource: the watched ones, and those --owned and
+	// --events start while the run goes.
+	accounted := append([]discovery.Resource{}, resources...)
+	if owned != nil {
+		accounted = append(accounted, owned.Resources...)
+	}
+	if eventsRes != nil {
+		accounted = append(accounted, *eventsRes)
+	}
+	apiEvents := newAPIEvents(stats, accounted)
 	var apiTick <-chan time.Time
 	if o.API.Interval > 0 {
 		t := time.NewTicker(o.API.Interval)

@@ -70,13 +70,33 @@ const (
 // diagnose fills in Loop and Suggestion.
 func (h *HotLoop) diagnose(updates []Update) {
 	n, pair := alternations(updates)
+	counts := map[string]int{}
+	named := 0
+	for _, u := range updates {
+		if m := strings.Join(u.Managers, "+"); m != "" {
+			counts[m]++
+			named++
+		}
+	}
+	// A fight needs both sides writing, the lesser more than a quarter of the two's updates: one
+	// write of another manager (a person's kubectl annotate in the middle of a controller's
+	// loop) makes two hand-overs, not a fight.
+	fight := n >= 2 && len(pair) == 2 && 4*min(counts[pair[0]], counts[pair[1]]) > counts[pair[0]]+counts[pair[1]]
+	// The one writer behind at least three quarters of the updates, if there is one (an update
+	// that names several managers counts for none of them).
+	dominant := ""
+	for m, c := range counts {
+		if !strings.Contains(m, "+") && 4*c >= 3*named {
+			dominant = m
+		}
+	}
 	switch {
-	case h.Reason == "alternating" || (n >= 2 && len(pair) == 2):
+	case h.Reason == "alternating" || fight:
 		h.Loop = LoopFight
 		h.Suggestion = "fix: let only one of them write these fields"
-	case len(h.Managers) == 1 && selfTriggered(updates):
+	case dominant != "" && selfTriggered(updates):
 		h.Loop = LoopSelf
-		h.Suggestion = fmt.Sprintf("%s re-triggers itself (no spec change, each write wakes it again); fix: write status only when it changed, or filter its own updates (GenerationChangedPredicate)", h.Managers[0])
+		h.Suggestion = fmt.Sprintf("%s re-triggers itself (no spec change, each write wakes it again); fix: write status only when it changed, or filter its own updates (GenerationChangedPredicate)", dominant)
 	default:
 		h.Loop = LoopBusy
 		h.Suggestion = "many writes, neither a fight nor one writer re-triggering itself: see who writes (managers) and what flips (fields)"

@@ -142,6 +142,12 @@ func TestHotLoopDiagnosis(t *testing.T) {
 		{"one writer changing the spec", func(i int) Update {
 			return Update{At: at(i), Managers: []string{"op"}, Paths: []string{"spec.template.metadata.annotations.x"}, GenerationChanged: true}
 		}, LoopBusy},
+		{"self, a person annotating once in the middle", func(i int) Update {
+			if i == 1 {
+				return Update{At: at(i), Managers: []string{"kubectl-annotate"}, Paths: []string{`metadata.annotations["example.com/bug"]`}}
+			}
+			return Update{At: at(i), Managers: []string{"op"}, Paths: []string{"status.lastReconciled"}}
+		}, LoopSelf},
 		{"a status written by two", func(i int) Update {
 			return Update{At: at(i), Managers: []string{"op", "other"}, Paths: []string{"status.x"}}
 		}, LoopBusy},

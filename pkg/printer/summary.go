@@ -161,6 +161,9 @@ func (s *Summary) Write(w io.Writer) error {
 		}
 		parts = append(parts, fmt.Sprintf("%s %d (%s)", t, s.byType[t], strings.Join(deltas, ", ")))
 	}
+	if n := s.byType[watch.KubeEvent]; n > 0 {
+		parts = append(parts, fmt.Sprintf("KubeEvent %d", n))
+	}
 	if len(parts) == 0 {
 		parts = []string{"none"}
 	}
