@@ -343,9 +343,11 @@ type tick struct {
 }
 
 func newBuilder(source string) *builder {
+	summary := printer.NewSummary()
+	summary.FromRecording = true
 	return &builder{
 		r:       &Report{Source: source},
-		summary: printer.NewSummary(),
+		summary: summary,
 		res:     map[string]int{},
 		objects: map[string]*Object{},
 		sim:     map[string]*QueueSeries{},

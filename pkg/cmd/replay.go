@@ -342,7 +342,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	s := &replayState{o: o, ctx: ctx, summary: printer.NewSummary(), labels: map[string]map[string]string{}, uidLabel: map[string]map[string]string{}, warned: map[string]bool{}}
+	summary := printer.NewSummary()
+	summary.FromRecording = true
+	s := &replayState{o: o, ctx: ctx, summary: summary, labels: map[string]map[string]string{}, uidLabel: map[string]map[string]string{}, warned: map[string]bool{}}
 	if o.redetect {
 		s.hot = printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
 	}

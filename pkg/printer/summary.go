@@ -40,6 +40,9 @@ type Summary struct {
 	ignored, outOfFocus, foldedUpdates, foldedLines int
 	// HidesNoise: the output is human, which hides what is noise (JSON only marks it).
 	HidesNoise bool
+	// FromRecording: the events come from a recording (replay, report), which has Reconciled
+	// lines only when its run showed them; without them the reconciles are not known.
+	FromRecording bool
 	// ApiStats: the latest figures of each resource, in the order first seen.
 	api      map[string]*watch.Event
 	apiOrder []string
@@ -190,8 +193,15 @@ func (s *Summary) Write(w io.Writer) error {
 		adds += q.Adds
 		retries += q.Retries
 	}
-	fmt.Fprintf(&b, "queue: %d adds, %d retries, depth max %d, final %d; %d reconciles (%d failed)",
-		adds, retries, s.maxDepth, final, s.reconciles, s.failed)
+	if s.FromRecording && s.reconciles == 0 {
+		// The depth after the last enqueue is not the final depth, and 0 reconciles would
+		// contradict the run that was recorded.
+		fmt.Fprintf(&b, "queue: %d adds, %d retries, depth max %d; reconciles not recorded (no Reconciled lines: record with --show-reconciles)",
+			adds, retries, s.maxDepth)
+	} else {
+		fmt.Fprintf(&b, "queue: %d adds, %d retries, depth max %d, final %d; %d reconciles (%d failed)",
+			adds, retries, s.maxDepth, final, s.reconciles, s.failed)
+	}
 	if s.reconciles > 0 {
 		fmt.Fprintf(&b, ", wait p50 %s p99 %s, work p50 %s p99 %s",
 			roundMs(percentile(s.waits, 0.5)), roundMs(percentile(s.waits, 0.99)),

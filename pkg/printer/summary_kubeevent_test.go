@@ -23,3 +23,21 @@ func TestSummaryCountsKubeEvents(t *testing.T) {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
+
+// A summary rebuilt from a recording without Reconciled lines says the reconciles are not known,
+// instead of "0 reconciles" and the depth after the last enqueue as the final one.
+func TestSummaryFromRecordingWithoutReconciles(t *testing.T) {
+	for _, fromRecording := range []bool{false, true} {
+		s := NewSummary()
+		s.FromRecording = fromRecording
+		s.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Queue: &watch.QueueFigures{Depth: 1, Adds: 1}})
+		var b strings.Builder
+		if err := s.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		unknown := strings.Contains(b.String(), "queue: 1 adds, 0 retries, depth max 1; reconciles not recorded")
+		if unknown != fromRecording || strings.Contains(b.String(), "0 reconciles") == fromRecording {
+			t.Errorf("FromRecording %v:\n%s", fromRecording, b.String())
+		}
+	}
+}
