@@ -339,8 +339,8 @@ func TestOwnedBadInput(t *testing.T) {
 		code     int
 		wantLine string
 	}{
-		{"unknown owned resource", []string{"watch", "deploy", "--owned", "--owned-resources", "gizmos", "-n", ns},
-			1, `error: --owned-resources: the server doesn't have a resource type "gizmos"`},
+		{"unknown owned resource", []string{"watch", "deploy", "--owned", "--owned-resources", "notakind", "-n", ns},
+			1, `error: --owned-resources: the server doesn't have a resource type "notakind"`},
 		{"cluster-scoped owned resource", []string{"watch", "deploy", "--owned", "--owned-resources", "nodes", "-n", ns},
 			1, `error: --owned-resources: nodes is cluster-scoped; --owned follows namespaced objects only`},
 		{"--owned-resources without --owned", []string{"watch", "deploy", "--owned-resources", "cm", "-n", ns},
