@@ -162,6 +162,21 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 	if webUID == "" {
 		t.Fatal("no Added line for deployment web")
 	}
+	// What each informer cost the API server, the owned and Events ones included, by name.
+	costed := map[string]bool{}
+	for _, m := range lines {
+		if m["type"] == "ApiStats" {
+			if m["resource"] == "" || m["resource"] == nil {
+				t.Errorf("an ApiStats line without its resource: %v", m)
+			}
+			costed[fmt.Sprint(m["resource"])] = true
+		}
+	}
+	for _, r := range []string{"deployments", "replicasets", "pods", "events"} {
+		if !costed[r] {
+			t.Errorf("no ApiStats line for %s (got %v)", r, costed)
+		}
+	}
 	if len(rsNames) != 2 {
 		t.Errorf("ReplicaSets shown: %v, want web's old and new", rsNames)
 	}
