@@ -52,7 +52,7 @@ func (n *NoiseFlags) Validate() error {
 	default:
 		d, err := time.ParseDuration(n.Fold)
 		if err != nil || d <= 0 {
-			return fmt.Errorf(`--fold must be off or an interval > 0 (e.g. 1s), got %q`, n.Fold)
+			return fmt.Errorf(`--fold must be off (or 0) or an interval > 0 (e.g. 1s), got %q`, n.Fold)
 		}
 		n.fold = d
 	}

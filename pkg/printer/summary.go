@@ -23,6 +23,8 @@ type Summary struct {
 	maxDepth   int64
 	last       map[string]watch.QueueFigures // per resource
 	watches    map[string]int                // per resource
+	// streamingLists: streaming lists that ended (their initial-events-end bookmark).
+	streamingLists int
 	// Scraping: ControllerQueue lines, scrape errors (counted apart from the informer's), URLs.
 	queueLines, scrapeErrors int
 	scraped                  map[string]bool
@@ -107,6 +109,10 @@ func (s *Summary) Add(ev *watch.Event) {
 		s.works = append(s.works, ev.Work)
 	case watch.Watch:
 		s.watches[ev.Resource.String()]++
+	case watch.Bookmark:
+		if ev.InitialEventsEnd { // a streaming list ended: a complete list, without a List line
+			s.streamingLists++
+		}
 	case watch.Folded:
 		s.foldedUpdates += ev.Items
 		s.foldedLines++
@@ -175,8 +181,12 @@ func (s *Summary) Write(w io.Writer) error {
 	for _, n := range s.watches {
 		restarts += max(n-1, 0)
 	}
-	fmt.Fprintf(&b, "informer: %d lists, %d relists, %d watch restarts, %d watch closes, %d errors, %d resyncs, %d bookmarks\n",
-		s.byType[watch.List], s.byType[watch.Relist], restarts, s.byType[watch.WatchClosed], s.byType[watch.Error]-s.scrapeErrors,
+	lists := fmt.Sprintf("%d lists", s.byType[watch.List]+s.streamingLists)
+	if s.streamingLists > 0 {
+		lists += fmt.Sprintf(" (%d streaming)", s.streamingLists)
+	}
+	fmt.Fprintf(&b, "informer: %s, %d relists, %d watch restarts, %d watch closes, %d errors, %d resyncs, %d bookmarks\n",
+		lists, s.byType[watch.Relist], restarts, s.byType[watch.WatchClosed], s.byType[watch.Error]-s.scrapeErrors,
 		s.byType[watch.Resync], s.byType[watch.Bookmark])
 	for _, key := range s.apiOrder {
 		if ev := s.api[key]; ev.API != nil {
