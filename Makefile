@@ -8,6 +8,10 @@ DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 PKG := github.com/kubectl-informer/kubectl-informer
 LDFLAGS := -s -w -X $(PKG)/pkg/cmd.Version=$(VERSION) -X $(PKG)/pkg/cmd.Commit=$(COMMIT) -X $(PKG)/pkg/cmd.Date=$(DATE)
 GOLANGCI_LINT_VERSION ?= v2.15.0
+# v2.15.0: the newest goreleaser v2 that builds with Go 1.26 from the module proxy here (later ones
+# need Go 1.27, or a module the proxy does not serve). It is built once, in a few minutes.
+GORELEASER_VERSION ?= v2.15.0
+GORELEASER := $(BIN)/goreleaser-$(GORELEASER_VERSION)
 
 .PHONY: all build install test unit mutate fuzz e2e testcluster chromium demo lint fmt vet tidy clean
 
@@ -52,8 +56,8 @@ fuzz: ## a short run of every fuzz target
 
 # -p 1: test/dist cross-compiles five release archives; beside the real control plane of test/e2e
 # on two cores, both ran into their time limits.
-e2e: testcluster chromium ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers
-	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
+e2e: testcluster chromium $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GORELEASER=$(GORELEASER) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
 
 demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
@@ -62,15 +66,14 @@ demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes),
 bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local API server (~5 min); writes docs/performance.md
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
 
-.PHONY: dist
-# COMMIT and DATE are passed on only when given (make dist VERSION=v0.1.0 COMMIT=abc DATE=...);
-# otherwise hack/dist stamps git HEAD (with -dirty) and HEAD's commit time, so archives are
-# reproducible.
-DIST_FLAGS = -version "$(VERSION)" \
-	$(if $(filter command line environment,$(origin COMMIT)),-commit "$(COMMIT)") \
-	$(if $(filter command line environment,$(origin DATE)),-date "$(DATE)")
-dist: ## release archives for 5 platforms, checksums.txt and krew/informer.yaml in ./dist: make dist VERSION=vX.Y.Z
-	@$(GO) build -o $(BIN)/dist ./hack/dist && GO="$(GO)" $(BIN)/dist $(DIST_FLAGS)
+.PHONY: dist goreleaser
+dist: $(GORELEASER) ## release archives for 5 platforms, checksums.txt and krew/informer.yaml in ./dist (goreleaser, .goreleaser.yaml): make dist VERSION=vX.Y.Z
+	@VERSION="$(VERSION)" GORELEASER=$(GORELEASER) hack/dist.sh
+
+goreleaser: $(GORELEASER) ## install the pinned goreleaser into ./bin
+
+$(GORELEASER):
+	@mkdir -p $(BIN) && tmp=$$(mktemp -d) && GOBIN=$$tmp $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) && mv $$tmp/goreleaser $@ && rmdir $$tmp
 
 lint: $(BIN)/golangci-lint
 	$(BIN)/golangci-lint run ./...

@@ -1,9 +1,11 @@
-// Package dist tests the release artifacts that `make dist` (hack/dist) produces: it builds them
-// for a test version into a temporary directory, validates the rendered krew manifest as krew's
+// Package dist tests the release artifacts that `make dist` (goreleaser with .goreleaser.yaml,
+// through hack/dist.sh) produces: it builds them for a test version into a temporary directory, validates the rendered krew manifest as krew's
 // own validation (validate-krew-manifest) does, checks every archive against the manifest and
 // checksums.txt, and installs this platform's archive as `kubectl krew install` would, then
 // runs it as `kubectl informer`.
 //
+// It needs the pinned goreleaser: `make e2e` installs it into ./bin and passes it in GORELEASER
+// (go test ./test/dist/ alone: run `make goreleaser` first, then GORELEASER=bin/goreleaser-v...).
 // Cross-compiling five platforms takes about a minute per platform on a cold build cache with
 // two cores (about 6 minutes in all), and a few seconds each once cached (the whole test: about
 // 35s). `go test -short` skips the second (reproducibility) run.
@@ -45,8 +47,6 @@ import (
 
 const (
 	testVersion = "v0.99.0-disttest.1"
-	testCommit  = "disttest"
-	testDate    = "2026-01-02T03:04:05Z"
 	pluginName  = "informer"
 	binName     = "kubectl-informer"
 	modulePath  = "github.com/kubectl-informer/kubectl-informer"
@@ -106,11 +106,12 @@ var (
 
 func TestDist(t *testing.T) {
 	root := moduleRoot(t)
-	tool := buildTool(t, root)
+	tool := goreleaser(t)
+	commit, date := headCommit(t, root)
 	out := filepath.Join(t.TempDir(), "dist")
 	start := time.Now()
-	log := runTool(t, root, tool, out)
-	t.Logf("hack/dist took %v:\n%s", time.Since(start).Round(time.Second), log)
+	log := runDist(t, root, tool, out, testVersion)
+	t.Logf("make dist took %v:\n%s", time.Since(start).Round(time.Second), log)
 
 	manifestPath := filepath.Join(out, "krew", pluginName+".yaml")
 	p := readManifest(t, manifestPath)
@@ -132,7 +133,7 @@ func TestDist(t *testing.T) {
 				t.Fatalf("archive of uri %s: %v", pl.URI, err)
 			}
 			archives[goos+"/"+goarch] = data
-			validateArchive(t, pl, goos, goarch, data, sums, license)
+			validateArchive(t, pl, goos, goarch, data, sums, license, stamp{commit, date})
 		})
 	}
 	if len(sums) != len(p.Spec.Platforms) {
@@ -140,7 +141,7 @@ func TestDist(t *testing.T) {
 	}
 
 	t.Run("krew install", func(t *testing.T) {
-		krewInstall(t, p, archives)
+		krewInstall(t, p, archives, stamp{commit, date})
 	})
 
 	t.Run("reproducible", func(t *testing.T) {
@@ -148,7 +149,7 @@ func TestDist(t *testing.T) {
 			t.Skip("-short: not building a second time")
 		}
 		again := filepath.Join(t.TempDir(), "dist")
-		runTool(t, root, tool, again)
+		runDist(t, root, tool, again, testVersion)
 		for _, f := range []string{"checksums.txt", "krew/informer.yaml"} {
 			a, errA := os.ReadFile(filepath.Join(out, f))
 			b, errB := os.ReadFile(filepath.Join(again, f))
@@ -161,24 +162,26 @@ func TestDist(t *testing.T) {
 
 func TestDistRefusesBadVersions(t *testing.T) {
 	root := moduleRoot(t)
-	tool := buildTool(t, root)
 	for _, v := range []string{"", "0.1.0", "v0.1", "version1", "v1.0.0-", "9e711b9-dirty"} {
 		out := filepath.Join(t.TempDir(), "dist")
-		cmd := exec.Command(tool, "-version", v, "-out", out)
+		// GORELEASER=false: should the check let a bad version through, the build fails too,
+		// but without the one-line error this test wants.
+		cmd := exec.Command(filepath.Join(root, "hack", "dist.sh"))
 		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "VERSION="+v, "GORELEASER=false")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
-			t.Errorf("-version %q: want a non-zero exit, got %v", v, err)
+			t.Errorf("VERSION=%q: want a non-zero exit, got %v", v, err)
 			continue
 		}
 		if msg := stderr.String(); strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "not a semantic version with a leading v") {
-			t.Errorf("-version %q: want a one-line error, got %q", v, msg)
+			t.Errorf("VERSION=%q: want a one-line error, got %q", v, msg)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("-version %q: output directory created (%v)", v, err)
+			t.Errorf("VERSION=%q: output directory created (%v)", v, err)
 		}
 	}
 }
@@ -201,22 +204,59 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
-func buildTool(t *testing.T, root string) string {
+// goreleaser is the pinned goreleaser `make e2e` passes in GORELEASER. Without it the test
+// fails: a release check that does not run must not pass.
+func goreleaser(t *testing.T) string {
 	t.Helper()
-	tool := filepath.Join(t.TempDir(), "dist-tool")
-	cmd := exec.Command("go", "build", "-o", tool, "./hack/dist")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./hack/dist: %v\n%s", err, b)
+	tool := os.Getenv("GORELEASER")
+	if tool == "" {
+		t.Fatal("GORELEASER is not set: run the test through make e2e, or make goreleaser and set it to bin/goreleaser-<version>")
+	}
+	if _, err := exec.LookPath(tool); err != nil {
+		t.Fatalf("GORELEASER=%s: %v", tool, err)
 	}
 	return tool
 }
 
-func runTool(t *testing.T, root, tool, out string) string {
+// headCommit is what a snapshot stamps in: HEAD's short commit (-dirty when the tree is) and
+// HEAD's commit time, also the archives' entry times.
+func headCommit(t *testing.T, root string) (commit string, date time.Time) {
 	t.Helper()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		b, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	commit = git("rev-parse", "--short", "HEAD")
+	if git("status", "--porcelain") != "" {
+		commit += "-dirty"
+	}
+	date, err := time.Parse(time.RFC3339, git("log", "-1", "--format=%cI", "HEAD"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return commit, date.UTC()
+}
+
+// runDist runs hack/dist.sh (what `make dist` runs) with the checked-in .goreleaser.yaml, but
+// writing into out: a copy of the config with its dist directory changed.
+func runDist(t *testing.T, root, tool, out, version string) string {
+	t.Helper()
+	cfg, err := os.ReadFile(filepath.Join(root, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgCopy := filepath.Join(t.TempDir(), "goreleaser.yaml")
+	if err := os.WriteFile(cfgCopy, append(cfg, []byte("\ndist: "+out+"\n")...), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	argv := []string{tool, "-version", testVersion, "-out", out, "-commit", testCommit, "-date", testDate}
+	argv := []string{filepath.Join(root, "hack", "dist.sh"), "--config", cfgCopy, "--parallelism", "2"}
 	// `go test ./test/...` runs this package beside test/e2e, whose API servers and timings
 	// should not starve while five platforms compile: build at a lower priority.
 	if nice, err := exec.LookPath("nice"); err == nil {
@@ -224,9 +264,10 @@ func runTool(t *testing.T, root, tool, out string) string {
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "VERSION="+version, "GORELEASER="+tool)
 	b, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("hack/dist: %v\n%s", err, b)
+		t.Fatalf("hack/dist.sh: %v\n%s", err, b)
 	}
 	return string(b)
 }
@@ -417,7 +458,13 @@ func readChecksums(t *testing.T, file string) map[string]string {
 // manifest and checksums.txt, its entries (the binary and LICENSE only, fixed owner and mtime)
 // and the binary (format and architecture, static, built with -trimpath, CGO_ENABLED=0 and the
 // version's ldflags).
-func validateArchive(t *testing.T, pl Platform, goos, goarch string, data []byte, sums map[string]string, license []byte) {
+// stamp is what the release build stamps into the binary besides the version.
+type stamp struct {
+	commit string
+	date   time.Time
+}
+
+func validateArchive(t *testing.T, pl Platform, goos, goarch string, data []byte, sums map[string]string, license []byte, st stamp) {
 	ext := ".tar.gz"
 	bin := binName
 	if goos == "windows" {
@@ -449,7 +496,7 @@ func validateArchive(t *testing.T, pl Platform, goos, goarch string, data []byte
 	if !bytes.Equal(entries["LICENSE"].data, license) {
 		t.Errorf("%s: LICENSE differs from the repository's", name)
 	}
-	want, _ := time.Parse(time.RFC3339, testDate)
+	want := st.date
 	for n, e := range entries {
 		if !e.mtime.Equal(want) || e.uid != 0 || e.gid != 0 {
 			t.Errorf("%s: %s has mtime %v, uid %d, gid %d; want %v, 0, 0", name, n, e.mtime, e.uid, e.gid, want)
@@ -462,7 +509,7 @@ func validateArchive(t *testing.T, pl Platform, goos, goarch string, data []byte
 	if b.mode&0o111 != 0o111 {
 		t.Errorf("%s: %s has mode %v, want executable", name, pl.Bin, b.mode)
 	}
-	checkBinary(t, b.data, goos, goarch)
+	checkBinary(t, b.data, goos, goarch, st)
 }
 
 type entry struct {
@@ -531,7 +578,7 @@ func readArchive(name string, data []byte) (map[string]entry, error) {
 	}
 }
 
-func checkBinary(t *testing.T, data []byte, goos, goarch string) {
+func checkBinary(t *testing.T, data []byte, goos, goarch string, st stamp) {
 	t.Helper()
 	r := bytes.NewReader(data)
 	var hasDWARF bool
@@ -591,7 +638,7 @@ func checkBinary(t *testing.T, data []byte, goos, goarch string) {
 		}
 	}
 	// -trimpath keeps -ldflags out of the build info: look for -X's values and -s -w's effect.
-	for _, x := range []string{testVersion, testCommit, testDate} {
+	for _, x := range []string{testVersion, st.commit, st.date.Format(time.RFC3339)} {
 		if !bytes.Contains(data, []byte(x)) {
 			t.Errorf("binary lacks %q: not built with the release -ldflags -X", x)
 		}
@@ -608,7 +655,7 @@ func checkBinary(t *testing.T, data []byte, goos, goarch string) {
 // platform whose selector matches os/arch, verify the archive's sha256, unpack it into
 // $KREW_ROOT/store/<plugin>/<version>, and link $KREW_ROOT/bin/kubectl-<plugin> to its bin. Then
 // kubectl must find and run it as `kubectl informer`.
-func krewInstall(t *testing.T, p Plugin, archives map[string][]byte) {
+func krewInstall(t *testing.T, p Plugin, archives map[string][]byte, st stamp) {
 	var pl *Platform
 	for i := range p.Spec.Platforms {
 		if matches(p.Spec.Platforms[i].Selector, runtime.GOOS, runtime.GOARCH) {
@@ -692,7 +739,7 @@ func krewInstall(t *testing.T, p Plugin, archives map[string][]byte) {
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatalf("version -o json: %v: %q", err, stdout)
 	}
-	if v.Version != testVersion || v.Commit != testCommit || v.Date != testDate ||
+	if v.Version != testVersion || v.Commit != st.commit || v.Date != st.date.Format(time.RFC3339) ||
 		v.Platform != runtime.GOOS+"/"+runtime.GOARCH || !strings.HasPrefix(v.ClientGoVersion, "v0.") ||
 		!strings.HasPrefix(v.GoVersion, "go1.") || v.ServerVersion != nil {
 		t.Errorf("kubectl informer version --client -o json: %s", stdout)
@@ -700,7 +747,7 @@ func krewInstall(t *testing.T, p Plugin, archives map[string][]byte) {
 
 	// Without --client and with an empty kubeconfig: the plugin's version, and a note.
 	stdout, stderr := run(withArgs("version"))
-	if !strings.HasPrefix(stdout, "kubectl-informer "+testVersion+" (commit "+testCommit+", built "+testDate+")\n") ||
+	if !strings.HasPrefix(stdout, "kubectl-informer "+testVersion+" (commit "+st.commit+", built "+st.date.Format(time.RFC3339)+")\n") ||
 		!strings.HasPrefix(stderr, "server version unavailable: ") {
 		t.Errorf("kubectl informer version:\nstdout: %s\nstderr: %s", stdout, stderr)
 	}
