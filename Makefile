@@ -67,8 +67,13 @@ bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local 
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
 
 .PHONY: dist goreleaser
+# COMMIT and DATE are passed on only when given (make dist VERSION=v0.1.0 COMMIT=abc DATE=...);
+# otherwise hack/dist.sh stamps git HEAD (with -dirty) and HEAD's commit time, so archives are
+# reproducible.
+DIST_STAMP = $(if $(filter command line environment,$(origin COMMIT)),COMMIT="$(COMMIT)") \
+	$(if $(filter command line environment,$(origin DATE)),DATE="$(DATE)")
 dist: $(GORELEASER) ## release archives for 5 platforms, checksums.txt and krew/informer.yaml in ./dist (goreleaser, .goreleaser.yaml): make dist VERSION=vX.Y.Z
-	@VERSION="$(VERSION)" GORELEASER=$(GORELEASER) hack/dist.sh
+	@VERSION="$(VERSION)" GORELEASER=$(GORELEASER) $(DIST_STAMP) hack/dist.sh
 
 goreleaser: $(GORELEASER) ## install the pinned goreleaser into ./bin
 

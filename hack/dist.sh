@@ -14,5 +14,18 @@ if [[ ! "$version" =~ $semver ]]; then
 fi
 goreleaser="${GORELEASER:-goreleaser}"
 command -v "$goreleaser" >/dev/null || { echo "dist: $goreleaser not found; run make goreleaser" >&2; exit 2; }
-export VERSION="$version"
+# What the binaries are stamped with, and the time every file of the release carries.
+if [[ -z "${COMMIT:-}" ]]; then
+	COMMIT=$(git rev-parse --short HEAD)
+	[[ -z "$(git status --porcelain)" ]] || COMMIT+=-dirty
+fi
+if [[ -z "${DATE:-}" ]]; then
+	if [[ -n "${SOURCE_DATE_EPOCH:-}" ]]; then
+		DATE=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+	else
+		DATE=$(TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd HEAD)
+	fi
+fi
+SOURCE_DATE_EPOCH=$(date -u -d "$DATE" +%s) || { echo "dist: DATE \"$DATE\" is not a time" >&2; exit 2; }
+export VERSION="$version" COMMIT DATE SOURCE_DATE_EPOCH
 exec "$goreleaser" release --snapshot --clean "$@"
