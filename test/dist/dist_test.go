@@ -1,6 +1,6 @@
 // Package dist tests the release artifacts that `make dist` (goreleaser with .goreleaser.yaml,
-// through hack/dist.sh) produces: it builds them for a test version into a temporary directory, validates the rendered krew manifest as krew's
-// own validation (validate-krew-manifest) does, checks every archive against the manifest and
+// through hack/dist.sh) produces: it builds them for a test version into a temporary directory,
+// validates the rendered krew manifest as krew's own validation (validate-krew-manifest) does, checks every archive against the manifest and
 // checksums.txt, and installs this platform's archive as `kubectl krew install` would, then
 // runs it as `kubectl informer`.
 //
