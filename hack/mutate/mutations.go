@@ -78,7 +78,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "the tombstone flag is lost in JSON",
-		file: "pkg/printer/json.go",
+		file: "pkg/recording/encode.go",
 		old:  "InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,",
 		new:  "InitialList: ev.InitialList, Delta: ev.Delta,",
 		pkg:  "./pkg/printer",

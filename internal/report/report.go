@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -121,7 +122,7 @@ func markerOf(ev *watch.Event) string {
 type Report struct {
 	// Source names the input ("demo.ndjson", "standard input").
 	Source string
-	Header *printer.RecordingHeader
+	Header *recording.Header
 	// Headerless: plain -o json output, no recording header.
 	Headerless bool
 	Runs       []RunInfo
@@ -290,7 +291,7 @@ func Read(r io.Reader, source string) (*Report, error) {
 	for {
 		line, err := rd.Next()
 		var lerr *replay.LineError
-		var unknown *printer.UnknownTypeError
+		var unknown *recording.UnknownTypeError
 		switch {
 		case errors.Is(err, io.EOF):
 			return b.finish(rd, firstErr)
@@ -622,7 +623,7 @@ func (b *builder) finish(rd *replay.Reader, firstErr error) (*Report, error) {
 	}
 	r.Headerless = rd.Headerless
 	if r.Headerless {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no recording header (plain -o json output?): read as format version %d", r.Source, printer.RecordingFormatVersion))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no recording header (plain -o json output?): read as format version %d", r.Source, recording.FormatVersion))
 	}
 	span := r.Last.Sub(r.First)
 	r.Bucket = BucketFor(span)

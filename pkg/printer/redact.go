@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // lastAppliedAnnotation holds a full copy of the applied object, secret values included.
@@ -65,4 +66,15 @@ func redactedValue(v any) string {
 		return fmt.Sprintf("<redacted: %d bytes>", len(s))
 	}
 	return "<redacted>"
+}
+
+// PrintRecorded prints an event read from a recording. When the recording's Secret values were
+// already redacted (recordedRedacted), they are not redacted again: the placeholder keeps the
+// original value's length. Everything else is Print.
+func (p *Printer) PrintRecorded(ev *watch.Event, recordedRedacted bool) error {
+	if recordedRedacted && !p.opts.ShowSecrets && ev.Object != nil && IsSecret(ev.Resource) {
+		p.opts.ShowSecrets = true
+		defer func() { p.opts.ShowSecrets = false }()
+	}
+	return p.Print(ev)
 }

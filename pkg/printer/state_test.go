@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -182,7 +183,7 @@ func TestStateReplay(t *testing.T) {
 		}
 	}
 	_ = p.Flush()
-	dec := NewDecoder()
+	dec := recording.NewDecoder()
 	var decoded []watch.Event
 	var replayed bytes.Buffer
 	rp := New(&replayed, opts)

@@ -1,9 +1,18 @@
-package printer
+// Package recording is kubectl informer's recording format: the JSON contract (docs/json.md)
+// that `-o json` prints and `--record FILE` writes, one JSON line per event after a header
+// line. It encodes a watch.Event to its line (Encode), decodes a line back (DecodeLine, and
+// Decoder for a whole stream), and writes recording files (Writer). What a line says beyond
+// the event (an object's state, who made an update, Secret redaction) the caller derives:
+// pkg/printer does, through Options.Derive.
+package recording
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -43,7 +52,7 @@ type objectRecord struct {
 	Tombstone          bool        `json:"tombstone"`
 	// State: what state the object is in (kstatus and the kind's columns); absent for objects
 	// that say nothing about it (docs/fields.md).
-	State  *stateRecord   `json:"state,omitempty"`
+	State  *State         `json:"state,omitempty"`
 	Object map[string]any `json:"object"`
 	Queue  *queueRecord   `json:"queue,omitempty"`
 	// Managers: Updated lines that changed the object; who made the update (diff.Attribute).
@@ -56,7 +65,7 @@ type objectRecord struct {
 	// NoOp: the update changed nothing but metadata.resourceVersion and managedFields.
 	NoOp bool `json:"noop,omitempty"`
 	// Changes: with --diff, the same Updated lines; the changed fields.
-	Changes *[]changeRecord `json:"changes,omitempty"`
+	Changes *[]Change `json:"changes,omitempty"`
 	// Diff: with --diff=full, a unified diff of the object as YAML.
 	Diff string `json:"diff,omitempty"`
 	// Filtered: the --predicate that kept this event out of the simulated workqueue.
@@ -226,8 +235,71 @@ func msFloat(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 
 
 func formatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
-// record builds the JSON value of an event.
-func (p *Printer) record(ev *watch.Event) any {
+// Options are what a line says that the event does not hold.
+type Options struct {
+	// PluginVersion and SecretsRedacted are the Informer line's: the build that printed the
+	// stream, and whether its Secret values are redacted.
+	PluginVersion   string
+	SecretsRedacted bool
+	// Derive gives an object line's object as written and what was read from it (pkg/printer's
+	// Printer.Derive). Nil: the object as it is, and nothing derived.
+	Derive func(ev *watch.Event) Derived
+}
+
+// Derived is what an object line carries beyond its event, computed by the caller.
+type Derived struct {
+	// Object is the object as written: with Secret values redacted unless they are shown.
+	Object map[string]any
+	// State is the object's state (pkg/state); nil for objects that say nothing about it.
+	State *State
+	// Update is set on an update that changed the object (watch.Event.IsChange).
+	Update *Update
+}
+
+// Update is what an update changed and who made it.
+type Update struct {
+	// Attribution names the managers of the update (pkg/diff).
+	Attribution diff.Attribution
+	// Changes are the changed fields (with --diff; nil without); Diff is a unified diff of the
+	// object as YAML (with --diff=full).
+	Changes *[]Change
+	Diff    string
+}
+
+// State is an object's state in the JSON contract (docs/json.md).
+type State struct {
+	Status          string   `json:"status"`
+	Summary         string   `json:"summary,omitempty"`
+	Message         string   `json:"message,omitempty"`
+	Finalizers      []string `json:"finalizers,omitempty"`
+	Previous        string   `json:"previous,omitempty"`
+	PreviousSummary string   `json:"previousSummary,omitempty"`
+}
+
+// Change is one changed field in the JSON contract: old is absent when the field was added, new
+// when it was removed; null is a value.
+type Change struct {
+	Path string          `json:"path"`
+	Old  json.RawMessage `json:"old,omitempty"`
+	New  json.RawMessage `json:"new,omitempty"`
+	// Ignored: the field is under an --ignore-path (human output leaves it out).
+	Ignored bool `json:"ignored,omitempty"`
+}
+
+func (o *Options) derive(ev *watch.Event) Derived {
+	if o.Derive != nil {
+		return o.Derive(ev)
+	}
+	d := Derived{}
+	if ev.Object != nil {
+		d.Object = ev.Object.Object
+	}
+	return d
+}
+
+// Record returns the JSON value of an event's line: what Encode marshals, for outputs that
+// render it otherwise (YAML, templates).
+func Record(ev *watch.Event, o Options) any {
 	switch {
 	case ev.Type.IsObject():
 		r := objectRecord{
@@ -238,26 +310,20 @@ func (p *Printer) record(ev *watch.Event) any {
 		if ev.Type == watch.Updated {
 			r.OldResourceVersion = ptr(ev.OldResourceVersion)
 		}
-		if ev.Object != nil {
-			r.Object = p.redact(ev.Resource, ev.Object.Object)
-			r.State = p.stateOf(ev).record()
-		}
+		d := o.derive(ev)
+		r.Object, r.State = d.Object, d.State
 		r.Queue = queueOf(ev.Queue)
 		r.Filtered = ev.Filtered
 		r.Owners = ownersOf(ev.Owners)
 		r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
-		if u := p.updateOf(ev); u != nil {
-			managers := append([]diff.Manager{}, u.attribution.Managers...)
+		if u := d.Update; u != nil {
+			managers := append([]diff.Manager{}, u.Attribution.Managers...)
 			r.Managers = &managers
-			r.Attribution, r.NoOp = u.attribution.Rule, u.attribution.NoOp
-			if len(u.attribution.Managers) == 0 {
-				r.AttributionReason = u.attribution.Why
+			r.Attribution, r.NoOp = u.Attribution.Rule, u.Attribution.NoOp
+			if len(u.Attribution.Managers) == 0 {
+				r.AttributionReason = u.Attribution.Why
 			}
-			if p.opts.Diff != "" {
-				changes := p.changeRecords(u.changes)
-				r.Changes = &changes
-				r.Diff = u.unified
-			}
+			r.Changes, r.Diff = u.Changes, u.Diff
 		}
 		return r
 	case ev.Type == HotLoop:
@@ -283,12 +349,12 @@ func (p *Printer) record(ev *watch.Event) any {
 	case ev.Type == watch.Informer:
 		info := ev.Info
 		r := informerRecord{
-			Time: formatTime(ev.Time), Type: ev.Type, PluginVersion: p.opts.PluginVersion,
+			Time: formatTime(ev.Time), Type: ev.Type, PluginVersion: o.PluginVersion,
 			ClientGoVersion: info.ClientGoVersion, Queue: info.Queue, AtomicEvents: info.AtomicEvents,
 			UnlockWhileProcessing: info.UnlockWhileProcessing, WatchList: info.WatchList,
 			ResyncPeriod: info.ResyncPeriod.String(), ResyncSeconds: info.ResyncPeriod.Seconds(),
 			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
-			SecretsRedacted: !p.opts.ShowSecrets, Resources: []resourceRecord{},
+			SecretsRedacted: o.SecretsRedacted, Resources: []resourceRecord{},
 			MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
 			ListMode: info.ListMode, PageSize: info.PageSize, Burst: info.Burst,
 		}
@@ -350,19 +416,18 @@ func (p *Printer) record(ev *watch.Event) any {
 	return r
 }
 
-func (p *Printer) writeJSON(ev *watch.Event) error {
-	b, err := json.Marshal(p.record(ev))
+// Encode returns an event's line, ending in a newline.
+func Encode(ev *watch.Event, o Options) ([]byte, error) {
+	b, err := json.Marshal(Record(ev, o))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if hasNonASCII(b) && bytes.IndexFunc(b, isFormatChar) >= 0 {
 		// encoding/json leaves C1 controls and bidirectional overrides raw: escape them too,
 		// so that no line can act on a terminal.
 		b = []byte(escapeFormatChars(string(b)))
 	}
-	// One write per line: a crash never leaves a line without its end.
-	_, err = p.w.Write(append(b, '\n'))
-	return err
+	return append(b, '\n'), nil
 }
 
 // hasNonASCII reports whether b holds a byte outside ASCII. Every format character is, and most
@@ -375,4 +440,24 @@ func hasNonASCII(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// isFormatChar: runes that JSON encoders leave raw and a terminal may act on (C1 controls,
+// line and paragraph separators, bidirectional controls).
+func isFormatChar(r rune) bool {
+	return (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
+}
+
+// escapeFormatChars writes format characters as \uXXXX: valid inside JSON strings, where they
+// can only be.
+func escapeFormatChars(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isFormatChar(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -1,19 +1,19 @@
-package printer
+package recording
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// RecordingFormatVersion is the version of the recording format this build writes and reads.
-const RecordingFormatVersion = 1
+// FormatVersion is the version of the recording format this build writes and reads.
+const FormatVersion = 1
 
-// RecordingHeader is the first line of a recording.
-type RecordingHeader struct {
+// Header is the first line of a recording.
+type Header struct {
 	Type            string           `json:"type"` // "Recording"
 	FormatVersion   int              `json:"formatVersion"`
 	Time            string           `json:"time"`
@@ -26,29 +26,31 @@ type RecordingHeader struct {
 	Flags map[string]string `json:"flags"`
 }
 
-// Recorder writes the full event stream (the JSON contract, objects included) to a file, one
-// whole line per event, flushed as written, so a crash leaves a readable file.
-type Recorder struct {
-	*Printer
-	f *os.File
+// Writer writes the full event stream (the JSON contract, objects included) to a file, one
+// whole line per event, written as it comes, so a crash leaves a readable file.
+type Writer struct {
+	f    *os.File
+	opts Options
 }
 
-// NewRecorder creates path with mode 0600 (truncating it) and writes the header.
-func NewRecorder(path string, h RecordingHeader, resources []discovery.Resource, showSecrets bool, pluginVersion string) (*Recorder, error) {
+// Create creates path with mode 0600 (truncating it) and writes the header: h, with its type,
+// format version and time set, resources, and the plugin version and redaction of opts, which
+// then encode every event.
+func Create(path string, h Header, resources []discovery.Resource, opts Options) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("--record: %w", err)
+		return nil, err
 	}
 	// An existing file keeps its mode on open: make sure it is private too.
 	if err := f.Chmod(0o600); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("--record: %w", err)
+		return nil, err
 	}
-	h.Type = "Recording"
-	h.FormatVersion = RecordingFormatVersion
+	h.Type = HeaderType
+	h.FormatVersion = FormatVersion
 	h.Time = time.Now().UTC().Format(TimeFormat)
-	h.PluginVersion = pluginVersion
-	h.SecretsRedacted = !showSecrets
+	h.PluginVersion = opts.PluginVersion
+	h.SecretsRedacted = opts.SecretsRedacted
 	h.Resources = []resourceRecord{}
 	for _, r := range resources {
 		h.Resources = append(h.Resources, resourceRecordOf(r))
@@ -60,18 +62,21 @@ func NewRecorder(path string, h RecordingHeader, resources []discovery.Resource,
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("--record: %w", err)
+		return nil, err
 	}
-	p := New(f, Options{Output: "json", ShowSecrets: showSecrets, FlushEach: true, PluginVersion: pluginVersion})
-	return &Recorder{Printer: p, f: f}, nil
+	return &Writer{f: f, opts: opts}, nil
 }
 
-// Close flushes and closes the file.
-func (r *Recorder) Close() error {
-	ferr := r.Flush()
-	cerr := r.f.Close()
-	if ferr != nil {
-		return ferr
+// Write writes ev's line (Encode).
+func (w *Writer) Write(ev *watch.Event) error {
+	b, err := Encode(ev, w.opts)
+	if err != nil {
+		return err
 	}
-	return cerr
+	// One write per line: a crash never leaves a line without its end.
+	_, err = w.f.Write(b)
+	return err
 }
+
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }

@@ -1,0 +1,70 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// TimeFormat is the time format of every line (recording.TimeFormat).
+const TimeFormat = recording.TimeFormat
+
+// KnownTypes are the line types of the JSON contract, in the order docs/json.md lists them
+// (recording.KnownTypes).
+var KnownTypes = recording.KnownTypes
+
+// encoding is how this printer's lines are encoded: the recording format, with what the
+// printer derives from an object event (derive).
+func (p *Printer) encoding() recording.Options {
+	return recording.Options{PluginVersion: p.opts.PluginVersion, SecretsRedacted: !p.opts.ShowSecrets, Derive: p.derive}
+}
+
+// record builds the JSON value of an event.
+func (p *Printer) record(ev *watch.Event) any { return recording.Record(ev, p.encoding()) }
+
+func (p *Printer) writeJSON(ev *watch.Event) error {
+	b, err := recording.Encode(ev, p.encoding())
+	if err != nil {
+		return err
+	}
+	// One write per line: a crash never leaves a line without its end.
+	_, err = p.w.Write(b)
+	return err
+}
+
+// derive is what an object line says beyond its event: the object, its Secret values redacted
+// unless shown; its state; and on an update, who made it and, with --diff, what it changed.
+func (p *Printer) derive(ev *watch.Event) recording.Derived {
+	var d recording.Derived
+	if ev.Object != nil {
+		d.Object = p.redact(ev.Resource, ev.Object.Object)
+		d.State = p.stateOf(ev).record()
+	}
+	if u := p.updateOf(ev); u != nil {
+		d.Update = &recording.Update{Attribution: u.attribution}
+		if p.opts.Diff != "" {
+			records := p.changeRecords(u.changes)
+			changes := make([]recording.Change, len(records))
+			for i, c := range records {
+				changes[i] = recording.Change(c)
+			}
+			d.Update.Changes, d.Update.Diff = &changes, u.unified
+		}
+	}
+	return d
+}
+
+// NewRecorder creates a recording at path (recording.Create) whose lines are this package's
+// -o json lines: Secret values redacted unless showSecrets, objects' states and updates'
+// managers included.
+func NewRecorder(path string, h recording.Header, resources []discovery.Resource, showSecrets bool, pluginVersion string) (*recording.Writer, error) {
+	p := New(io.Discard, Options{Output: "json", ShowSecrets: showSecrets, PluginVersion: pluginVersion})
+	w, err := recording.Create(path, h, resources, p.encoding())
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return w, nil
+}
