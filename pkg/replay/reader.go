@@ -3,7 +3,8 @@
 // cache.ListerWatcher, so a test can feed a controller the exact traffic a cluster once sent:
 // initial list, watch events, relists, tombstones.
 //
-// The recording format is documented in docs/recording.md.
+// The recording format is documented in docs/recording.md; pkg/recording encodes and decodes
+// it, and this package's Line, Reader.Header and Recording.Header are its types.
 package replay
 
 import (
