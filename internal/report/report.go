@@ -407,7 +407,7 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 			b.sim[resName].Carried = true
 		}
 		ns, name := splitKey(ev.Key)
-		if o := b.objects[objectKey(resName, ns, name)]; o != nil {
+		if o := b.objects[watch.ObjectID(resName, ns, name)]; o != nil {
 			o.Reconciles++
 		}
 	case ev.Type == watch.ControllerQueue:
@@ -425,7 +425,7 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 			if res.Kind != k.Regarding.Kind {
 				continue
 			}
-			if o := b.objects[objectKey(res.Name, k.Regarding.Namespace, k.Regarding.Name)]; o != nil {
+			if o := b.objects[watch.ObjectID(res.Name, k.Regarding.Namespace, k.Regarding.Name)]; o != nil {
 				o.record(Entry{Time: ev.Time, Type: string(ev.Type), Text: kubeEventText(k)})
 				break
 			}
@@ -464,10 +464,8 @@ func splitKey(key string) (ns, name string) {
 	return "", key
 }
 
-func objectKey(res string, ns, name string) string { return res + " " + ns + "/" + name }
-
 func (b *builder) objectFor(res, ns, name string) *Object {
-	k := objectKey(res, ns, name)
+	k := watch.ObjectID(res, ns, name)
 	o := b.objects[k]
 	if o == nil {
 		o = &Object{Resource: res, Namespace: ns, Name: name, ByType: map[string]int{}, writers: map[string]int{}, order: b.lines}

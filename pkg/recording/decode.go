@@ -421,7 +421,7 @@ func (d *Decoder) Observe(ev *watch.Event) {
 	if ev.Resource.PrinterColumns == nil {
 		ev.Resource.PrinterColumns = d.columns[ev.Resource.String()+"/"+ev.Resource.Version]
 	}
-	key := ev.Resource.String() + " " + ev.Namespace + "/" + ev.Name
+	key := ev.ObjectID()
 	if prev, ok := d.last[key]; ok && ev.Type == watch.Updated && ev.OldObject == nil && prev.GetResourceVersion() == ev.OldResourceVersion {
 		ev.OldObject = prev
 	}
