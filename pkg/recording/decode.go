@@ -25,8 +25,8 @@ type Decoded struct {
 	Header *Header
 	// Event is the event the line was printed from.
 	Event watch.Event
-	// PluginVersion and SecretsRedacted are the Informer line's fields that the printer takes
-	// from its Options rather than from the event.
+	// PluginVersion and SecretsRedacted are the Informer line's fields that Encode takes from
+	// its Options rather than from the event.
 	PluginVersion   string
 	SecretsRedacted bool
 }
