@@ -81,7 +81,7 @@ var mutations = []mutation{
 		file: "pkg/recording/encode.go",
 		old:  "InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,",
 		new:  "InitialList: ev.InitialList, Delta: ev.Delta,",
-		pkg:  "./pkg/printer",
+		pkg:  "./pkg/recording",
 		run:  []string{"TestObjectLineSaysWhereItCameFrom"},
 	},
 	{
