@@ -78,10 +78,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "the tombstone flag is lost in JSON",
-		file: "pkg/printer/json.go",
+		file: "pkg/recording/encode.go",
 		old:  "InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,",
 		new:  "InitialList: ev.InitialList, Delta: ev.Delta,",
-		pkg:  "./pkg/printer",
+		pkg:  "./pkg/recording",
 		run:  []string{"TestObjectLineSaysWhereItCameFrom"},
 	},
 	{

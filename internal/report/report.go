@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -121,7 +122,7 @@ func markerOf(ev *watch.Event) string {
 type Report struct {
 	// Source names the input ("demo.ndjson", "standard input").
 	Source string
-	Header *printer.RecordingHeader
+	Header *recording.Header
 	// Headerless: plain -o json output, no recording header.
 	Headerless bool
 	Runs       []RunInfo
@@ -290,7 +291,7 @@ func Read(r io.Reader, source string) (*Report, error) {
 	for {
 		line, err := rd.Next()
 		var lerr *replay.LineError
-		var unknown *printer.UnknownTypeError
+		var unknown *recording.UnknownTypeError
 		switch {
 		case errors.Is(err, io.EOF):
 			return b.finish(rd, firstErr)
@@ -406,7 +407,7 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 			b.sim[resName].Carried = true
 		}
 		ns, name := splitKey(ev.Key)
-		if o := b.objects[objectKey(resName, ns, name)]; o != nil {
+		if o := b.objects[watch.ObjectID(resName, ns, name)]; o != nil {
 			o.Reconciles++
 		}
 	case ev.Type == watch.ControllerQueue:
@@ -424,7 +425,7 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 			if res.Kind != k.Regarding.Kind {
 				continue
 			}
-			if o := b.objects[objectKey(res.Name, k.Regarding.Namespace, k.Regarding.Name)]; o != nil {
+			if o := b.objects[watch.ObjectID(res.Name, k.Regarding.Namespace, k.Regarding.Name)]; o != nil {
 				o.record(Entry{Time: ev.Time, Type: string(ev.Type), Text: kubeEventText(k)})
 				break
 			}
@@ -463,10 +464,8 @@ func splitKey(key string) (ns, name string) {
 	return "", key
 }
 
-func objectKey(res string, ns, name string) string { return res + " " + ns + "/" + name }
-
 func (b *builder) objectFor(res, ns, name string) *Object {
-	k := objectKey(res, ns, name)
+	k := watch.ObjectID(res, ns, name)
 	o := b.objects[k]
 	if o == nil {
 		o = &Object{Resource: res, Namespace: ns, Name: name, ByType: map[string]int{}, writers: map[string]int{}, order: b.lines}
@@ -622,7 +621,7 @@ func (b *builder) finish(rd *replay.Reader, firstErr error) (*Report, error) {
 	}
 	r.Headerless = rd.Headerless
 	if r.Headerless {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no recording header (plain -o json output?): read as format version %d", r.Source, printer.RecordingFormatVersion))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s has no recording header (plain -o json output?): read as format version %d", r.Source, recording.FormatVersion))
 	}
 	span := r.Last.Sub(r.First)
 	r.Bucket = BucketFor(span)

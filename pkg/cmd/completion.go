@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -121,28 +120,7 @@ func resourceNames(configFlags *genericclioptions.ConfigFlags) []string {
 		return nil
 	}
 	lists, _ := dc.ServerPreferredResources() // partial results on a group's failure
-	return resourceNamesFrom(lists)
-}
-
-func resourceNamesFrom(lists []*metav1.APIResourceList) []string {
-	names := sets.New[string]()
-	for _, l := range lists {
-		if l == nil {
-			continue
-		}
-		gv, _ := schema.ParseGroupVersion(l.GroupVersion)
-		for _, r := range l.APIResources {
-			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || !slices.Contains(r.Verbs, "watch") {
-				continue
-			}
-			if gv.Group == "" {
-				names.Insert(r.Name)
-			} else {
-				names.Insert(r.Name + "." + gv.Group)
-			}
-		}
-	}
-	return sets.List(names)
+	return discovery.WatchableNames(lists)
 }
 
 // objectNames lists the names, starting with prefix, of a resource's objects in the namespace

@@ -8,27 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
-
-func TestResourceNamesFrom(t *testing.T) {
-	lists := []*metav1.APIResourceList{
-		{GroupVersion: "v1", APIResources: []metav1.APIResource{
-			{Name: "configmaps", Verbs: []string{"list", "watch", "get"}},
-			{Name: "pods/log", Verbs: []string{"get"}},
-			{Name: "bindings", Verbs: []string{"create"}},
-		}},
-		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{{Name: "deployments", Verbs: []string{"list", "watch"}}}},
-		nil,
-	}
-	if diff := cmp.Diff([]string{"configmaps", "deployments.apps"}, resourceNamesFrom(lists)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
 
 // runRoot runs the root command with args, offline: an empty kubeconfig and a server nothing
 // listens on.

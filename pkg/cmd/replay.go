@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -376,7 +377,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		}
 		line, err := rd.Next()
 		var lerr *replay.LineError
-		var unknown *printer.UnknownTypeError
+		var unknown *recording.UnknownTypeError
 		switch {
 		case errors.Is(err, io.EOF):
 			fatal = io.EOF
@@ -408,7 +409,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 			continue
 		}
 		if rd.Headerless && lines == 1 {
-			s.warn("%s has no recording header (plain -o json output?): replaying it as format version %d", name, printer.RecordingFormatVersion)
+			s.warn("%s has no recording header (plain -o json output?): replaying it as format version %d", name, recording.FormatVersion)
 		}
 		ev := line.Event
 		if ev.Type == watch.Informer && ev.Info != nil {
@@ -493,7 +494,7 @@ func (s *replayState) warn(format string, args ...any) {
 
 // header takes in a recording header: the printer's plugin version and redaction, and, in
 // human output, a comment line saying what is replayed.
-func (s *replayState) header(name string, h *printer.RecordingHeader) {
+func (s *replayState) header(name string, h *recording.Header) {
 	s.redacted = h.SecretsRedacted
 	s.setPrinter(h.PluginVersion)
 	out := s.pOpts.Output
@@ -667,7 +668,7 @@ func (s *replayState) learnResources(rs []discovery.Resource, complete bool) err
 	return s.o.resources.learn(rs, complete)
 }
 
-func headerResources(h *printer.RecordingHeader) []discovery.Resource {
+func headerResources(h *recording.Header) []discovery.Resource {
 	var out []discovery.Resource
 	for _, r := range h.Resources {
 		out = append(out, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -82,13 +83,13 @@ func replayEvents() []watch.Event {
 func record(t *testing.T, events []watch.Event, showSecrets bool) (string, []string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rec.ndjson")
-	r, err := printer.NewRecorder(path, printer.RecordingHeader{ServerVersion: "v1.37.1", Flags: map[string]string{"resources": "cm,secrets"}},
+	r, err := printer.NewRecorder(path, recording.Header{ServerVersion: "v1.37.1", Flags: map[string]string{"resources": "cm,secrets"}},
 		[]discovery.Resource{cmRes, secretRes}, showSecrets, "v0.9.0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range events {
-		if err := r.Print(&events[i]); err != nil {
+		if err := r.Write(&events[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -203,7 +204,7 @@ func shownOf(t *testing.T, out string) []shown {
 		if l == "" {
 			continue
 		}
-		ev, err := printer.DecodeEvent([]byte(l))
+		ev, err := recording.DecodeEvent([]byte(l))
 		if err != nil {
 			t.Fatalf("%v: %s", err, l)
 		}

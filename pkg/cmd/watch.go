@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -428,9 +429,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		reorder.InFlight = watch.NewInFlight()
 		cfg.InFlight = reorder.InFlight
 	}
-	var rec *printer.Recorder
+	var rec *recording.Writer
 	if o.Record != "" {
-		rec, err = printer.NewRecorder(o.Record, printer.RecordingHeader{ServerVersion: sv.GitVersion, Flags: o.recordedFlags()},
+		rec, err = printer.NewRecorder(o.Record, recording.Header{ServerVersion: sv.GitVersion, Flags: o.recordedFlags()},
 			resources, o.ShowSecrets, Version)
 		if err != nil {
 			return err
@@ -519,7 +520,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		summary.Add(&ev)
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
 		if rec != nil && recErr == nil && (ev.Type != watch.Reconciled || !omitReconciles) {
-			if recErr = rec.Print(&ev); recErr != nil {
+			if recErr = rec.Write(&ev); recErr != nil {
 				cancel()
 			}
 		}

@@ -9,17 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 )
 
 // obj decodes JSON the way objects arrive (numbers as int64/float64).
 func obj(t *testing.T, s string) map[string]any {
 	t.Helper()
-	var m map[string]any
-	if err := utiljson.Unmarshal([]byte(s), &m); err != nil {
-		t.Fatalf("%v: %s", err, s)
-	}
-	return m
+	return testutil.JSON(t, s)
 }
 
 // short renders changes as "path: old → new" with "-" for absent, for compact tables.

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bytes"
+	"maps"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -14,10 +15,7 @@ func Prune(obj map[string]any) map[string]any {
 	if obj == nil {
 		return nil
 	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
+	out := maps.Clone(obj)
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		md2 := make(map[string]any, len(md))
 		for k, v := range md {

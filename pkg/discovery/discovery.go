@@ -6,6 +6,7 @@ package discovery
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -224,24 +225,57 @@ func namesFrom(lists []*metav1.APIResourceList) []string {
 			out = append(out, s)
 		}
 	}
-	for _, l := range lists {
-		gv, _ := schema.ParseGroupVersion(l.GroupVersion)
-		for _, ar := range l.APIResources {
-			if strings.Contains(ar.Name, "/") {
-				continue // subresources
-			}
-			add(ar.Name)
-			add(ar.SingularName)
-			add(strings.ToLower(ar.Kind))
-			for _, s := range ar.ShortNames {
-				add(s)
-			}
-			if gv.Group != "" {
-				add(ar.Name + "." + gv.Group)
-			}
+	for group, ar := range served(lists) {
+		add(ar.Name)
+		add(ar.SingularName)
+		add(strings.ToLower(ar.Kind))
+		for _, s := range ar.ShortNames {
+			add(s)
+		}
+		if group != "" {
+			add(ar.Name + "." + group)
 		}
 	}
 	return out
+}
+
+// WatchableNames lists what `kubectl api-resources -o name` would, less what cannot be listed
+// and watched: `configmaps`, `deployments.apps`, sorted. Shell completion offers them.
+func WatchableNames(lists []*metav1.APIResourceList) []string {
+	var out []string
+	for group, ar := range served(lists) {
+		if !slices.Contains(ar.Verbs, "list") || !slices.Contains(ar.Verbs, "watch") {
+			continue
+		}
+		name := ar.Name
+		if group != "" {
+			name += "." + group
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// served yields the resources of discovery lists with their group; subresources and nil lists
+// (a group whose discovery failed) are left out.
+func served(lists []*metav1.APIResourceList) iter.Seq2[string, metav1.APIResource] {
+	return func(yield func(string, metav1.APIResource) bool) {
+		for _, l := range lists {
+			if l == nil {
+				continue
+			}
+			gv, _ := schema.ParseGroupVersion(l.GroupVersion)
+			for _, ar := range l.APIResources {
+				if strings.Contains(ar.Name, "/") {
+					continue // subresources
+				}
+				if !yield(gv.Group, ar) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // suggest returns the closest known name to arg, or "" when none is close enough.

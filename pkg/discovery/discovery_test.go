@@ -148,3 +148,18 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestWatchableNames(t *testing.T) {
+	lists := []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "configmaps", Verbs: []string{"list", "watch", "get"}},
+			{Name: "pods/log", Verbs: []string{"get"}},
+			{Name: "bindings", Verbs: []string{"create"}},
+		}},
+		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{{Name: "deployments", Verbs: []string{"list", "watch"}}}},
+		nil,
+	}
+	if diff := cmp.Diff([]string{"configmaps", "deployments.apps"}, WatchableNames(lists)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

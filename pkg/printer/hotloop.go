@@ -9,16 +9,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// HotLoop is the type of a hot-loop report: one object rewritten too often, or two managers
-// taking turns at it (docs/json.md). pkg/watch has no such event; the printer makes it.
-const HotLoop watch.Type = "HotLoop"
+// HotLoop is the type of a hot-loop report (recording.HotLoop).
+const HotLoop = recording.HotLoop
 
-// HotLoopEnded is the type of the line that closes a HotLoop: a whole window passed without an
-// update to the object, or it was deleted (docs/json.md).
-const HotLoopEnded watch.Type = "HotLoopEnded"
+// HotLoopEnded is the type of the line that closes a HotLoop (recording.HotLoopEnded).
+const HotLoopEnded = recording.HotLoopEnded
 
 // HotLoops watches the event stream for hot loops (diff.HotLoopDetector) and makes their
 // HotLoop and HotLoopEnded events. It is used from one goroutine.
@@ -138,22 +137,6 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	}
 }
 
-// hotLoopRecord is a HotLoop line in the JSON contract.
-type hotLoopRecord struct {
-	eventHead
-	Namespace     string   `json:"namespace"`
-	Name          string   `json:"name"`
-	Key           string   `json:"key"`
-	Reason        string   `json:"reason"`
-	Managers      []string `json:"managers"`
-	Updates       int      `json:"updates"`
-	WindowSeconds float64  `json:"windowSeconds"`
-	Fields        []string `json:"fields"`
-	// Loop and Suggestion: the diagnosis (diff.LoopFight, LoopSelf, LoopBusy) and its usual fix.
-	Loop       string `json:"loop,omitempty"`
-	Suggestion string `json:"suggestion,omitempty"`
-}
-
 func hotLoopLists(ev *watch.Event) (managers, fields []string) {
 	if ev.Object == nil {
 		return []string{}, []string{}
@@ -170,15 +153,6 @@ func asStrings(v any) []string {
 		}
 	}
 	return out
-}
-
-func hotLoopOf(ev *watch.Event) hotLoopRecord {
-	managers, fields := hotLoopLists(ev)
-	return hotLoopRecord{
-		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: ev.Reason,
-		Managers: managers, Updates: ev.Items, WindowSeconds: ev.Duration.Seconds(), Fields: fields,
-		Loop: hotLoopString(ev, "loop"), Suggestion: hotLoopString(ev, "suggestion"),
-	}
 }
 
 func hotLoopString(ev *watch.Event, key string) string {
@@ -219,31 +193,6 @@ func (p *Printer) hotLoopDetail(b *strings.Builder, ev *watch.Event) {
 	if loop := hotLoopString(ev, "loop"); loop == diff.LoopSelf || loop == diff.LoopFight {
 		b.WriteString(". ")
 		b.WriteString(Escape(hotLoopString(ev, "suggestion")))
-	}
-}
-
-// hotLoopEndedRecord is a HotLoopEnded line in the JSON contract.
-type hotLoopEndedRecord struct {
-	eventHead
-	Namespace       string   `json:"namespace"`
-	Name            string   `json:"name"`
-	Key             string   `json:"key"`
-	Loop            string   `json:"loop"`
-	Updates         int      `json:"updates"`
-	DurationSeconds float64  `json:"durationSeconds"`
-	Managers        []string `json:"managers"`
-	ObjectDeleted   bool     `json:"objectDeleted"`
-}
-
-func hotLoopEndedOf(ev *watch.Event) hotLoopEndedRecord {
-	managers, _ := hotLoopLists(ev)
-	deleted := false
-	if ev.Object != nil {
-		deleted, _ = ev.Object.Object["deleted"].(bool)
-	}
-	return hotLoopEndedRecord{
-		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Loop: ev.Reason,
-		Updates: ev.Items, DurationSeconds: ev.Duration.Seconds(), Managers: managers, ObjectDeleted: deleted,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -60,7 +61,7 @@ func TestHotLoopEndedLine(t *testing.T) {
 					t.Errorf("JSON %s lacks %s", got, want)
 				}
 			}
-			d, err := DecodeLine([]byte(strings.TrimSpace(got)))
+			d, err := recording.DecodeLine([]byte(strings.TrimSpace(got)))
 			if err != nil {
 				t.Fatal(err)
 			}

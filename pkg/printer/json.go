@@ -1,378 +1,70 @@
 package printer
 
 import (
-	"bytes"
-	"encoding/json"
-	"time"
-	"unicode/utf8"
+	"fmt"
+	"io"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// TimeFormat is RFC 3339 with nanoseconds, always nine digits, in UTC.
-const TimeFormat = "2006-01-02T15:04:05.000000000Z07:00"
+// TimeFormat is the time format of every line (recording.TimeFormat).
+const TimeFormat = recording.TimeFormat
 
-// eventHead is the start of every line but Informer and ControllerQueue: when, what, and the
-// resource it is about.
-type eventHead struct {
-	Time     string     `json:"time"`
-	Type     watch.Type `json:"type"`
-	Group    string     `json:"group"`
-	Version  string     `json:"version"`
-	Resource string     `json:"resource"`
-	Kind     string     `json:"kind"`
+// KnownTypes are the line types of the JSON contract, in the order docs/json.md lists them
+// (recording.KnownTypes).
+var KnownTypes = recording.KnownTypes
+
+// encoding is how this printer's lines are encoded: the recording format, with what the
+// printer derives from an object event (derive).
+func (p *Printer) encoding() recording.Options {
+	return recording.Options{PluginVersion: p.opts.PluginVersion, SecretsRedacted: !p.opts.ShowSecrets, Derive: p.derive}
 }
-
-func headOf(ev *watch.Event) eventHead {
-	return eventHead{Time: formatTime(ev.Time), Type: ev.Type,
-		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind}
-}
-
-// objectRecord is an object event in the JSON contract (docs/json.md). Field names are public:
-// add fields, never rename them.
-type objectRecord struct {
-	eventHead
-	Namespace          string      `json:"namespace"`
-	Name               string      `json:"name"`
-	ResourceVersion    string      `json:"resourceVersion"`
-	OldResourceVersion *string     `json:"oldResourceVersion,omitempty"`
-	InitialList        bool        `json:"initialList"`
-	Delta              watch.Delta `json:"delta"`
-	Tombstone          bool        `json:"tombstone"`
-	// State: what state the object is in (kstatus and the kind's columns); absent for objects
-	// that say nothing about it (docs/fields.md).
-	State  *stateRecord   `json:"state,omitempty"`
-	Object map[string]any `json:"object"`
-	Queue  *queueRecord   `json:"queue,omitempty"`
-	// Managers: Updated lines that changed the object; who made the update (diff.Attribute).
-	Managers *[]diff.Manager `json:"managers,omitempty"`
-	// Attribution: the same lines; how Managers was found: entry, ownership, binding, delete
-	// or unknown.
-	Attribution string `json:"attribution,omitempty"`
-	// AttributionReason: why no manager is named (binding, delete, unknown, a no-op).
-	AttributionReason string `json:"attributionReason,omitempty"`
-	// NoOp: the update changed nothing but metadata.resourceVersion and managedFields.
-	NoOp bool `json:"noop,omitempty"`
-	// Changes: with --diff, the same Updated lines; the changed fields.
-	Changes *[]changeRecord `json:"changes,omitempty"`
-	// Diff: with --diff=full, a unified diff of the object as YAML.
-	Diff string `json:"diff,omitempty"`
-	// Filtered: the --predicate that kept this event out of the simulated workqueue.
-	Filtered string `json:"filtered,omitempty"`
-	// Owners: with --owned, an owned object's chain from the watched root down to its owner.
-	Owners []ownerRecord `json:"owners,omitempty"`
-	// Ignored: the update changed only --ignore-path fields; OutOfFocus: none of the
-	// --only-path fields. Human output hides such lines (noise.Filter).
-	Ignored    bool `json:"ignored,omitempty"`
-	OutOfFocus bool `json:"outOfFocus,omitempty"`
-}
-
-// queueRecord is the workqueue's figures (the standard metrics) at one moment.
-type queueRecord struct {
-	Depth   int64 `json:"depth"`
-	Adds    int64 `json:"adds"`
-	Retries int64 `json:"retries"`
-}
-
-func queueOf(q *watch.QueueFigures) *queueRecord {
-	if q == nil {
-		return nil
-	}
-	return &queueRecord{Depth: q.Depth, Adds: q.Adds, Retries: q.Retries}
-}
-
-// reconciledRecord is a simulated worker's reconcile of one key.
-type reconciledRecord struct {
-	eventHead
-	Key      string       `json:"key"`
-	WaitMs   float64      `json:"waitMs"`
-	WorkMs   float64      `json:"workMs"`
-	Requeues int          `json:"requeues"`
-	Error    bool         `json:"error"`
-	Queue    *queueRecord `json:"queue"`
-	// TriggerCount: the object events that coalesced into this reconcile (exact); Triggers:
-	// them, capped at watch.MaxTriggers (the oldest two and the newest kept).
-	TriggerCount int             `json:"triggerCount"`
-	Triggers     []triggerRecord `json:"triggers,omitempty"`
-	// Requeue: the key came back because its previous reconcile failed; RequeueReason says so.
-	Requeue       bool   `json:"requeue"`
-	RequeueReason string `json:"requeueReason,omitempty"`
-}
-
-// triggerRecord is an object event that put a key in the workqueue.
-type triggerRecord struct {
-	Type            watch.Type  `json:"type"`
-	Delta           watch.Delta `json:"delta"`
-	ResourceVersion string      `json:"resourceVersion"`
-	Managers        []string    `json:"managers,omitempty"`
-	Attribution     string      `json:"attribution,omitempty"`
-	Time            string      `json:"time"`
-}
-
-func triggersOf(ts []watch.Trigger) []triggerRecord {
-	if len(ts) == 0 {
-		return nil
-	}
-	out := make([]triggerRecord, len(ts))
-	for i, t := range ts {
-		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time)}
-	}
-	return out
-}
-
-// lifecycleRecord is a lifecycle event in the JSON contract; each type fills its own fields.
-type lifecycleRecord struct {
-	eventHead
-
-	ResourceVersion     *string    `json:"resourceVersion,omitempty"`
-	Items               *int       `json:"items,omitempty"`
-	DurationMs          *int64     `json:"durationMs,omitempty"`
-	Initial             *bool      `json:"initial,omitempty"`
-	SendInitialEvents   *bool      `json:"sendInitialEvents,omitempty"`
-	TimeoutSeconds      *int64     `json:"timeoutSeconds,omitempty"`
-	InitialEventsEnd    *bool      `json:"initialEventsEnd,omitempty"`
-	Reason              *string    `json:"reason,omitempty"`
-	Message             *string    `json:"message,omitempty"`
-	Verb                *string    `json:"verb,omitempty"`
-	FromResourceVersion *string    `json:"fromResourceVersion,omitempty"`
-	Added               *int       `json:"added,omitempty"`
-	Updated             *int       `json:"updated,omitempty"`
-	Deleted             *int       `json:"deleted,omitempty"`
-	Unchanged           *int       `json:"unchanged,omitempty"`
-	NotFound            *keyRecord `json:"notFound,omitempty"`
-	Pages               *int       `json:"pages,omitempty"`
-	ListMode            string     `json:"listMode,omitempty"`
-	FellBack            *bool      `json:"fellBack,omitempty"`
-	BackoffMs           *float64   `json:"backoffMs,omitempty"`
-	apfRecord
-}
-
-// keyRecord names one object.
-type keyRecord struct {
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-}
-
-type resourceRecord struct {
-	Group      string `json:"group"`
-	Version    string `json:"version"`
-	Resource   string `json:"resource"`
-	Kind       string `json:"kind"`
-	Namespaced bool   `json:"namespaced"`
-	// PrinterColumns: a custom resource's additionalPrinterColumns, read from its CRD at
-	// startup; replay evaluates them from here, as the live run did.
-	PrinterColumns []printerColumnRecord `json:"printerColumns,omitempty"`
-}
-
-// printerColumnRecord is one of a CRD's additionalPrinterColumns.
-type printerColumnRecord struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	JSONPath string `json:"jsonPath"`
-	Priority int32  `json:"priority,omitempty"`
-}
-
-func resourceRecordOf(r discovery.Resource) resourceRecord {
-	rec := resourceRecord{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced}
-	for _, c := range r.PrinterColumns {
-		rec.PrinterColumns = append(rec.PrinterColumns, printerColumnRecord(c))
-	}
-	return rec
-}
-
-// resource is the inverse of resourceRecordOf.
-func (r resourceRecord) resource() discovery.Resource {
-	res := discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced}
-	for _, c := range r.PrinterColumns {
-		res.PrinterColumns = append(res.PrinterColumns, discovery.PrinterColumn(c))
-	}
-	return res
-}
-
-type informerRecord struct {
-	Time                  string           `json:"time"`
-	Type                  watch.Type       `json:"type"`
-	PluginVersion         string           `json:"pluginVersion"`
-	ClientGoVersion       string           `json:"clientGoVersion"`
-	Queue                 string           `json:"queue"`
-	AtomicEvents          bool             `json:"atomicEvents"`
-	UnlockWhileProcessing bool             `json:"unlockWhileProcessing"`
-	WatchList             bool             `json:"watchList"`
-	ResyncPeriod          string           `json:"resyncPeriod"`
-	ResyncSeconds         float64          `json:"resyncSeconds"`
-	Namespace             string           `json:"namespace"`
-	LabelSelector         string           `json:"labelSelector"`
-	FieldSelector         string           `json:"fieldSelector"`
-	SecretsRedacted       bool             `json:"secretsRedacted"`
-	MetadataOnly          bool             `json:"metadataOnly"`
-	DropManagedFields     bool             `json:"dropManagedFields"`
-	Resources             []resourceRecord `json:"resources"`
-	// OwnedResources: with --owned, the resources followed below Resources.
-	OwnedResources []resourceRecord `json:"ownedResources,omitempty"`
-	// Events: with --events, Events about the shown objects are KubeEvent lines.
-	Events   bool     `json:"events,omitempty"`
-	ListMode string   `json:"listMode,omitempty"`
-	PageSize int64    `json:"pageSize,omitempty"`
-	QPS      *float32 `json:"qps,omitempty"`
-	Burst    int      `json:"burst,omitempty"`
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// msFloat is a duration in milliseconds with microsecond precision.
-func msFloat(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func formatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // record builds the JSON value of an event.
-func (p *Printer) record(ev *watch.Event) any {
-	switch {
-	case ev.Type.IsObject():
-		r := objectRecord{
-			eventHead: headOf(ev),
-			Namespace: ev.Namespace, Name: ev.Name, ResourceVersion: ev.ResourceVersion,
-			InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,
-		}
-		if ev.Type == watch.Updated {
-			r.OldResourceVersion = ptr(ev.OldResourceVersion)
-		}
-		if ev.Object != nil {
-			r.Object = p.redact(ev.Resource, ev.Object.Object)
-			r.State = p.stateOf(ev).record()
-		}
-		r.Queue = queueOf(ev.Queue)
-		r.Filtered = ev.Filtered
-		r.Owners = ownersOf(ev.Owners)
-		r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
-		if u := p.updateOf(ev); u != nil {
-			managers := append([]diff.Manager{}, u.attribution.Managers...)
-			r.Managers = &managers
-			r.Attribution, r.NoOp = u.attribution.Rule, u.attribution.NoOp
-			if len(u.attribution.Managers) == 0 {
-				r.AttributionReason = u.attribution.Why
-			}
-			if p.opts.Diff != "" {
-				changes := p.changeRecords(u.changes)
-				r.Changes = &changes
-				r.Diff = u.unified
-			}
-		}
-		return r
-	case ev.Type == HotLoop:
-		return hotLoopOf(ev)
-	case ev.Type == HotLoopEnded:
-		return hotLoopEndedOf(ev)
-	case ev.Type == watch.ControllerQueue:
-		return controllerQueueOf(ev)
-	case ev.Type == watch.KubeEvent:
-		return kubeEventOf(ev)
-	case ev.Type == watch.ApiStats:
-		return apiStatsOf(ev)
-	case ev.Type == watch.Throttled:
-		return throttledOf(ev)
-	case ev.Type == watch.Reconciled:
-		return reconciledRecord{
-			eventHead: headOf(ev),
-			Key:       ev.Key, WaitMs: msFloat(ev.Wait), WorkMs: msFloat(ev.Work), Requeues: ev.Requeues, Error: ev.Failed,
-			Queue:        queueOf(ev.Queue),
-			TriggerCount: ev.TriggerCount, Triggers: triggersOf(ev.Triggers),
-			Requeue: ev.Requeue, RequeueReason: ev.RequeueReason,
-		}
-	case ev.Type == watch.Informer:
-		info := ev.Info
-		r := informerRecord{
-			Time: formatTime(ev.Time), Type: ev.Type, PluginVersion: p.opts.PluginVersion,
-			ClientGoVersion: info.ClientGoVersion, Queue: info.Queue, AtomicEvents: info.AtomicEvents,
-			UnlockWhileProcessing: info.UnlockWhileProcessing, WatchList: info.WatchList,
-			ResyncPeriod: info.ResyncPeriod.String(), ResyncSeconds: info.ResyncPeriod.Seconds(),
-			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
-			SecretsRedacted: !p.opts.ShowSecrets, Resources: []resourceRecord{},
-			MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
-			ListMode: info.ListMode, PageSize: info.PageSize, Burst: info.Burst,
-		}
-		if info.QPS != 0 {
-			r.QPS = ptr(info.QPS)
-		}
-		for _, res := range info.Resources {
-			r.Resources = append(r.Resources, resourceRecordOf(res))
-		}
-		for _, res := range info.OwnedResources {
-			r.OwnedResources = append(r.OwnedResources, resourceRecordOf(res))
-		}
-		r.Events = info.Events
-		return r
-	}
-	r := lifecycleRecord{
-		eventHead: headOf(ev),
-	}
-	switch ev.Type {
-	case watch.List:
-		r.ResourceVersion, r.Items, r.DurationMs, r.Initial = ptr(ev.ResourceVersion), ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.Initial)
-		if ev.Pages > 0 {
-			r.Pages = ptr(ev.Pages)
-		}
-		r.apfRecord = apfRecordOf(ev.APF)
-	case watch.Watch:
-		r.ResourceVersion, r.SendInitialEvents, r.TimeoutSeconds = ptr(ev.ResourceVersion), ptr(ev.SendInitialEvents), ptr(ev.TimeoutSeconds)
-		r.apfRecord = apfRecordOf(ev.APF)
-	case watch.WatchClosed:
-		r.Reason, r.ResourceVersion = ptr(ev.Reason), ptr(ev.ResourceVersion)
-	case watch.Bookmark:
-		r.ResourceVersion, r.InitialEventsEnd = ptr(ev.ResourceVersion), ptr(ev.InitialEventsEnd)
-	case watch.Synced:
-		r.Items, r.DurationMs, r.ResourceVersion = ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.ResourceVersion)
-		if ev.NotFound != nil {
-			r.NotFound = &keyRecord{Namespace: ev.NotFound.Namespace, Name: ev.NotFound.Name}
-		}
-		if ev.ListMode != "" {
-			r.ListMode, r.FellBack = ev.ListMode, ptr(ev.FellBack)
-		}
-	case watch.Dropped:
-		r.Items = ptr(ev.Items)
-	case watch.Recovered:
-		r.Verb, r.Message = ptr(ev.Verb), ptr(ev.Message)
-		if ev.Backoff > 0 {
-			r.BackoffMs = ptr(msFloat(ev.Backoff))
-		}
-	case watch.Resync:
-		r.Items = ptr(ev.Items)
-	case watch.Relist:
-		r.Reason, r.FromResourceVersion, r.ResourceVersion = ptr(ev.Reason), ptr(ev.FromResourceVersion), ptr(ev.ResourceVersion)
-		r.Added, r.Updated, r.Deleted, r.Unchanged = ptr(ev.Counts.Added), ptr(ev.Counts.Updated), ptr(ev.Counts.Deleted), ptr(ev.Counts.Unchanged)
-	case watch.Error:
-		r.Reason, r.Message, r.Verb = ptr(ev.Reason), ptr(ev.Message), ptr(ev.Verb)
-		if ev.Backoff > 0 {
-			r.BackoffMs = ptr(msFloat(ev.Backoff))
-		}
-	}
-	return r
-}
+func (p *Printer) record(ev *watch.Event) any { return recording.Record(ev, p.encoding()) }
 
 func (p *Printer) writeJSON(ev *watch.Event) error {
-	b, err := json.Marshal(p.record(ev))
+	b, err := recording.Encode(ev, p.encoding())
 	if err != nil {
 		return err
 	}
-	if hasNonASCII(b) && bytes.IndexFunc(b, isFormatChar) >= 0 {
-		// encoding/json leaves C1 controls and bidirectional overrides raw: escape them too,
-		// so that no line can act on a terminal.
-		b = []byte(escapeFormatChars(string(b)))
-	}
 	// One write per line: a crash never leaves a line without its end.
-	_, err = p.w.Write(append(b, '\n'))
+	_, err = p.w.Write(b)
 	return err
 }
 
-// hasNonASCII reports whether b holds a byte outside ASCII. Every format character is, and most
-// lines are ASCII only: this spares them the rune-by-rune isFormatChar scan, which cost as much
-// CPU as encoding the line (make bench profile, -o json).
-func hasNonASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return true
+// derive is what an object line says beyond its event: the object, its Secret values redacted
+// unless shown; its state; and on an update, who made it and, with --diff, what it changed.
+func (p *Printer) derive(ev *watch.Event) recording.Derived {
+	var d recording.Derived
+	if ev.Object != nil {
+		d.Object = p.redact(ev.Resource, ev.Object.Object)
+		d.State = p.stateOf(ev).record()
+	}
+	if u := p.updateOf(ev); u != nil {
+		d.Update = &recording.Update{Attribution: u.attribution}
+		if p.opts.Diff != "" {
+			records := p.changeRecords(u.changes)
+			changes := make([]recording.Change, len(records))
+			for i, c := range records {
+				changes[i] = recording.Change(c)
+			}
+			d.Update.Changes, d.Update.Diff = &changes, u.unified
 		}
 	}
-	return false
+	return d
+}
+
+// NewRecorder creates a recording at path (recording.Create) whose lines are this package's
+// -o json lines: Secret values redacted unless showSecrets, objects' states and updates'
+// managers included.
+func NewRecorder(path string, h recording.Header, resources []discovery.Resource, showSecrets bool, pluginVersion string) (*recording.Writer, error) {
+	p := New(io.Discard, Options{Output: "json", ShowSecrets: showSecrets, PluginVersion: pluginVersion})
+	w, err := recording.Create(path, h, resources, p.encoding())
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return w, nil
 }

@@ -39,19 +39,12 @@ type Outbox struct {
 	// announced is when behind was last called: at most once per behindEvery.
 	announced time.Time
 	// last is the position of each object's last waiting line (lossy outboxes).
-	last map[objectKey]int
+	last map[string]int
 }
 
 type slot struct {
 	ev   watch.Event
 	hole bool
-}
-
-// objectKey names an object across resources.
-type objectKey struct{ group, resource, namespace, name string }
-
-func keyOf(ev *watch.Event) objectKey {
-	return objectKey{ev.Resource.Group, ev.Resource.Resource, ev.Namespace, ev.Name}
 }
 
 // behindEvery spaces out the "not keeping up" notices of a reader that stays slow.
@@ -62,7 +55,7 @@ const behindEvery = 10 * time.Second
 func NewOutbox(max int, lossy bool, behind func()) *Outbox {
 	o := &Outbox{max: max, lossy: lossy, behind: behind, buf: make([]slot, 0, min(max, 1024))}
 	if lossy {
-		o.last = map[objectKey]int{}
+		o.last = map[string]int{}
 	}
 	o.cond = sync.NewCond(&o.mu)
 	return o
@@ -116,7 +109,7 @@ func (o *Outbox) foldLocked(ev *watch.Event) bool {
 	if ev.Type != watch.Updated {
 		return false
 	}
-	pos, ok := o.last[keyOf(ev)]
+	pos, ok := o.last[ev.ObjectID()]
 	if !ok {
 		return false
 	}
@@ -138,7 +131,7 @@ func (o *Outbox) appendLocked(ev watch.Event) {
 		o.compactLocked()
 	}
 	if o.last != nil && ev.Type.IsObject() {
-		o.last[keyOf(&ev)] = o.base + len(o.buf)
+		o.last[ev.ObjectID()] = o.base + len(o.buf)
 	}
 	o.buf = append(o.buf, slot{ev: ev})
 	o.waiting++
@@ -159,7 +152,7 @@ func (o *Outbox) compactLocked() {
 		clear(o.last)
 		for i := range o.buf {
 			if ev := &o.buf[i].ev; ev.Type.IsObject() {
-				o.last[keyOf(ev)] = o.base + i
+				o.last[ev.ObjectID()] = o.base + i
 			}
 		}
 	}
@@ -185,7 +178,7 @@ func (o *Outbox) Get() (ev watch.Event, dropped int, ok bool) {
 	}
 	ev = o.buf[o.head].ev
 	if o.last != nil && ev.Type.IsObject() {
-		if k := keyOf(&ev); o.last[k] == o.base+o.head {
+		if k := ev.ObjectID(); o.last[k] == o.base+o.head {
 			delete(o.last, k)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -29,10 +30,7 @@ var (
 )
 
 func obj(ns, name, rv string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apps/v1", "kind": "Deployment",
-		"metadata": map[string]any{"namespace": ns, "name": name, "resourceVersion": rv},
-	}}
+	return testutil.Object("apps/v1", "Deployment", ns, name, rv)
 }
 
 // sample is one of every kind of event, in the order a run with a relist and a resync prints.

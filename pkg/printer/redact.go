@@ -2,9 +2,11 @@ package printer
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // lastAppliedAnnotation holds a full copy of the applied object, secret values included.
@@ -27,10 +29,10 @@ func (p *Printer) redact(res discovery.Resource, obj map[string]any) map[string]
 // RedactSecret returns a copy of a Secret object with its data, stringData and last-applied
 // annotation values redacted.
 func RedactSecret(obj map[string]any) map[string]any {
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
+	if obj == nil {
+		return map[string]any{}
 	}
+	out := maps.Clone(obj)
 	for _, field := range []string{"data", "stringData"} {
 		if m, ok := obj[field].(map[string]any); ok {
 			red := make(map[string]any, len(m))
@@ -43,14 +45,7 @@ func RedactSecret(obj map[string]any) map[string]any {
 	if md, ok := obj["metadata"].(map[string]any); ok {
 		if ann, ok := md["annotations"].(map[string]any); ok {
 			if _, has := ann[lastAppliedAnnotation]; has {
-				md2 := make(map[string]any, len(md))
-				for k, v := range md {
-					md2[k] = v
-				}
-				ann2 := make(map[string]any, len(ann))
-				for k, v := range ann {
-					ann2[k] = v
-				}
+				md2, ann2 := maps.Clone(md), maps.Clone(ann)
 				ann2[lastAppliedAnnotation] = redactedValue(ann[lastAppliedAnnotation])
 				md2["annotations"] = ann2
 				out["metadata"] = md2
@@ -65,4 +60,15 @@ func redactedValue(v any) string {
 		return fmt.Sprintf("<redacted: %d bytes>", len(s))
 	}
 	return "<redacted>"
+}
+
+// PrintRecorded prints an event read from a recording. When the recording's Secret values were
+// already redacted (recordedRedacted), they are not redacted again: the placeholder keeps the
+// original value's length. Everything else is Print.
+func (p *Printer) PrintRecorded(ev *watch.Event, recordedRedacted bool) error {
+	if recordedRedacted && !p.opts.ShowSecrets && ev.Object != nil && IsSecret(ev.Resource) {
+		p.opts.ShowSecrets = true
+		defer func() { p.opts.ShowSecrets = false }()
+	}
+	return p.Print(ev)
 }

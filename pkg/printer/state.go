@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -15,16 +16,6 @@ type objectState struct {
 	// prev is the old object's state on an Updated line whose status or summary differs from
 	// cur's; nil otherwise.
 	prev *state.State
-}
-
-// stateRecord is an object's state in the JSON contract (docs/json.md).
-type stateRecord struct {
-	Status          string   `json:"status"`
-	Summary         string   `json:"summary,omitempty"`
-	Message         string   `json:"message,omitempty"`
-	Finalizers      []string `json:"finalizers,omitempty"`
-	Previous        string   `json:"previous,omitempty"`
-	PreviousSummary string   `json:"previousSummary,omitempty"`
 }
 
 // reader returns the state reader of a resource, made once per resource and version (a custom
@@ -55,11 +46,11 @@ func (p *Printer) stateOf(ev *watch.Event) objectState {
 	return s
 }
 
-func (s objectState) record() *stateRecord {
+func (s objectState) record() *recording.State {
 	if s.cur == nil {
 		return nil
 	}
-	r := &stateRecord{Status: s.cur.Status, Summary: s.cur.Summary, Message: s.cur.Message, Finalizers: s.cur.Finalizers}
+	r := &recording.State{Status: s.cur.Status, Summary: s.cur.Summary, Message: s.cur.Message, Finalizers: s.cur.Finalizers}
 	if s.prev != nil {
 		if s.prev.Status != s.cur.Status {
 			r.Previous = s.prev.Status

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -29,20 +29,6 @@ var (
 	}
 )
 
-// yamlObj parses an object the way the dynamic client decodes one: integers as int64.
-func yamlObj(t *testing.T, y string) *unstructured.Unstructured {
-	t.Helper()
-	j, err := yaml.YAMLToJSON([]byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := utiljson.Unmarshal(j, &m); err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
-}
-
 const statePod = `apiVersion: v1
 kind: Pod
 metadata: {name: web-1, namespace: demo, resourceVersion: "%s", creationTimestamp: "2026-11-21T05:00:00Z"%s}
@@ -55,7 +41,7 @@ func stateSample(t *testing.T) []watch.Event {
 	t.Helper()
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	pod := func(rv, meta, spec, status string) *unstructured.Unstructured {
-		return yamlObj(t, fmt.Sprintf(statePod, rv, meta, spec)+status)
+		return testutil.YAML(t, fmt.Sprintf(statePod, rv, meta, spec)+status)
 	}
 	p1 := pod("10", "", "", "status: {phase: Pending, qosClass: BestEffort}\n")
 	p2 := pod("11", "", "nodeName: kwok-1, ", "status: {phase: Pending, qosClass: BestEffort}\n")
@@ -78,7 +64,7 @@ func stateSample(t *testing.T) []watch.Event {
   containerStatuses: [{name: c, ready: false, restartCount: 5, state: {waiting: {reason: CrashLoopBackOff}}}]
 `)
 	dep := func(rv string, gen int, status string) *unstructured.Unstructured {
-		return yamlObj(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo, resourceVersion: '"+rv+"', generation: "+strconv.Itoa(gen)+"}\nspec: {replicas: 3, template: {spec: {containers: [{name: c, image: web:2}]}}}\n"+status)
+		return testutil.YAML(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: demo, resourceVersion: '"+rv+"', generation: "+strconv.Itoa(gen)+"}\nspec: {replicas: 3, template: {spec: {containers: [{name: c, image: web:2}]}}}\n"+status)
 	}
 	d1 := dep("20", 2, "status: {observedGeneration: 2, replicas: 4, updatedReplicas: 1, readyReplicas: 3, availableReplicas: 3}\n")
 	d2 := dep("21", 2, "status: {observedGeneration: 2, replicas: 3, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 2}\n")
@@ -91,12 +77,12 @@ func stateSample(t *testing.T) []watch.Event {
   conditions: [{type: Available, status: "True"}, {type: Progressing, status: "True", reason: NewReplicaSetAvailable}]
 `)
 	w := func(rv, meta, status string) *unstructured.Unstructured {
-		return yamlObj(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: gear, namespace: demo, resourceVersion: '"+rv+"', generation: 1"+meta+"}\nspec: {size: 3, color: blue}\n"+status)
+		return testutil.YAML(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: gear, namespace: demo, resourceVersion: '"+rv+"', generation: 1"+meta+"}\nspec: {size: 3, color: blue}\n"+status)
 	}
 	w1 := w("30", "", "status: {observedGeneration: 1, conditions: [{type: Ready, status: 'False', reason: Waiting, message: waiting for the database}]}\n")
 	w2 := w("31", "", "status: {observedGeneration: 1, conditions: [{type: Ready, status: 'True', reason: Ok}]}\n")
 	w3 := w("32", ", finalizers: [example.com/cleanup], deletionTimestamp: '2026-11-21T05:02:00Z'", "status: {observedGeneration: 1, conditions: [{type: Ready, status: 'True', reason: Ok}]}\n")
-	cm := yamlObj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: conf, namespace: demo, resourceVersion: '40'}\ndata: {a: b}\n")
+	cm := testutil.YAML(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: conf, namespace: demo, resourceVersion: '40'}\ndata: {a: b}\n")
 
 	obj := func(typ watch.Type, s int, res discovery.Resource, o, old *unstructured.Unstructured, d watch.Delta) watch.Event {
 		ev := watch.Event{Type: typ, Time: at(s), Resource: res, Namespace: o.GetNamespace(), Name: o.GetName(), ResourceVersion: o.GetResourceVersion(), Delta: d, Object: o, OldObject: old}
@@ -182,7 +168,7 @@ func TestStateReplay(t *testing.T) {
 		}
 	}
 	_ = p.Flush()
-	dec := NewDecoder()
+	dec := recording.NewDecoder()
 	var decoded []watch.Event
 	var replayed bytes.Buffer
 	rp := New(&replayed, opts)

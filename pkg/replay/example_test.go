@@ -2,13 +2,18 @@ package replay_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // A controller's own informer fed a recording made with
@@ -70,4 +75,40 @@ func Example() {
 	// update demo/c (changed)
 	// add    demo/e initial=false
 	// update demo/e (changed)
+}
+
+// Reading a recording line by line: the header (a recording.Header), then each event as
+// pkg/recording decoded it, an update with its old object taken from the stream.
+func ExampleReader() {
+	f, err := os.Open("testdata/configmaps.ndjson")
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	rd, err := replay.NewReader(f)
+	if err != nil {
+		panic(err)
+	}
+	for {
+		line, err := rd.Next()
+		var unknown *recording.UnknownTypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return
+		case errors.As(err, &unknown):
+			continue // a line type newer than this build
+		case err != nil:
+			panic(err)
+		}
+		if h := line.Header; h != nil {
+			fmt.Printf("line %d: format %d, server %s, %d resource(s)\n", line.Number, h.FormatVersion, h.ServerVersion, len(h.ResourceList()))
+			continue
+		}
+		if ev := line.Event; ev.Type == watch.Updated && ev.OldObject != nil && line.Number < 12 {
+			fmt.Printf("line %d: %s %s/%s, resourceVersion %s -> %s\n", line.Number, ev.Type, ev.Namespace, ev.Name, ev.OldObject.GetResourceVersion(), ev.ResourceVersion)
+		}
+	}
+	// Output:
+	// line 1: format 1, server v1.37.1, 1 resource(s)
+	// line 10: Updated demo/a, resourceVersion 210 -> 219
 }

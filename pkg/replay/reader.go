@@ -3,7 +3,8 @@
 // cache.ListerWatcher, so a test can feed a controller the exact traffic a cluster once sent:
 // initial list, watch events, relists, tombstones.
 //
-// The recording format is documented in docs/recording.md.
+// The recording format is documented in docs/recording.md; pkg/recording encodes and decodes
+// it, and this package's Line, Reader.Header and Recording.Header are its types.
 package replay
 
 import (
@@ -14,14 +15,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
 // Line is one decoded line of a recording.
 type Line struct {
 	// Number is the line's number in the file, from 1.
 	Number int
-	printer.Decoded
+	recording.Decoded
 }
 
 // LineError is a damaged line: it does not parse, or is not a line of the JSON contract. The
@@ -45,21 +46,21 @@ type FormatError struct {
 
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("line %d: the recording is in format version %d; this kubectl informer reads format version %d (upgrade it to replay this recording)",
-		e.Line, e.Version, printer.RecordingFormatVersion)
+		e.Line, e.Version, recording.FormatVersion)
 }
 
 // Reader reads a recording one line at a time. Blank lines are skipped; gzip-compressed input
-// is decompressed. Updated events get their OldObject back from the stream (printer.Decoder),
+// is decompressed. Updated events get their OldObject back from the stream (recording.Decoder),
 // so that printing them shows what changed, as the live run did.
 type Reader struct {
 	br   *bufio.Reader
-	dec  *printer.Decoder
+	dec  *recording.Decoder
 	n    int
 	seen bool
 	err  error // sticky: a FormatError or a read error
 
 	// Header is the last recording header read; nil until one is.
-	Header *printer.RecordingHeader
+	Header *recording.Header
 	// Headerless is set when the first line was an event, not a header: plain `-o json` output.
 	Headerless bool
 }
@@ -74,12 +75,12 @@ func NewReader(r io.Reader) (*Reader, error) {
 		}
 		br = bufio.NewReaderSize(zr, 256*1024)
 	}
-	return &Reader{br: br, dec: printer.NewDecoder()}, nil
+	return &Reader{br: br, dec: recording.NewDecoder()}, nil
 }
 
 // Next returns the next line: a header (Line.Header set) or an event. At the end it returns
 // io.EOF. A damaged line gives a *LineError (an unknown line type, one wrapping a
-// *printer.UnknownTypeError), after which Next can be called again. A header of a newer format
+// *recording.UnknownTypeError), after which Next can be called again. A header of a newer format
 // gives a *FormatError, and a read error is returned as is; both end the reading.
 func (r *Reader) Next() (Line, error) {
 	if r.err != nil {
@@ -106,7 +107,7 @@ func (r *Reader) Next() (Line, error) {
 			return Line{Number: r.n}, &LineError{Line: r.n, Err: derr}
 		}
 		if d.Header != nil {
-			if d.Header.FormatVersion > printer.RecordingFormatVersion {
+			if d.Header.FormatVersion > recording.FormatVersion {
 				r.err = &FormatError{Line: r.n, Version: d.Header.FormatVersion}
 				return Line{}, r.err
 			}

@@ -10,14 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // Recording is a recorded event stream, read into memory.
 type Recording struct {
 	// Header is the recording's first header; nil for plain `-o json` output.
-	Header *printer.RecordingHeader
+	Header *recording.Header
 	// Events are every event of the recording, in order.
 	Events []watch.Event
 
@@ -49,7 +49,7 @@ func Read(r io.Reader) (*Recording, error) {
 	rec := &Recording{}
 	for {
 		line, err := rd.Next()
-		var unknown *printer.UnknownTypeError
+		var unknown *recording.UnknownTypeError
 		switch {
 		case errors.Is(err, io.EOF):
 			return rec, nil

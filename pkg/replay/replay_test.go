@@ -21,6 +21,7 @@ import (
 	watchapi "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -32,11 +33,9 @@ var (
 )
 
 func cm(name, rv, value string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"namespace": "demo", "name": name, "resourceVersion": rv},
-		"data":     map[string]any{"v": value},
-	}}
+	u := testutil.Object("v1", "ConfigMap", "demo", name, rv)
+	u.Object["data"] = map[string]any{"v": value}
+	return u
 }
 
 // traffic is what the plugin records for: an initial list of a, b, c (streaming); d added, a

@@ -6,9 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
@@ -16,18 +15,7 @@ import (
 var created = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 
 // obj parses YAML the way the dynamic client decodes JSON: integers as int64.
-func obj(t testing.TB, y string) *unstructured.Unstructured {
-	t.Helper()
-	j, err := yaml.YAMLToJSON([]byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := utiljson.Unmarshal(j, &m); err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
-}
+func obj(t testing.TB, y string) *unstructured.Unstructured { return testutil.YAML(t, y) }
 
 const podSpec = `
 apiVersion: v1

@@ -67,7 +67,7 @@ func newOwnerTree(kinds []schema.GroupKind) *ownerTree {
 // emit: ev with its owner chain when it is in a watched tree (roots always are), then the held
 // lines its arrival completes. A line of an object that cannot reach a root is dropped.
 func (t *ownerTree) observe(ev Event, root bool) []Event {
-	key := ev.Resource.String() + "/" + ev.Namespace + "/" + ev.Name
+	key := ev.ObjectID()
 	uid := types.UID("")
 	if ev.Object != nil {
 		uid = ev.Object.GetUID()

@@ -15,17 +15,14 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
 var cms = discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 
 func cm(name, rv string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}}
-	u.SetNamespace("ns")
-	u.SetName(name)
-	u.SetResourceVersion(rv)
-	return u
+	return testutil.Object("v1", "ConfigMap", "ns", name, rv)
 }
 
 // newTestInformer returns a resource informer whose delta processor can be fed by hand; its

@@ -1,4 +1,4 @@
-package printer
+package recording
 
 import (
 	"bytes"
@@ -16,17 +16,17 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// RecordingType is the "type" of a recording's header line.
-const RecordingType = "Recording"
+// HeaderType is the "type" of a recording's header line.
+const HeaderType = "Recording"
 
 // Decoded is one line of a recording (or of `-o json` output) turned back into what printed it.
 type Decoded struct {
 	// Header is set for a recording's header line; Event is then empty.
-	Header *RecordingHeader
+	Header *Header
 	// Event is the event the line was printed from.
 	Event watch.Event
-	// PluginVersion and SecretsRedacted are the Informer line's fields that the printer takes
-	// from its Options rather than from the event.
+	// PluginVersion and SecretsRedacted are the Informer line's fields that Encode takes from
+	// its Options rather than from the event.
 	PluginVersion   string
 	SecretsRedacted bool
 }
@@ -199,8 +199,8 @@ func DecodeLine(line []byte) (Decoded, error) {
 		return Decoded{}, errors.New(`no "type" field`)
 	}
 	typ := *w.Type
-	if typ == RecordingType {
-		var h RecordingHeader
+	if typ == HeaderType {
+		var h Header
 		if err := json.Unmarshal(line, &h); err != nil {
 			return Decoded{}, jsonError(err)
 		}
@@ -421,7 +421,7 @@ func (d *Decoder) Observe(ev *watch.Event) {
 	if ev.Resource.PrinterColumns == nil {
 		ev.Resource.PrinterColumns = d.columns[ev.Resource.String()+"/"+ev.Resource.Version]
 	}
-	key := ev.Resource.String() + " " + ev.Namespace + "/" + ev.Name
+	key := ev.ObjectID()
 	if prev, ok := d.last[key]; ok && ev.Type == watch.Updated && ev.OldObject == nil && prev.GetResourceVersion() == ev.OldResourceVersion {
 		ev.OldObject = prev
 	}
@@ -517,21 +517,10 @@ func truncate(s string, n int) string {
 }
 
 // ResourceList returns the header's resources.
-func (h *RecordingHeader) ResourceList() []discovery.Resource {
+func (h *Header) ResourceList() []discovery.Resource {
 	out := make([]discovery.Resource, 0, len(h.Resources))
 	for _, r := range h.Resources {
 		out = append(out, r.resource())
 	}
 	return out
-}
-
-// PrintRecorded prints an event read from a recording. When the recording's Secret values were
-// already redacted (recordedRedacted), they are not redacted again: the placeholder keeps the
-// original value's length. Everything else is Print.
-func (p *Printer) PrintRecorded(ev *watch.Event, recordedRedacted bool) error {
-	if recordedRedacted && !p.opts.ShowSecrets && ev.Object != nil && IsSecret(ev.Resource) {
-		p.opts.ShowSecrets = true
-		defer func() { p.opts.ShowSecrets = false }()
-	}
-	return p.Print(ev)
 }

@@ -1,5 +1,8 @@
 package printer
 
+// The printer's -o json lines are the recording format's: these tests encode with the printer,
+// decode with pkg/recording, and check that the two give the same bytes and human lines back.
+
 import (
 	"bufio"
 	"bytes"
@@ -13,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -55,7 +59,7 @@ func TestDecoderRoundTripChanges(t *testing.T) {
 	} {
 		t.Run(opts.Diff, func(t *testing.T) {
 			lines := encodeLines(t, opts, events)
-			dec := NewDecoder()
+			dec := recording.NewDecoder()
 			var decoded []watch.Event
 			for i, line := range lines {
 				d, err := dec.Decode(line)
@@ -76,7 +80,7 @@ func TestDecoderRoundTripChanges(t *testing.T) {
 	}
 	// Without the stream (DecodeEvent alone) an update has no old object, hence no managers.
 	line := encodeLines(t, Options{Output: "json"}, events[2:3])[0]
-	ev, err := DecodeEvent(line)
+	ev, err := recording.DecodeEvent(line)
 	if err != nil || ev.OldObject != nil {
 		t.Errorf("DecodeEvent: old object %v, %v", ev.OldObject, err)
 	}
@@ -102,7 +106,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 	lines := encodeLines(t, opts, events)
 	var decoded []watch.Event
 	for i, line := range lines {
-		d, err := DecodeLine(line)
+		d, err := recording.DecodeLine(line)
 		if err != nil {
 			t.Fatalf("line %d: %v\n%s", i+1, err, line)
 		}
@@ -117,7 +121,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		if !bytes.Equal(again, line) {
 			t.Errorf("line %d (%s) does not round-trip:\n%s", i+1, d.Event.Type, cmp.Diff(string(line), string(again)))
 		}
-		ev, err := DecodeEvent(line)
+		ev, err := recording.DecodeEvent(line)
 		if err != nil || ev.Type != events[i].Type {
 			t.Errorf("DecodeEvent line %d: %v, %v", i+1, ev.Type, err)
 		}
@@ -141,7 +145,7 @@ func TestDecodeGoldenFile(t *testing.T) {
 	sc.Buffer(nil, 1<<20)
 	// sample()'s updates carry no old objects, unlike an informer's: decode without a Decoder.
 	for n := 1; sc.Scan(); n++ {
-		ev, err := DecodeEvent(sc.Bytes())
+		ev, err := recording.DecodeEvent(sc.Bytes())
 		if err != nil {
 			t.Fatalf("line %d: %v", n, err)
 		}
@@ -163,7 +167,7 @@ func TestPrintRecordedSecret(t *testing.T) {
 	if bytes.Contains(line, []byte("hunter2")) {
 		t.Fatal("the recording leaks the secret")
 	}
-	ev, err := DecodeEvent(line)
+	ev, err := recording.DecodeEvent(line)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +184,7 @@ func TestPrintRecordedSecret(t *testing.T) {
 	}
 	// A recording made with --show-secrets is redacted on replay unless shown.
 	shown := encodeLines(t, Options{Output: "json", ShowSecrets: true}, []watch.Event{secretEvent()})[0]
-	ev, err = DecodeEvent(shown)
+	ev, err = recording.DecodeEvent(shown)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,13 +201,13 @@ func TestPrintRecordedSecret(t *testing.T) {
 
 func TestDecodeHeader(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rec.ndjson")
-	r, err := NewRecorder(path, RecordingHeader{ServerVersion: "v1.37.1", Flags: map[string]string{"namespace": "demo"}},
+	r, err := NewRecorder(path, recording.Header{ServerVersion: "v1.37.1", Flags: map[string]string{"namespace": "demo"}},
 		[]discovery.Resource{deploy}, false, "v1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev := sample()[3]
-	if err := r.Print(&ev); err != nil {
+	if err := r.Write(&ev); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Close(); err != nil {
@@ -214,21 +218,21 @@ func TestDecodeHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, rest, _ := bytes.Cut(b, []byte("\n"))
-	d, err := DecodeLine(first)
+	d, err := recording.DecodeLine(first)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := d.Header
-	if h == nil || h.FormatVersion != RecordingFormatVersion || h.PluginVersion != "v1.2.3" || h.ServerVersion != "v1.37.1" || !h.SecretsRedacted || h.Flags["namespace"] != "demo" {
+	if h == nil || h.FormatVersion != recording.FormatVersion || h.PluginVersion != "v1.2.3" || h.ServerVersion != "v1.37.1" || !h.SecretsRedacted || h.Flags["namespace"] != "demo" {
 		t.Fatalf("header = %+v", h)
 	}
 	if diff := cmp.Diff([]discovery.Resource{deploy}, h.ResourceList()); diff != "" {
 		t.Errorf("resources:\n%s", diff)
 	}
-	if _, err := DecodeEvent(first); err == nil {
+	if _, err := recording.DecodeEvent(first); err == nil {
 		t.Error("DecodeEvent accepted a header")
 	}
-	got, err := DecodeEvent(bytes.TrimSpace(rest))
+	got, err := recording.DecodeEvent(bytes.TrimSpace(rest))
 	if err != nil || got.Name != "web" || got.Object.GetResourceVersion() != "90" {
 		t.Errorf("event after the header: %+v, %v", got, err)
 	}
@@ -238,100 +242,20 @@ func TestDecodeHeader(t *testing.T) {
 func TestDecodeForwardCompatible(t *testing.T) {
 	line := encodeLines(t, Options{Output: "json"}, sample()[5:6])[0]
 	extended := append([]byte(`{"futureField":{"a":[1,2]},`), line[1:]...)
-	ev, err := DecodeEvent(extended)
+	ev, err := recording.DecodeEvent(extended)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again := encodeLines(t, Options{Output: "json"}, []watch.Event{ev})[0]; !bytes.Equal(again, line) {
 		t.Errorf("unknown field changed the event:\n%s", cmp.Diff(string(line), string(again)))
 	}
-	_, err = DecodeEvent([]byte(`{"time":"2026-11-21T05:00:00Z","type":"Teleported","name":"x"}`))
-	var unknown *UnknownTypeError
+	_, err = recording.DecodeEvent([]byte(`{"time":"2026-11-21T05:00:00Z","type":"Teleported","name":"x"}`))
+	var unknown *recording.UnknownTypeError
 	if !errors.As(err, &unknown) || unknown.Type != "Teleported" {
 		t.Errorf("unknown type: %v", err)
 	}
-	_, err = DecodeLine([]byte(`{"type":"Recording","formatVersion":7,"someday":true}`))
+	_, err = recording.DecodeLine([]byte(`{"type":"Recording","formatVersion":7,"someday":true}`))
 	if err != nil {
 		t.Errorf("newer header: %v (the reader, not the decoder, decides about versions)", err)
 	}
-}
-
-// Objects decode as the dynamic client decodes them: integers int64, so DeepCopy works.
-func TestDecodeObjectNumbers(t *testing.T) {
-	ev, err := DecodeEvent([]byte(`{"time":"2026-11-21T05:00:00Z","type":"Added","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","namespace":"demo","name":"web","resourceVersion":"9","delta":"Added","object":{"metadata":{"name":"web","generation":12345678901234},"spec":{"replicas":3,"ratio":0.5}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := ev.Object.Object["spec"].(map[string]any)
-	if _, ok := spec["replicas"].(int64); !ok {
-		t.Errorf("replicas is %T, want int64", spec["replicas"])
-	}
-	if _, ok := spec["ratio"].(float64); !ok {
-		t.Errorf("ratio is %T, want float64", spec["ratio"])
-	}
-	if ev.Object.GetGeneration() != 12345678901234 {
-		t.Errorf("generation = %d", ev.Object.GetGeneration())
-	}
-	_ = ev.Object.DeepCopy()
-	if !ev.Resource.Namespaced || ev.Queue != nil {
-		t.Errorf("resource %+v, queue %v", ev.Resource, ev.Queue)
-	}
-}
-
-func TestDecodeErrors(t *testing.T) {
-	const obj = `"time":"2026-11-21T05:00:00Z","type":"Added","resource":"configmaps","name":"a"`
-	tests := []struct{ name, line, want string }{
-		{"empty", ``, "empty line"},
-		{"truncated", `{"time":"2026-11-21T05:00:00Z","type":"Add`, "invalid JSON: unexpected end of JSON input"},
-		{"garbage", `{"type": Added}`, "invalid JSON: invalid character 'A'"},
-		{"not an object", `[1,2]`, "invalid JSON: not an object"},
-		{"a string", `"Added"`, "invalid JSON: not an object"},
-		{"no type", `{"time":"2026-11-21T05:00:00Z"}`, `no "type" field`},
-		{"type not a string", `{"time":"2026-11-21T05:00:00Z","type":3}`, `field "type": want a string, got number`},
-		{"no time", `{"type":"Synced"}`, `no "time" field`},
-		{"bad time", `{"time":"yesterday","type":"Synced"}`, `field "time": "yesterday" is not an RFC 3339 time`},
-		{"object not an object", `{` + obj + `,"object":"x"}`, `field "object": want a JSON object`},
-		{"queue not an object", `{` + obj + `,"queue":"RealFIFO"}`, `field "queue": want {"depth", "adds", "retries"} numbers`},
-		{"rv a number", `{` + obj + `,"resourceVersion":12}`, `field "resourceVersion": want a string, got number`},
-		{"no name", `{"time":"2026-11-21T05:00:00Z","type":"Deleted","resource":"configmaps"}`, `Deleted line without "name"`},
-		{"no resource", `{"time":"2026-11-21T05:00:00Z","type":"Updated","name":"a"}`, `Updated line without "resource"`},
-		{"informer queue", `{"time":"2026-11-21T05:00:00Z","type":"Informer","queue":{}}`, `field "queue": want a string on an Informer line`},
-		{"resync period", `{"time":"2026-11-21T05:00:00Z","type":"Informer","resyncPeriod":"often"}`, `field "resyncPeriod": "often" is not a duration`},
-		{"header without version", `{"type":"Recording"}`, `recording header without a "formatVersion"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeLine([]byte(tt.line))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %v, want it to contain %q", err, tt.want)
-			}
-		})
-	}
-}
-
-func FuzzDecodeLine(f *testing.F) {
-	var buf bytes.Buffer
-	p := New(&buf, Options{Output: "json"})
-	for _, ev := range roundTripEvents() {
-		_ = p.Print(&ev)
-	}
-	_ = p.Flush()
-	for _, line := range strings.Split(buf.String(), "\n") {
-		f.Add([]byte(line))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		d, err := DecodeLine(line)
-		if err != nil || d.Header != nil {
-			return
-		}
-		// Whatever decodes prints without panicking, in both forms.
-		var out bytes.Buffer
-		for _, o := range []Options{{Output: "json"}, {}} {
-			p := New(&out, o)
-			if d.Event.Type == watch.Informer && d.Event.Info == nil {
-				t.Fatal("Informer without Info")
-			}
-			_ = p.Print(&d.Event)
-		}
-	})
 }
