@@ -260,9 +260,9 @@ func (p *Printer) record(ev *watch.Event) any {
 			}
 		}
 		return r
-	case ev.Type == HotLoop:
+	case ev.Type == watch.HotLoop:
 		return hotLoopOf(ev)
-	case ev.Type == HotLoopEnded:
+	case ev.Type == watch.HotLoopEnded:
 		return hotLoopEndedOf(ev)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
