@@ -128,7 +128,7 @@ func TestAnalyzeHotLoop(t *testing.T) {
 		return events, prev
 	}
 	s := New(Config{HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second})
-	events, prev := run(s)
+	events, _ := run(s)
 	var types []string
 	for _, ev := range events {
 		types = append(types, string(ev.Type))
@@ -162,7 +162,7 @@ func TestAnalyzeHotLoop(t *testing.T) {
 
 	// A delete ends the loop at once.
 	s = New(Config{HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second})
-	_, prev = run(s)
+	_, prev := run(s)
 	del := watch.Event{Type: watch.Deleted, Time: t0.Add(7 * time.Second), Resource: cms, Namespace: "demo", Name: "c", Object: prev}
 	s.Analyze(nil, &del)
 	if ended := s.Ended(t0.Add(8 * time.Second)); len(ended) != 1 || !ended[0].HotLoop.Deleted {

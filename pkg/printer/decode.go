@@ -461,14 +461,6 @@ func fromMs(ms float64) time.Duration {
 	return time.Duration(math.Round(ms*1000)) * time.Microsecond
 }
 
-func anys(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
-
 func deref(f *float64) float64 {
 	if f == nil {
 		return 0
