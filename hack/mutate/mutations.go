@@ -120,7 +120,7 @@ var mutations = []mutation{
 		name: "a slow reader of human output loses HotLoop diagnoses",
 		file: "pkg/printer/outbox.go",
 		old:  "case watch.Added, watch.Updated, watch.Bookmark, watch.Reconciled, watch.ControllerQueue:",
-		new:  "case watch.Added, watch.Updated, watch.Bookmark, watch.Reconciled, watch.ControllerQueue, HotLoop, HotLoopEnded:",
+		new:  "case watch.Added, watch.Updated, watch.Bookmark, watch.Reconciled, watch.ControllerQueue, watch.HotLoop, watch.HotLoopEnded:",
 		pkg:  "./pkg/printer",
 		run:  []string{"TestOutboxNeverDropsDeletesLifecycleOrDiagnoses"},
 	},
