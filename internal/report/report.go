@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -110,9 +111,9 @@ func markerOf(ev *watch.Event) string {
 		return MarkerRelist
 	case watch.Synced:
 		return MarkerSynced
-	case printer.HotLoop:
+	case watch.HotLoop:
 		return MarkerHotLoop
-	case printer.HotLoopEnded:
+	case watch.HotLoopEnded:
 		return MarkerHotLoopEnded
 	}
 	return ""
@@ -327,7 +328,8 @@ func Read(r io.Reader, source string) (*Report, error) {
 type builder struct {
 	r       *Report
 	good    int
-	summary *printer.Summary
+	step    *analysis.Step
+	summary *analysis.Summary
 	res     map[string]int // resource name -> index
 	ticks   []tick
 	objects map[string]*Object
@@ -344,10 +346,13 @@ type tick struct {
 }
 
 func newBuilder(source string) *builder {
-	summary := printer.NewSummary()
+	summary := analysis.NewSummary()
 	summary.FromRecording = true
 	return &builder{
-		r:       &Report{Source: source},
+		r: &Report{Source: source},
+		// What each update changed and who made it, as replay shows them; the recorded marks
+		// and hot loops stay.
+		step:    analysis.New(analysis.Config{Changes: true}),
 		summary: summary,
 		res:     map[string]int{},
 		objects: map[string]*Object{},
@@ -380,6 +385,7 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 	if ev.Time.After(r.Last) {
 		r.Last = ev.Time
 	}
+	b.step.Analyze(nil, &ev)
 	b.summary.Add(&ev)
 	resName := ev.Resource.String()
 	switch {
@@ -430,13 +436,13 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 				break
 			}
 		}
-	case ev.Type == printer.HotLoop || ev.Type == printer.HotLoopEnded:
+	case ev.Type == watch.HotLoop || ev.Type == watch.HotLoopEnded:
 		ns, name := ev.Namespace, ev.Name
 		if name == "" {
 			ns, name = splitKey(ev.Key)
 		}
 		o := b.objectFor(resName, ns, name)
-		if ev.Type == printer.HotLoop {
+		if ev.Type == watch.HotLoop {
 			o.HotLoops++
 		}
 		o.record(Entry{Time: ev.Time, Type: string(ev.Type), Text: hotLoopText(&ev)})
@@ -517,13 +523,11 @@ func (b *builder) object(ev *watch.Event, series string) {
 	if ev.IsChange() {
 		o.Changes++
 		secret := printer.IsSecret(ev.Resource)
-		var changes []diff.Change
-		if secret {
-			changes = diff.ComputeSecret(ev.OldObject.Object, ev.Object.Object)
-		} else {
-			changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
+		changes := ev.Changes // the analysis step's
+		var a diff.Attribution
+		if ev.Attribution != nil {
+			a = *ev.Attribution
 		}
-		a := diff.Attribute(ev.OldObject.Object, ev.Object.Object, changes)
 		e.Rule, e.NoOp = a.Rule, a.NoOp
 		for _, m := range a.Managers {
 			name := m.Manager
@@ -686,13 +690,9 @@ func (b *builder) finish(rd *replay.Reader, firstErr error) (*Report, error) {
 	}
 	sort.SliceStable(r.Markers, func(i, j int) bool { return r.Markers[i].Time.Before(r.Markers[j].Time) })
 	var buf bytes.Buffer
-	if err := b.summary.Write(&buf); err == nil {
-		text := buf.String()
-		if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "--- kubectl informer: summary") {
-			text = fmt.Sprintf("--- kubectl informer: summary of %s (%s recorded, %d events) ---\n%s",
-				r.Source, span.Round(time.Millisecond), r.Events, rest)
-		}
-		r.Summary = text
+	title := fmt.Sprintf("summary of %s (%s recorded, %d events)", r.Source, span.Round(time.Millisecond), r.Events)
+	if err := printer.WriteSummary(&buf, title, b.summary); err == nil {
+		r.Summary = buf.String()
 	}
 	if len(r.Damaged) > 0 {
 		return r, &DamagedError{Source: r.Source, Lines: r.Damaged, First: firstErr}
@@ -789,54 +789,38 @@ func kubeEventText(k *watch.KubeEventInfo) string {
 
 // hotLoopText words a HotLoop or HotLoopEnded line for the history and the marker.
 func hotLoopText(ev *watch.Event) string {
-	var managers, fields []string
-	loop := ""
-	if ev.Object != nil {
-		managers = strs(ev.Object.Object["managers"])
-		fields = strs(ev.Object.Object["fields"])
-		loop, _ = ev.Object.Object["loop"].(string)
+	var h watch.HotLoopInfo
+	if ev.HotLoop != nil {
+		h = *ev.HotLoop
 	}
-	if ev.Type == printer.HotLoopEnded {
-		s := fmt.Sprintf("hot loop ended: %d updates in %s", ev.Items, ev.Duration.Round(time.Millisecond))
-		if len(managers) > 0 {
-			s += " by " + strings.Join(managers, ", ")
+	if ev.Type == watch.HotLoopEnded {
+		s := fmt.Sprintf("hot loop ended: %d updates in %s", h.Updates, h.Duration.Round(time.Millisecond))
+		if len(h.Managers) > 0 {
+			s += " by " + strings.Join(h.Managers, ", ")
 		}
-		if ev.Reason != "" {
-			s += " (" + ev.Reason + ")"
+		if h.Loop != "" {
+			s += " (" + h.Loop + ")"
 		}
-		if ev.Object != nil && ev.Object.Object["deleted"] == true {
+		if h.Deleted {
 			s += "; the object was deleted"
 		}
 		return s
 	}
-	s := fmt.Sprintf("HOT LOOP (%s", ev.Reason)
-	if loop != "" {
-		s += ", " + loop
+	s := fmt.Sprintf("HOT LOOP (%s", h.Reason)
+	if h.Loop != "" {
+		s += ", " + h.Loop
 	}
-	s += fmt.Sprintf("): %d updates in %s", ev.Items, ev.Duration.Round(time.Millisecond))
-	if len(managers) > 0 {
-		s += " by " + strings.Join(managers, ", ")
+	s += fmt.Sprintf("): %d updates in %s", h.Updates, h.Window.Round(time.Millisecond))
+	if len(h.Managers) > 0 {
+		s += " by " + strings.Join(h.Managers, ", ")
 	}
-	if len(fields) > 0 {
-		s += "; flipping: " + strings.Join(fields, ", ")
+	if len(h.Fields) > 0 {
+		s += "; flipping: " + strings.Join(h.Fields, ", ")
 	}
-	if ev.Object != nil {
-		if sg, _ := ev.Object.Object["suggestion"].(string); sg != "" {
-			s += ". " + sg
-		}
+	if h.Suggestion != "" {
+		s += ". " + h.Suggestion
 	}
 	return s
-}
-
-func strs(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // markerText says what a marker is, for the hover and the marker list.

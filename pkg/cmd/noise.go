@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/noise"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -78,6 +77,9 @@ func newNoiseStage(n *NoiseFlags, human bool) *noiseStage {
 	return s
 }
 
+// folds reports whether the stage folds hot objects' updates (it reads their changes then).
+func (s *noiseStage) folds() bool { return s != nil && s.folder != nil }
+
 // pass returns what human output shows for ev, in order: Folded lines due before it, then ev
 // unless it is noise. shows says whether the output shows an event at all (--types, hidden
 // types): an update it would not show is not folded either.
@@ -90,9 +92,9 @@ func (s *noiseStage) pass(ev *watch.Event, shows func(*watch.Event) bool) []watc
 	}
 	var out []watch.Event
 	switch {
-	case ev.Type == printer.HotLoop:
+	case ev.Type == watch.HotLoop:
 		s.folder.Loop(ev)
-	case ev.Type == printer.HotLoopEnded:
+	case ev.Type == watch.HotLoopEnded:
 		out = append(out, s.folder.End(ev)...)
 	case noise.Hidden(ev):
 		return nil

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -56,7 +56,7 @@ func TestReplayNoiseAndHistory(t *testing.T) {
 	at := func(ms int) time.Time { return rt0.Add(time.Duration(ms) * time.Millisecond) }
 	prev := cmObj("demo", "busy", "100", "web", "0")
 	events := []watch.Event{{Type: watch.Added, Time: at(0), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: "100", Delta: watch.DeltaAdded, Object: prev}}
-	hot := printer.NewHotLoops(3, time.Minute)
+	hot := analysis.New(analysis.Config{HotLoopUpdates: 3, HotLoopWindow: time.Minute})
 	const n = 300 // every 10ms: 3s of updates
 	for i := 1; i <= n; i++ {
 		cur := cmObj("demo", "busy", fmt.Sprint(100+i), "web", fmt.Sprint(i))
@@ -65,10 +65,7 @@ func TestReplayNoiseAndHistory(t *testing.T) {
 		}
 		ev := watch.Event{Type: watch.Updated, Time: at(i * 10), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: cur.GetResourceVersion(),
 			OldResourceVersion: prev.GetResourceVersion(), Delta: watch.DeltaUpdated, Object: cur, OldObject: prev}
-		events = append(events, ev)
-		if h := hot.Observe(&ev); h != nil {
-			events = append(events, *h)
-		}
+		events = hot.Analyze(events, &ev)
 		prev = cur
 	}
 	path, _ := record(t, events, false)

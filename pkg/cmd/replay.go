@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -304,8 +304,9 @@ type replayState struct {
 	p        *printer.Printer
 	pOpts    printer.Options // PluginVersion and ShowSecrets set by setPrinter
 	redacted bool            // the recording's Secret values were redacted when recorded
-	hot      *printer.HotLoops
-	summary  *printer.Summary
+	step     *analysis.Step  // changes, attribution, noise marks and, with --hot-loop-*, hot loops
+	analyzed []watch.Event   // what the step handed on for the current line
+	summary  *analysis.Summary
 	preds    *predicateCheck              // --predicate
 	stage    *noiseStage                  // human output: noise hidden, hot objects folded
 	history  *printer.History             // --history: one object's rows, printed at the end
@@ -343,18 +344,21 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	summary := printer.NewSummary()
+	summary := analysis.NewSummary()
 	summary.FromRecording = true
 	s := &replayState{o: o, ctx: ctx, summary: summary, labels: map[string]map[string]string{}, uidLabel: map[string]map[string]string{}, warned: map[string]bool{}}
-	if o.redetect {
-		s.hot = printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
-	}
 	if len(o.predicates) > 0 {
 		s.preds = newPredicateCheck(o.predicates)
 	}
 	human := o.Output == "" || o.Output == "wide"
 	s.summary.HidesNoise = human
 	s.stage = newNoiseStage(o.Noise, human)
+	cfg := analysis.Config{Filter: o.Noise.filter, Changes: o.Diff != "" || o.History != "" || s.stage.folds()}
+	if o.redetect {
+		// Detecting again replaces the recorded HotLoop lines.
+		cfg.HotLoopUpdates, cfg.HotLoopWindow, cfg.Redetect = o.HotLoopUpdates, o.HotLoopWindow, true
+	}
+	s.step = analysis.New(cfg)
 	if o.History != "" {
 		s.history = printer.NewHistory(printer.Options{Timestamps: o.Timestamps, ShowSecrets: o.ShowSecrets})
 	}
@@ -424,13 +428,10 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		if s.preds != nil {
 			s.preds.observe(&ev)
 		}
-		o.Noise.filter.Mark(&ev)
-		s.handle(ev)
-		if s.hot != nil {
-			if hl := s.hot.Observe(&ev); hl != nil {
-				hl.URL = detectorMark
-				s.handle(*hl)
-			}
+		s.seen(&ev)
+		s.analyzed = s.step.Analyze(s.analyzed[:0], &ev)
+		for i := range s.analyzed {
+			s.handle(s.analyzed[i])
 		}
 	}
 	s.show(s.stage.flush())
@@ -459,7 +460,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	}
 	if !o.NoSummary {
 		if s.preds != nil {
-			s.summary.Predicates(s.preds.report())
+			s.summary.Predicates = s.preds.report()
 		}
 		s.writeSummary(name)
 	}
@@ -541,11 +542,8 @@ func (s *replayState) setPrinter(pluginVersion string) {
 	s.p = printer.New(s.o.Out, opts)
 }
 
-// handle filters, paces and prints one event.
-func (s *replayState) handle(ev watch.Event) {
-	if s.writeErr != nil || s.interrupted {
-		return
-	}
+// seen notes a recorded line, shown or not: the recording's span and the objects' labels.
+func (s *replayState) seen(ev *watch.Event) {
 	if s.first.IsZero() {
 		s.first = ev.Time
 		s.o.since.resolve(ev.Time)
@@ -557,6 +555,13 @@ func (s *replayState) handle(ev watch.Event) {
 	if ev.Type.IsObject() && ev.Object != nil {
 		s.labels[ev.Resource.String()+" "+keyOf(ev.Namespace, ev.Name)] = ev.Object.GetLabels()
 		s.uidLabel[string(ev.Object.GetUID())] = ev.Object.GetLabels()
+	}
+}
+
+// handle filters, paces and prints one analyzed event.
+func (s *replayState) handle(ev watch.Event) {
+	if s.writeErr != nil || s.interrupted {
+		return
 	}
 	if !s.keep(&ev) {
 		return
@@ -620,9 +625,6 @@ func keyOf(ns, name string) string {
 // keep applies the filters.
 func (s *replayState) keep(ev *watch.Event) bool {
 	o := s.o
-	if ev.Type == printer.HotLoop && s.hot != nil && !s.fromDetector(ev) {
-		return false
-	}
 	if o.types != nil && !o.types[ev.Type] {
 		return false
 	}
@@ -676,18 +678,11 @@ func headerResources(h *recording.Header) []discovery.Resource {
 	return out
 }
 
-// fromDetector tells a HotLoop made by --hot-loop-* (kept) from a recorded one (dropped then).
-func (s *replayState) fromDetector(ev *watch.Event) bool { return ev.URL == detectorMark }
-
-// detectorMark marks the HotLoop events this replay's detector made. URL is unused by HotLoop
-// lines and not printed for them.
-const detectorMark = "replay:hot-loop-detector"
-
 // objectOf returns the object a line is about: object events, Reconciled keys, HotLoop and
 // HotLoopEnded lines.
 func objectOf(ev *watch.Event) (ns, name string, ok bool) {
 	switch {
-	case ev.Type.IsObject(), ev.Type == printer.HotLoop, ev.Type == printer.HotLoopEnded:
+	case ev.Type.IsObject(), ev.Type == watch.HotLoop, ev.Type == watch.HotLoopEnded:
 		return ev.Namespace, ev.Name, true
 	case ev.Type == watch.KubeEvent && ev.Kube != nil: // about the object it regards
 		return ev.Kube.Regarding.Namespace, ev.Kube.Regarding.Name, true
@@ -729,15 +724,7 @@ func (s *replayState) pace(at time.Time) bool {
 // writeSummary prints the exit summary of what was shown, headed by the recording's span
 // rather than the replay's duration.
 func (s *replayState) writeSummary(name string) {
-	var buf bytes.Buffer
-	if err := s.summary.Write(&buf); err != nil {
-		return
-	}
-	text := buf.String()
-	if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "--- kubectl informer: summary") {
-		span := s.last.Sub(s.first).Round(time.Millisecond)
-		text = fmt.Sprintf("--- kubectl informer: summary of %s (%s recorded, %d %s replayed) ---\n%s",
-			printer.Escape(name), span, s.shown, plural(s.shown, "event", "events"), rest)
-	}
-	_, _ = io.WriteString(s.o.ErrOut, text)
+	span := s.last.Sub(s.first).Round(time.Millisecond)
+	title := fmt.Sprintf("summary of %s (%s recorded, %d %s replayed)", printer.Escape(name), span, s.shown, plural(s.shown, "event", "events"))
+	_ = printer.WriteSummary(s.o.ErrOut, title, s.summary)
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -88,6 +89,7 @@ func record(t *testing.T, events []watch.Event, showSecrets bool) (string, []str
 	if err != nil {
 		t.Fatal(err)
 	}
+	analyze(events)
 	for i := range events {
 		if err := r.Write(&events[i]); err != nil {
 			t.Fatal(err)
@@ -134,6 +136,7 @@ func render(t *testing.T, opts printer.Options, events []watch.Event) string {
 	t.Helper()
 	var buf bytes.Buffer
 	p := printer.New(&buf, opts)
+	analyze(events)
 	for i := range events {
 		if err := p.Print(&events[i]); err != nil {
 			t.Fatal(err)
@@ -143,6 +146,14 @@ func render(t *testing.T, opts printer.Options, events []watch.Event) string {
 		t.Fatal(err)
 	}
 	return buf.String()
+}
+
+// analyze completes events in place as watch's analysis step does before every output.
+func analyze(events []watch.Event) {
+	step := analysis.New(analysis.Config{Changes: true})
+	for i := range events {
+		step.Analyze(nil, &events[i])
+	}
 }
 
 // -o json gives back the recorded lines, byte for byte; human output is what watch printed.
@@ -398,15 +409,12 @@ func TestReplayHotLoops(t *testing.T) {
 	at := func(ms int) time.Time { return rt0.Add(time.Duration(ms) * time.Millisecond) }
 	prev := cmObj("demo", "busy", "1", "web", "0")
 	events := []watch.Event{{Type: watch.Added, Time: at(0), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: "1", Delta: watch.DeltaAdded, Object: prev}}
-	hot := printer.NewHotLoops(3, time.Minute)
+	hot := analysis.New(analysis.Config{HotLoopUpdates: 3, HotLoopWindow: time.Minute})
 	for i := 2; i < 8; i++ {
 		cur := cmObj("demo", "busy", string(rune('0'+i)), "web", string(rune('a'+i)))
 		ev := watch.Event{Type: watch.Updated, Time: at(i * 10), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: cur.GetResourceVersion(),
 			OldResourceVersion: prev.GetResourceVersion(), Delta: watch.DeltaUpdated, Object: cur, OldObject: prev}
-		events = append(events, ev)
-		if h := hot.Observe(&ev); h != nil {
-			events = append(events, *h)
-		}
+		events = hot.Analyze(events, &ev)
 		prev = cur
 	}
 	path, lines := record(t, events, false)

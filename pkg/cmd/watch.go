@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -467,13 +468,12 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		NoHeaders:      o.NoHeaders,
 		ErrOut:         o.ErrOut,
 	})
-	hotLoops := printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
 	var stdoutGone atomic.Bool
 	watchClosedStdout(ctx, o.Out, func() {
 		stdoutGone.Store(true)
 		cancel()
 	})
-	summary := printer.NewSummary()
+	start, summary := time.Now(), analysis.NewSummary()
 	// The informers do not wait for a terminal: human output goes through a bounded, lossy
 	// outbox (adds and updates dropped or folded, counted; deletes, lifecycle lines and
 	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
@@ -482,6 +482,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// Human output hides noise (counted); JSON and the recording keep every line.
 	summary.HidesNoise = lossy
 	stage := newNoiseStage(o.Noise, lossy)
+	// Every update is analyzed once, here, for every output (pkg/analysis).
+	step := analysis.New(analysis.Config{
+		Filter: o.Noise.filter, HotLoopUpdates: o.HotLoopUpdates, HotLoopWindow: o.HotLoopWindow,
+		Changes: o.Diff != "" || stage.folds(),
+	})
 	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
 		if lossy {
 			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
@@ -526,12 +531,12 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 		show(stage.pass(&ev, shows))
 	}
+	var analyzed []watch.Event
 	process := func(evs []watch.Event) {
 		for i := range evs {
-			o.Noise.filter.Mark(&evs[i])
-			handle(evs[i])
-			if hot := hotLoops.Observe(&evs[i]); hot != nil {
-				handle(*hot)
+			analyzed = step.Analyze(analyzed[:0], &evs[i])
+			for j := range analyzed {
+				handle(analyzed[j])
 			}
 		}
 	}
@@ -543,7 +548,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	// A hot loop ends when a whole window passes without an update: looked for every second.
 	var hotTick <-chan time.Time
-	if o.HotLoopUpdates > 0 && o.HotLoopWindow > 0 {
+	if step.Detects() {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		hotTick = t.C
@@ -599,7 +604,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		case <-tick:
 			process(reorder.Due(time.Now()))
 		case <-hotTick:
-			for _, ev := range hotLoops.Ended(time.Now()) {
+			for _, ev := range step.Ended(time.Now()) {
 				handle(ev)
 			}
 		case ev := <-scrapers.events:
@@ -607,7 +612,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 	}
 	progress.Clear()
-	for _, ev := range hotLoops.Ended(time.Now()) { // deleted objects, windows passed
+	for _, ev := range step.Ended(time.Now()) { // deleted objects, windows passed
 		handle(ev)
 	}
 	show(stage.flush())
@@ -624,9 +629,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			handle(ev)
 		}
 	}
-	summary.Ongoing(hotLoops.Ongoing(time.Now()))
+	summary.Ongoing = step.Ongoing(time.Now())
 	if cfg.PredicateStats != nil {
-		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()})
+		summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
 	}
 	stopScrapes()
 	scrapers.Wait()
@@ -643,7 +648,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	// A reader that went away (| head) ends the run quietly.
 	if err == nil && writeErr == nil && !stdoutGone.Load() && !o.NoSummary {
-		_ = summary.Write(o.ErrOut)
+		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(start).Round(time.Millisecond).String(), summary)
 	}
 	return err
 }

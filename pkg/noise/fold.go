@@ -5,9 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -15,7 +12,8 @@ import (
 // (Loop) to its HotLoopEnded line (End), its updates are not shown one by one but counted into
 // one Folded line per interval, which says how many, over how long, by whom, and what flipped.
 // Time is the events' own (the same in watch and replay); Due lets a live run close an interval
-// that no later event closes. It is not safe for concurrent use.
+// that no later event closes. It reads what the analysis step computed for each update
+// (Changes, Attribution). It is not safe for concurrent use.
 type Folder struct {
 	interval time.Duration
 	hot      map[objectKey]*fold // objects in a hot loop; nil fold: nothing folded yet
@@ -102,7 +100,7 @@ func (f *Folder) Fold(ev *watch.Event) (before []watch.Event, folded bool) {
 			p.managers = append(p.managers, m)
 		}
 	}
-	for _, c := range changesOf(ev) {
+	for _, c := range ev.Changes {
 		if !c.Ignored && c.Path != "metadata.generation" {
 			p.paths[c.Path]++
 		}
@@ -155,45 +153,24 @@ func (f *Folder) flush(k objectKey) []watch.Event {
 		}
 		return strings.Compare(a, b)
 	})
-	managers := make([]any, len(p.managers))
-	for i, m := range p.managers {
-		managers[i] = m
-	}
-	fields := make([]any, len(paths))
-	for i, s := range paths {
-		fields[i] = s
-	}
 	ev := watch.Event{
 		Type: watch.Folded, Time: p.last, Resource: p.ev.Resource, Namespace: p.ev.Namespace, Name: p.ev.Name,
 		FromResourceVersion: p.ev.OldResourceVersion, ResourceVersion: p.lastRV,
-		Items: p.count, Duration: p.last.Sub(p.first),
-		Object: &unstructured.Unstructured{Object: map[string]any{"managers": managers, "fields": fields}},
+		HotLoop: &watch.HotLoopInfo{Updates: p.count, Duration: p.last.Sub(p.first), Managers: p.managers, Fields: paths},
 	}
 	return []watch.Event{ev}
 }
 
-// managersOf names who made an update: the informer's attribution, else computed (replay).
+// managersOf names who made an update (the analysis step's attribution).
 func managersOf(ev *watch.Event) []string {
-	var a diff.Attribution
-	switch {
-	case ev.Attribution != nil:
-		a = *ev.Attribution
-	case ev.IsChange():
-		a = diff.Attribute(ev.OldObject.Object, ev.Object.Object, changesOf(ev))
+	if ev.Attribution == nil {
+		return nil
 	}
 	var out []string
-	for _, m := range a.Managers {
+	for _, m := range ev.Attribution.Managers {
 		if !slices.Contains(out, m.Manager) {
 			out = append(out, m.Manager)
 		}
 	}
 	return out
-}
-
-// changesOf is what an update changed, from the filter or computed here.
-func changesOf(ev *watch.Event) []diff.Change {
-	if ev.Changes == nil && ev.IsChange() {
-		ev.Changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
-	}
-	return ev.Changes
 }

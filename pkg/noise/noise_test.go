@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -113,10 +114,13 @@ func TestFolder(t *testing.T) {
 	var lines []string
 	note := func(evs []watch.Event) {
 		for _, e := range evs {
-			lines = append(lines, fmt.Sprintf("Folded %d rv=%s→%s in %s fields=%v", e.Items, e.FromResourceVersion, e.ResourceVersion, e.Duration, e.Object.Object["fields"]))
+			lines = append(lines, fmt.Sprintf("Folded %d rv=%s→%s in %s fields=%v", e.HotLoop.Updates, e.FromResourceVersion, e.ResourceVersion, e.HotLoop.Duration, e.HotLoop.Fields))
 		}
 	}
 	feed := func(ev watch.Event) {
+		if ev.IsChange() { // as the analysis step hands them on
+			ev.Changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
+		}
 		before, folded := f.Fold(&ev)
 		note(before)
 		if !folded {

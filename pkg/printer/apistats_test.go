@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -71,12 +72,12 @@ func TestAPIFigures(t *testing.T) {
 
 // The exit summary gives each resource's latest API figures.
 func TestSummaryAPIStats(t *testing.T) {
-	s := NewSummary()
+	s := analysis.NewSummary()
 	for _, ev := range apiStatsEvents() {
 		s.Add(&ev)
 	}
 	var b strings.Builder
-	if err := s.Write(&b); err != nil {
+	if err := writeSummary(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "api deployments.apps: requests LIST 200×3, LIST 429×1, WATCH 200×2; 1 lists (0 streaming), 3 pages (last list 3)"

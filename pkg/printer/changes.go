@@ -14,10 +14,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// What an update changed: computed once per event for whichever output asks.
+// What an update changed, as this printer renders it.
 type updateInfo struct {
 	attribution diff.Attribution
-	changes     []diff.Change // with Options.Diff only
+	changes     []diff.Change // with Options.Diff only; Secret values marked Sensitive
 	unified     string        // with Options.Diff == "full" only
 }
 
@@ -26,39 +26,26 @@ type updateInfo struct {
 // resync, not a relist's unchanged redelivery).
 func IsChange(ev *watch.Event) bool { return ev.IsChange() }
 
-// attributionOf is the informer's attribution of ev, or computed here (replayed events).
-func attributionOf(ev *watch.Event, changes []diff.Change) diff.Attribution {
-	if ev.Attribution != nil {
-		return *ev.Attribution
-	}
-	return diff.Attribute(ev.OldObject.Object, ev.Object.Object, changes)
-}
-
-// updateOf returns what ev changed, or nil when it is not a change (see IsChange).
+// updateOf returns what ev changed, or nil when it is not a change (see IsChange): the
+// analysis step's attribution and changes (pkg/analysis), with the changed Secret values
+// marked for redaction and, for --diff=full, the unified diff.
 func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 	if !IsChange(ev) {
 		return nil
 	}
-	old, cur := ev.OldObject.Object, ev.Object.Object
 	u := &updateInfo{}
+	if ev.Attribution != nil {
+		u.attribution = *ev.Attribution
+	}
 	if p.opts.Diff == "" {
-		u.attribution = attributionOf(ev, nil)
 		return u
 	}
+	old, cur := ev.OldObject.Object, ev.Object.Object
 	secret := IsSecret(ev.Resource) && !p.opts.ShowSecrets
-	switch {
-	case ev.Changes != nil:
-		// Computed once before the outputs (noise.Filter), ignored ones marked.
-		u.changes = slices.Clone(ev.Changes)
-		for i := range u.changes {
-			u.changes[i].Sensitive = secret && diff.IsSecretPath(u.changes[i].Path)
-		}
-	case secret:
-		u.changes = diff.ComputeSecret(old, cur)
-	default:
-		u.changes = diff.Compute(old, cur)
+	u.changes = slices.Clone(ev.Changes)
+	for i := range u.changes {
+		u.changes[i].Sensitive = secret && diff.IsSecretPath(u.changes[i].Path)
 	}
-	u.attribution = attributionOf(ev, u.changes)
 	if p.opts.Diff == "full" {
 		// Ignored fields leave the unified diff too: the new side gets their old values.
 		var ignored []diff.Change

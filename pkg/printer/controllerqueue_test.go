@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -94,7 +95,7 @@ func TestControllerQueueJSON(t *testing.T) {
 
 // Scrape errors are counted apart from the informer's errors.
 func TestSummaryScrapes(t *testing.T) {
-	s := NewSummary()
+	s := analysis.NewSummary()
 	for _, ev := range []watch.Event{
 		{Type: watch.Error, Verb: "watch", Reason: "Forbidden", Resource: deploy},
 		{Type: watch.Error, Verb: "scrape", Reason: "Forbidden", URL: "https://a/metrics"},
@@ -104,7 +105,7 @@ func TestSummaryScrapes(t *testing.T) {
 		s.Add(&ev)
 	}
 	var buf bytes.Buffer
-	if err := s.Write(&buf); err != nil {
+	if err := writeSummary(&buf, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

@@ -61,11 +61,11 @@ func (h *History) Add(ev *watch.Event) {
 			row[4] = strings.TrimPrefix(strings.TrimSpace(by.String()), "by ")
 			what = historyChanges(u.changes)
 		}
-	case ev.Type == HotLoop:
+	case ev.Type == watch.HotLoop:
 		var b strings.Builder
 		p.hotLoopDetail(&b, ev)
 		what = strings.TrimPrefix(b.String(), Escape(ev.Key)+"  ")
-	case ev.Type == HotLoopEnded:
+	case ev.Type == watch.HotLoopEnded:
 		var b strings.Builder
 		p.hotLoopEndedDetail(&b, ev)
 		what = strings.TrimPrefix(b.String(), Escape(ev.Key)+"  ")

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -17,19 +18,19 @@ import (
 // human output and JSON, decoded back the same; the summary lists it.
 func TestHotLoopEndedLine(t *testing.T) {
 	res := discovery.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget"}
-	h := NewHotLoops(3, 10*time.Second)
+	h := analysis.New(analysis.Config{HotLoopUpdates: 3, HotLoopWindow: 10 * time.Second})
 	t0 := time.Date(2026, 1, 1, 5, 0, 0, 0, time.UTC)
 	old := map[string]any{"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": "1"}, "status": map[string]any{"t": "0"}}
 	var found int
-	sum := NewSummary()
+	sum := analysis.NewSummary()
 	for i := range 6 {
 		cur := map[string]any{"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": string(rune('2' + i))}, "status": map[string]any{"t": string(rune('a' + i))}}
 		ev := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: t0.Add(time.Duration(i) * time.Second), Resource: res,
 			Namespace: "ns", Name: "w", ResourceVersion: string(rune('2' + i)), OldResourceVersion: string(rune('1' + i)),
 			Object: &unstructured.Unstructured{Object: cur}, OldObject: &unstructured.Unstructured{Object: old}}
-		if hot := h.Observe(&ev); hot != nil {
+		for _, out := range h.Analyze(nil, &ev)[1:] {
 			found++
-			sum.Add(hot)
+			sum.Add(&out)
 		}
 		old = cur
 	}
@@ -65,13 +66,13 @@ func TestHotLoopEndedLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Event.Type != HotLoopEnded || d.Event.Items != 6 || d.Event.Duration != 5*time.Second || d.Event.Reason != "busy" || d.Event.Key != "ns/w" {
+			if d.Event.Type != watch.HotLoopEnded || d.Event.HotLoop == nil || d.Event.HotLoop.Updates != 6 || d.Event.HotLoop.Duration != 5*time.Second || d.Event.HotLoop.Loop != "busy" || d.Event.Key != "ns/w" {
 				t.Errorf("decoded %+v", d.Event)
 			}
 		}
 	}
 	var sb bytes.Buffer
-	if err := sum.Write(&sb); err != nil {
+	if err := writeSummary(&sb, sum); err != nil {
 		t.Fatal(err)
 	}
 	if want := "hot loops: 1 found, 1 ended\n  widgets.example.com ns/w: busy, 6 updates in 5s (ended)"; !strings.Contains(sb.String(), want) {

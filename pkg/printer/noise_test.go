@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -59,15 +60,14 @@ func TestNoiseLines(t *testing.T) {
 		t.Errorf("JSON of a status flip lacks its change: %s", lines[1])
 	}
 	folded := watch.Event{Type: watch.Folded, Time: beat.Time, Resource: nodes, Name: "n1", FromResourceVersion: "100", ResourceVersion: "612",
-		Items: 512, Duration: 990 * time.Millisecond,
-		Object: &unstructured.Unstructured{Object: map[string]any{"managers": []any{"echoer"}, "fields": []any{`metadata.annotations["echo/last-seen"]`}}}}
+		HotLoop: &watch.HotLoopInfo{Updates: 512, Duration: 990 * time.Millisecond, Managers: []string{"echoer"}, Fields: []string{`metadata.annotations["echo/last-seen"]`}}}
 	got := render(t, Options{Timestamps: "none"}, []watch.Event{folded})
 	if want := `Folded      nodes  n1  rv=100→612  512 more updates in 990ms by echoer, flipping metadata.annotations["echo/last-seen"]  [hot loop: folded; --fold=off shows each]` + "\n"; got != want {
 		t.Errorf("Folded line\n%q, want\n%q", got, want)
 	}
 
 	for _, hides := range []bool{true, false} {
-		s := NewSummary()
+		s := analysis.NewSummary()
 		s.HidesNoise = hides
 		unfocused := flip
 		unfocused.OutOfFocus = true
@@ -75,7 +75,7 @@ func TestNoiseLines(t *testing.T) {
 			s.Add(&ev)
 		}
 		var b bytes.Buffer
-		_ = s.Write(&b)
+		_ = writeSummary(&b, s)
 		want := "hidden: 512 updates of objects in a hot loop folded into 1 Folded lines (--fold=off shows each); 2 updates that changed only ignored paths (--ignore-path=- shows them); 1 updates out of focus (no --only-path path changed); -o json and --record keep every one"
 		if !hides {
 			want = "marked: " + strings.TrimSuffix(strings.TrimPrefix(want, "hidden: "), "; -o json and --record keep every one")
@@ -87,22 +87,4 @@ func TestNoiseLines(t *testing.T) {
 			t.Errorf("a Folded line counted as an event: %s", b.String())
 		}
 	}
-}
-
-// Heartbeats are not a hot loop: updates of ignored fields only do not count.
-func TestHotLoopSkipsIgnored(t *testing.T) {
-	h := NewHotLoops(3, time.Minute)
-	for i := range 20 {
-		ev := nodeUpdate(i, "True")
-		if hot := h.Observe(&ev); hot != nil {
-			t.Fatalf("a HotLoop for heartbeats: %+v", hot)
-		}
-		ev.Ignored = false
-		if hot := h.Observe(&ev); hot != nil && i < 3 {
-			t.Fatalf("a HotLoop after %d updates", i)
-		} else if hot != nil {
-			return // found once the updates count
-		}
-	}
-	t.Fatal("no HotLoop for 20 updates that are not ignored: the test proves nothing")
 }

@@ -132,7 +132,7 @@ func describe(evs []watch.Event) []string {
 // counted; deletes (tombstones too), lifecycle lines and diagnoses are all kept, in order.
 func TestOutboxNeverDropsDeletesLifecycleOrDiagnoses(t *testing.T) {
 	lifecycle := []watch.Type{watch.List, watch.Watch, watch.WatchClosed, watch.Synced, watch.Resync, watch.Relist,
-		watch.Error, watch.Recovered, HotLoop, HotLoopEnded}
+		watch.Error, watch.Recovered, watch.HotLoop, watch.HotLoopEnded}
 	o := NewOutbox(16, true, nil)
 	var want []string
 	for i := range 16 { // full

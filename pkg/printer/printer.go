@@ -134,7 +134,7 @@ func typeColor(t watch.Type) string {
 		return colorCyan
 	case watch.KubeEvent:
 		return colorDim
-	case HotLoop:
+	case watch.HotLoop:
 		return colorRed
 	}
 	return colorBlue
@@ -187,9 +187,9 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 	switch {
 	case ev.Type.IsObject():
 		block = p.objectDetail(&b, ev)
-	case ev.Type == HotLoop:
+	case ev.Type == watch.HotLoop:
 		p.hotLoopDetail(&b, ev)
-	case ev.Type == HotLoopEnded:
+	case ev.Type == watch.HotLoopEnded:
 		p.hotLoopEndedDetail(&b, ev)
 	case ev.Type == watch.KubeEvent:
 		p.kubeEventDetail(&b, ev)

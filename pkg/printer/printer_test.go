@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -60,8 +61,10 @@ func sample() []watch.Event {
 	}
 }
 
+// render prints events as a run does: analyzed first (in place), then printed.
 func render(t *testing.T, opts Options, events []watch.Event) string {
 	t.Helper()
+	analyze(events)
 	var buf bytes.Buffer
 	p := New(&buf, opts)
 	for i := range events {
@@ -227,12 +230,12 @@ func TestHostileTextHuman(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	s := NewSummary()
+	s := analysis.NewSummary()
 	for _, ev := range sample() {
 		s.Add(&ev)
 	}
 	var buf bytes.Buffer
-	if err := s.Write(&buf); err != nil {
+	if err := writeSummary(&buf, s); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -244,21 +247,6 @@ func TestSummary(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	ds := []time.Duration{5, 1, 4, 2, 3, 10, 9, 8, 7, 6}
-	for _, tt := range []struct {
-		p    float64
-		want time.Duration
-	}{{0.5, 5}, {0.99, 10}, {0.1, 1}, {1, 10}} {
-		if got := percentile(ds, tt.p); got != tt.want {
-			t.Errorf("percentile(%v) = %v, want %v", tt.p, got, tt.want)
-		}
-	}
-	if percentile(nil, 0.5) != 0 {
-		t.Error("empty percentile")
 	}
 }
 
@@ -323,7 +311,7 @@ func changeSample(t *testing.T) []watch.Event {
 		{Type: watch.Updated, Time: at(5), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "14", OldResourceVersion: "14", Delta: watch.DeltaSync, Object: v5, OldObject: v5},
 	}
 	// Two controllers fighting over spec.replicas: the detector reports the fifth update.
-	h := NewHotLoops(10, 30*time.Second)
+	h := analysis.New(analysis.Config{HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second})
 	prev := v5
 	for i := range 5 {
 		manager, replicas := "autoscaler", int64(5)
@@ -332,16 +320,14 @@ func changeSample(t *testing.T) []watch.Event {
 		}
 		cur := deployment(fmt.Sprint(20+i), 3, 3, replicas, "nginx:1.28", map[string]any{"app": "web", "tier": "front"}, create, mf(manager, "Update", fmt.Sprintf("%02d", 10+i), "replicas"))
 		ev := upd(10+i, prev, cur, watch.DeltaUpdated)
-		events = append(events, ev)
-		if hl := h.Observe(&ev); hl != nil {
-			if i != 4 {
-				t.Errorf("hot loop reported at update %d, want 4", i)
-			}
-			events = append(events, *hl)
+		out := h.Analyze(nil, &ev)
+		if len(out) > 1 && i != 4 {
+			t.Errorf("hot loop reported at update %d, want 4", i)
 		}
+		events = append(events, out...)
 		prev = cur
 	}
-	if events[len(events)-1].Type != HotLoop {
+	if events[len(events)-1].Type != watch.HotLoop {
 		t.Fatal("no hot loop reported")
 	}
 	events = append(events, watch.Event{Type: watch.Deleted, Time: at(20), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "30", Delta: watch.DeltaDeleted, Object: prev})
@@ -448,12 +434,13 @@ func hostileUpdate() []watch.Event {
 	cm := discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 	old, cur := mk("1", "before"+evil), mk("2", "after"+evil)
 	upd := watch.Event{Type: watch.Updated, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "2", OldResourceVersion: "1", Delta: watch.DeltaUpdated, Object: cur, OldObject: old}
-	h := NewHotLoops(1, time.Minute)
-	h.Observe(&upd)
-	hl := h.Observe(&upd)
-	if hl == nil {
+	h := analysis.New(analysis.Config{HotLoopUpdates: 1, HotLoopWindow: time.Minute})
+	h.Analyze(nil, &upd)
+	out := h.Analyze(nil, &upd)
+	if len(out) != 2 {
 		panic("no hot loop")
 	}
+	hl := &out[1]
 	return []watch.Event{
 		{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Namespace: "demo" + evil, LabelSelector: "a=" + evil, Resources: []discovery.Resource{cm}}},
 		{Type: watch.Added, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "1\x1b[2J", Delta: watch.DeltaAdded, Object: old},
@@ -576,7 +563,7 @@ func TestTriggerSummary(t *testing.T) {
 
 // The summary gives events per reconcile and what --predicate saved, live and from a recording.
 func TestSummaryTriggersAndPredicates(t *testing.T) {
-	s := NewSummary()
+	s := analysis.NewSummary()
 	for _, ev := range []watch.Event{
 		{Type: watch.Updated, Delta: watch.DeltaUpdated},
 		{Type: watch.Updated, Delta: watch.DeltaUpdated, Filtered: "generation"},
@@ -586,9 +573,9 @@ func TestSummaryTriggersAndPredicates(t *testing.T) {
 	} {
 		s.Add(&ev)
 	}
-	s.Predicates(PredicateReport{Predicates: "generation", Unfiltered: 9})
+	s.Predicates = &analysis.PredicateReport{Predicates: "generation", Unfiltered: 9}
 	var b strings.Builder
-	if err := s.Write(&b); err != nil {
+	if err := writeSummary(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"4 events enqueued, 2.00 per reconcile", "predicates generation: 2 of 3 object events filtered; reconciles: 2 with them, 9 without (a shadow queue fed every event): 7 saved"} {
@@ -596,9 +583,9 @@ func TestSummaryTriggersAndPredicates(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
 	}
-	s.Predicates(PredicateReport{Predicates: "generation", Replay: true, Reconciles: 4, Saved: 3})
+	s.Predicates = &analysis.PredicateReport{Predicates: "generation", Replay: true, Reconciles: 4, Saved: 3}
 	b.Reset()
-	_ = s.Write(&b)
+	_ = writeSummary(&b, s)
 	if want := "of 4 recorded reconciles, 3 ran only for filtered events and would not have run"; !strings.Contains(b.String(), want) {
 		t.Errorf("replay summary lacks %q:\n%s", want, b.String())
 	}

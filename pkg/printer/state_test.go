@@ -162,6 +162,7 @@ func TestStateReplay(t *testing.T) {
 	opts := Options{Output: "json", PluginVersion: "v1.0.0"}
 	var live bytes.Buffer
 	p := New(&live, opts)
+	analyze(events)
 	for i := range events {
 		if err := p.Print(&events[i]); err != nil {
 			t.Fatal(err)
@@ -177,8 +178,11 @@ func TestStateReplay(t *testing.T) {
 		if err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
-		decoded = append(decoded, d.Event)
-		if err := rp.Print(&d.Event); err != nil {
+		// Replayed updates are attributed again by the analysis step.
+		ev := []watch.Event{d.Event}
+		analyze(ev)
+		decoded = append(decoded, ev[0])
+		if err := rp.Print(&ev[0]); err != nil {
 			t.Fatal(err)
 		}
 	}

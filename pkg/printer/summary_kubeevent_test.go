@@ -4,19 +4,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // The exit summary counts the KubeEvent lines (--events) beside the object events: nothing
 // printed goes uncounted.
 func TestSummaryCountsKubeEvents(t *testing.T) {
-	s := NewSummary()
+	s := analysis.NewSummary()
 	s.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded})
 	for range 2 {
 		s.Add(&watch.Event{Type: watch.KubeEvent, Delta: watch.DeltaAdded, Kube: &watch.KubeEventInfo{Reason: "ScalingReplicaSet"}})
 	}
 	var b strings.Builder
-	if err := s.Write(&b); err != nil {
+	if err := writeSummary(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "events: Added 1 (Added 1); KubeEvent 2\n") {
@@ -28,11 +29,11 @@ func TestSummaryCountsKubeEvents(t *testing.T) {
 // instead of "0 reconciles" and the depth after the last enqueue as the final one.
 func TestSummaryFromRecordingWithoutReconciles(t *testing.T) {
 	for _, fromRecording := range []bool{false, true} {
-		s := NewSummary()
+		s := analysis.NewSummary()
 		s.FromRecording = fromRecording
 		s.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Queue: &watch.QueueFigures{Depth: 1, Adds: 1}})
 		var b strings.Builder
-		if err := s.Write(&b); err != nil {
+		if err := writeSummary(&b, s); err != nil {
 			t.Fatal(err)
 		}
 		unknown := strings.Contains(b.String(), "queue: 1 adds, 0 retries, depth max 1; reconciles not recorded")

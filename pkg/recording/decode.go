@@ -41,7 +41,7 @@ func (e *UnknownTypeError) Error() string { return fmt.Sprintf("unknown line typ
 var KnownTypes = []watch.Type{
 	watch.Informer, watch.Added, watch.Updated, watch.Deleted, watch.List, watch.Watch,
 	watch.WatchClosed, watch.Bookmark, watch.Synced, watch.Resync, watch.Relist, watch.Error,
-	watch.Recovered, watch.Reconciled, watch.ControllerQueue, HotLoop, HotLoopEnded, watch.KubeEvent,
+	watch.Recovered, watch.Reconciled, watch.ControllerQueue, watch.HotLoop, watch.HotLoopEnded, watch.KubeEvent,
 	watch.ApiStats, watch.Throttled,
 }
 
@@ -338,26 +338,26 @@ func DecodeLine(line []byte) (Decoded, error) {
 	case watch.Error, watch.Recovered:
 		ev.Reason, ev.Message, ev.Verb = w.Reason, w.Message, w.Verb
 		ev.Backoff = time.Duration(math.Round(w.BackoffMs * float64(time.Millisecond)))
-	case HotLoop:
+	case watch.HotLoop:
 		var managers []string
 		if len(w.Managers) > 0 && string(w.Managers) != "null" {
 			if err := json.Unmarshal(w.Managers, &managers); err != nil {
 				return Decoded{}, errors.New(`field "managers": want an array of strings on a HotLoop line`)
 			}
 		}
-		ev.Namespace, ev.Name, ev.Key, ev.Reason = w.Namespace, w.Name, w.Key, w.Reason
-		ev.Items, ev.Duration = w.Updates, time.Duration(math.Round(w.WindowSeconds*float64(time.Second)))
-		ev.Object = &unstructured.Unstructured{Object: map[string]any{"managers": anys(managers), "fields": anys(w.Fields), "loop": w.Loop, "suggestion": w.Suggestion}}
-	case HotLoopEnded:
+		ev.Namespace, ev.Name, ev.Key = w.Namespace, w.Name, w.Key
+		ev.HotLoop = &watch.HotLoopInfo{Reason: w.Reason, Loop: w.Loop, Suggestion: w.Suggestion, Managers: managers, Fields: w.Fields,
+			Updates: w.Updates, Window: time.Duration(math.Round(w.WindowSeconds * float64(time.Second)))}
+	case watch.HotLoopEnded:
 		var managers []string
 		if len(w.Managers) > 0 && string(w.Managers) != "null" {
 			if err := json.Unmarshal(w.Managers, &managers); err != nil {
 				return Decoded{}, errors.New(`field "managers": want an array of strings on a HotLoopEnded line`)
 			}
 		}
-		ev.Namespace, ev.Name, ev.Key, ev.Reason, ev.Items = w.Namespace, w.Name, w.Key, w.Loop, w.Updates
-		ev.Duration = time.Duration(math.Round(w.DurationSeconds * float64(time.Second)))
-		ev.Object = &unstructured.Unstructured{Object: map[string]any{"managers": anys(managers), "deleted": w.ObjectDeleted}}
+		ev.Namespace, ev.Name, ev.Key = w.Namespace, w.Name, w.Key
+		ev.HotLoop = &watch.HotLoopInfo{Loop: w.Loop, Managers: managers, Updates: w.Updates,
+			Duration: time.Duration(math.Round(w.DurationSeconds * float64(time.Second))), Deleted: w.ObjectDeleted}
 	default:
 		return Decoded{}, &UnknownTypeError{Type: typ}
 	}
@@ -459,14 +459,6 @@ func decodeQueue(raw json.RawMessage) (*watch.QueueFigures, error) {
 // fromMs inverts msFloat: milliseconds with microsecond precision.
 func fromMs(ms float64) time.Duration {
 	return time.Duration(math.Round(ms*1000)) * time.Microsecond
-}
-
-func anys(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
 }
 
 func deref(f *float64) float64 {

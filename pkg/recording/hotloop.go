@@ -4,13 +4,13 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// HotLoop is the type of a hot-loop report: one object rewritten too often, or two managers
-// taking turns at it (docs/json.md). pkg/watch has no such event; pkg/printer's HotLoops makes it.
-const HotLoop watch.Type = "HotLoop"
+// HotLoop is the type of a hot-loop report (watch.HotLoop): one object rewritten too often, or
+// two managers taking turns at it (docs/json.md). The analysis step makes it.
+const HotLoop = watch.HotLoop
 
-// HotLoopEnded is the type of the line that closes a HotLoop: a whole window passed without an
-// update to the object, or it was deleted (docs/json.md).
-const HotLoopEnded watch.Type = "HotLoopEnded"
+// HotLoopEnded is the type of the line that closes a HotLoop (watch.HotLoopEnded): a whole
+// window passed without an update to the object, or it was deleted (docs/json.md).
+const HotLoopEnded = watch.HotLoopEnded
 
 // hotLoopRecord is a HotLoop line in the JSON contract.
 type hotLoopRecord struct {
@@ -28,12 +28,28 @@ type hotLoopRecord struct {
 	Suggestion string `json:"suggestion,omitempty"`
 }
 
+// hotLoopInfo is the HotLoop payload of ev (HotLoop, HotLoopEnded), empty if it has none.
+func hotLoopInfo(ev *watch.Event) watch.HotLoopInfo {
+	if ev.HotLoop == nil {
+		return watch.HotLoopInfo{}
+	}
+	return *ev.HotLoop
+}
+
+// orEmpty keeps a JSON list a list ([]) when it has no element.
+func orEmpty(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
 func hotLoopOf(ev *watch.Event) hotLoopRecord {
-	managers, fields := hotLoopLists(ev)
+	h := hotLoopInfo(ev)
 	return hotLoopRecord{
-		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: ev.Reason,
-		Managers: managers, Updates: ev.Items, WindowSeconds: ev.Duration.Seconds(), Fields: fields,
-		Loop: hotLoopString(ev, "loop"), Suggestion: hotLoopString(ev, "suggestion"),
+		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: h.Reason,
+		Managers: orEmpty(h.Managers), Updates: h.Updates, WindowSeconds: h.Window.Seconds(), Fields: orEmpty(h.Fields),
+		Loop: h.Loop, Suggestion: h.Suggestion,
 	}
 }
 
@@ -51,41 +67,9 @@ type hotLoopEndedRecord struct {
 }
 
 func hotLoopEndedOf(ev *watch.Event) hotLoopEndedRecord {
-	managers, _ := hotLoopLists(ev)
-	deleted := false
-	if ev.Object != nil {
-		deleted, _ = ev.Object.Object["deleted"].(bool)
-	}
+	h := hotLoopInfo(ev)
 	return hotLoopEndedRecord{
-		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Loop: ev.Reason,
-		Updates: ev.Items, DurationSeconds: ev.Duration.Seconds(), Managers: managers, ObjectDeleted: deleted,
+		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Loop: h.Loop,
+		Updates: h.Updates, DurationSeconds: h.Duration.Seconds(), Managers: orEmpty(h.Managers), ObjectDeleted: h.Deleted,
 	}
-}
-
-// hotLoopLists are a HotLoop event's managers and flipping fields, as HotLoops puts them in
-// its object.
-func hotLoopLists(ev *watch.Event) (managers, fields []string) {
-	if ev.Object == nil {
-		return []string{}, []string{}
-	}
-	return asStrings(ev.Object.Object["managers"]), asStrings(ev.Object.Object["fields"])
-}
-
-func asStrings(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, e := range l {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func hotLoopString(ev *watch.Event, key string) string {
-	if ev.Object == nil {
-		return ""
-	}
-	s, _ := ev.Object.Object[key].(string)
-	return s
 }

@@ -40,8 +40,14 @@ const (
 	// KubeEvent is an Event (events.k8s.io/v1) a controller wrote about a watched object
 	// (--events).
 	KubeEvent Type = "KubeEvent"
+	// HotLoop reports one object rewritten too often, or two managers taking turns at it
+	// (HotLoop holds the report). The analysis step makes it; the informer never does.
+	HotLoop Type = "HotLoop"
+	// HotLoopEnded closes a HotLoop: a whole window passed without an update to the object, or
+	// it was deleted (HotLoop holds the episode).
+	HotLoopEnded Type = "HotLoopEnded"
 	// Folded stands, in human output, for the updates of an object in a hot loop folded into
-	// it (Items of them, over Duration); never in JSON or a recording.
+	// it (HotLoop holds how many, over how long, by whom); never in JSON or a recording.
 	Folded Type = "Folded"
 	// ApiStats is what one resource's informer cost the API server so far (--api-stats, and in
 	// -o json at exit).
@@ -122,7 +128,8 @@ type Event struct {
 	// events) or after the key was Done (Reconciled). Nil on an event a predicate filtered.
 	Queue *QueueFigures
 	// Attribution says who made an update that changed the object (IsChange), computed once
-	// by the informer for every output; nil on other events and on replayed ones.
+	// for every output: by the informer, or by the analysis step for replayed updates; nil on
+	// other events.
 	Attribution *diff.Attribution
 	// Filtered names the --predicate that kept this event out of the workqueue.
 	Filtered string
@@ -132,8 +139,9 @@ type Event struct {
 	// Folded counts the earlier updates of this object a slow reader of human output never got:
 	// folded into this one by the printer's outbox (Updated events; never in JSON).
 	Folded int
-	// Changes are the fields the update changed (diff.Compute, ignored ones marked), when a
-	// stage before the outputs computed them (--ignore-path, --only-path); nil otherwise.
+	// Changes are the fields the update changed (diff.Compute, ignored ones marked), computed
+	// once by the analysis step when a consumer needs them (--diff, --ignore-path, --only-path,
+	// hot loops): non-nil then, empty when nothing changed; nil when not computed.
 	Changes []diff.Change
 	// Ignored: an update that changed only --ignore-path fields; OutOfFocus: one that changed
 	// none of the --only-path fields. Human output hides both, JSON marks them.
@@ -155,6 +163,9 @@ type Event struct {
 	// (AddRateLimited); RequeueReason says so.
 	Requeue       bool
 	RequeueReason string
+
+	// HotLoop, HotLoopEnded and Folded events (Namespace, Name and Key are the object's).
+	HotLoop *HotLoopInfo
 
 	// KubeEvent events (Namespace, Name, ResourceVersion, Delta and InitialList are the Event
 	// object's, as on an object event).
@@ -234,6 +245,30 @@ type Owner struct {
 	Kind string
 	Name string
 	UID  string
+}
+
+// HotLoopInfo is what a HotLoop, HotLoopEnded or Folded line says about an object's hot loop.
+type HotLoopInfo struct {
+	// Reason (HotLoop) is "updates" (too many in the window) or "alternating" (two managers
+	// taking turns).
+	Reason string
+	// Loop is the diagnosis (diff.LoopFight, LoopSelf, LoopBusy; HotLoop, HotLoopEnded);
+	// Suggestion (HotLoop) is its usual fix.
+	Loop       string
+	Suggestion string
+	// Managers made the updates, first seen first.
+	Managers []string
+	// Fields are the paths that flip (HotLoop, Folded), most changed first on Folded.
+	Fields []string
+	// Updates: in the window when the loop was found (HotLoop), over the whole episode
+	// (HotLoopEnded), folded into the line (Folded).
+	Updates int
+	// Window is the detection window (HotLoop).
+	Window time.Duration
+	// Duration is from the first update to the last (HotLoopEnded, Folded).
+	Duration time.Duration
+	// Deleted (HotLoopEnded): the loop ended because its object was deleted.
+	Deleted bool
 }
 
 // KubeEventInfo is what an Event (events.k8s.io/v1) says.

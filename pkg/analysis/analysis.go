@@ -1,0 +1,90 @@
+// Package analysis is the one step between the informer (or a recording's reader) and every
+// output: for each event it computes what an update changed (once, and only when a consumer
+// needs it), who made it (replayed updates; the informer attributes live ones), marks noise
+// (pkg/noise's Filter) and finds hot loops, and hands the results on typed in the event
+// (Changes, Attribution, Ignored, OutOfFocus, HotLoop). The printer, the recorder, the report
+// and the summary only read them. It never prints.
+package analysis
+
+import (
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/noise"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Config says what the step does and which consumers need what.
+type Config struct {
+	// Filter marks noise (--ignore-path, --only-path); nil or inactive: updates keep the
+	// marks they came with (a recording's).
+	Filter *noise.Filter
+	// HotLoopUpdates and HotLoopWindow configure hot-loop detection (NewHotLoops); off when
+	// either is zero.
+	HotLoopUpdates int
+	HotLoopWindow  time.Duration
+	// Redetect: the HotLoop lines that come in (a recording's) are left out, replaced by this
+	// step's detection, even when it is off (replay --hot-loop-*).
+	Redetect bool
+	// Changes: an output shows what updates changed (--diff, replay --history, human output
+	// that folds hot objects, the report), so every update gets its Changes even when no
+	// filter or detector needs them.
+	Changes bool
+}
+
+// Step analyzes one stream of events, in order. It is not safe for concurrent use.
+type Step struct {
+	filter   *noise.Filter
+	hot      *HotLoops
+	redetect bool
+	changes  bool // every update needs its changes
+}
+
+// New returns the step of a run.
+func New(cfg Config) *Step {
+	hot := NewHotLoops(cfg.HotLoopUpdates, cfg.HotLoopWindow)
+	return &Step{
+		filter:   cfg.Filter,
+		hot:      hot,
+		redetect: cfg.Redetect,
+		changes:  cfg.Changes || cfg.Filter.Active() || hot != nil,
+	}
+}
+
+// Detects reports whether the step detects hot loops itself.
+func (s *Step) Detects() bool { return s.hot != nil }
+
+// Analyze completes ev and appends to out what to hand on, in order: ev, then the HotLoop
+// event it made, if any. With Redetect, a HotLoop line that comes in is left out.
+func (s *Step) Analyze(out []watch.Event, ev *watch.Event) []watch.Event {
+	if ev.Type == watch.HotLoop && s.redetect {
+		return out
+	}
+	if ev.IsChange() {
+		if s.changes && ev.Changes == nil {
+			ev.Changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
+			if ev.Changes == nil {
+				ev.Changes = []diff.Change{} // computed: nothing changed
+			}
+		}
+		if ev.Attribution == nil {
+			// A replayed update (the live informer attributes its own); the changes, when
+			// computed, spare Attribute a second diff.
+			a := diff.Attribute(ev.OldObject.Object, ev.Object.Object, ev.Changes)
+			ev.Attribution = &a
+		}
+	}
+	s.filter.Mark(ev)
+	out = append(out, *ev)
+	if hl := s.hot.Observe(ev); hl != nil {
+		out = append(out, *hl)
+	}
+	return out
+}
+
+// Ended returns the HotLoopEnded events of the loops that ended by now (a whole window without
+// an update, or their object deleted).
+func (s *Step) Ended(now time.Time) []watch.Event { return s.hot.Ended(now) }
+
+// Ongoing returns the loops not ended by now, as HotLoopEnded-shaped events for the summary.
+func (s *Step) Ongoing(now time.Time) []watch.Event { return s.hot.Ongoing(now) }

@@ -1,0 +1,122 @@
+package analysis
+
+import (
+	"slices"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// HotLoops watches the event stream for hot loops (diff.HotLoopDetector) and makes their
+// HotLoop and HotLoopEnded events. It reads what the step computed for an update (Changes,
+// Attribution). It is used from one goroutine.
+type HotLoops struct {
+	d *diff.HotLoopDetector
+	// The object of each reported loop, by detector key, for its HotLoopEnded line.
+	objects map[string]watch.Event
+}
+
+// NewHotLoops reports an object updated more than maxUpdates times within window, or by two
+// managers taking turns (diff.MinAlternations hand-overs) within it. maxUpdates < 1 or
+// window <= 0 turns it off (nil).
+func NewHotLoops(maxUpdates int, window time.Duration) *HotLoops {
+	if maxUpdates < 1 || window <= 0 {
+		return nil
+	}
+	return &HotLoops{d: diff.NewHotLoopDetector(maxUpdates, window), objects: map[string]watch.Event{}}
+}
+
+// Ended returns the HotLoopEnded events of the loops that ended by now.
+func (h *HotLoops) Ended(now time.Time) []watch.Event {
+	if h == nil {
+		return nil
+	}
+	var out []watch.Event
+	for _, e := range h.d.Ended(now) {
+		out = append(out, h.endEvent(e, now))
+		delete(h.objects, e.Key)
+	}
+	return out
+}
+
+// Ongoing returns the loops still going (not ended), as HotLoopEnded-shaped events for the
+// summary at exit.
+func (h *HotLoops) Ongoing(now time.Time) []watch.Event {
+	if h == nil {
+		return nil
+	}
+	var out []watch.Event
+	for _, e := range h.d.Ongoing() {
+		out = append(out, h.endEvent(e, now))
+	}
+	return out
+}
+
+func (h *HotLoops) endEvent(e diff.HotLoopEnd, now time.Time) watch.Event {
+	o := h.objects[e.Key]
+	return watch.Event{
+		Type: watch.HotLoopEnded, Time: now, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name, Key: o.Key,
+		HotLoop: &watch.HotLoopInfo{Loop: e.Loop, Updates: e.Updates, Duration: e.Duration,
+			Managers: slices.Clone(e.Managers), Deleted: e.Deleted},
+	}
+}
+
+// objectKey is namespace/name, or name for a cluster-scoped object.
+func objectKey(ev *watch.Event) string {
+	if ev.Namespace == "" {
+		return ev.Name
+	}
+	return ev.Namespace + "/" + ev.Name
+}
+
+// Observe feeds one analyzed event and returns the HotLoop event to hand on after it, or nil.
+// Only changes count (IsChange): not resyncs, not a relist's unchanged objects, not an update
+// of ignored fields only.
+func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
+	if h == nil {
+		return nil
+	}
+	key := objectKey(ev)
+	id := ev.Resource.String() + " " + key
+	if ev.Type == watch.Deleted {
+		h.d.Forget(id)
+		return nil
+	}
+	// An update of ignored fields only (a heartbeat) is noise, not a loop.
+	if !ev.IsChange() || ev.Ignored {
+		return nil
+	}
+	u := diff.Update{At: ev.Time}
+	if ev.Attribution != nil {
+		for _, m := range ev.Attribution.Managers {
+			if !slices.Contains(u.Managers, m.Manager) {
+				u.Managers = append(u.Managers, m.Manager)
+			}
+		}
+	}
+	for _, c := range ev.Changes {
+		if c.Ignored {
+			continue
+		}
+		// The API server bumps it on every spec change: it would "flip" in every loop.
+		if c.Path == "metadata.generation" {
+			u.GenerationChanged = true
+		} else {
+			u.Paths = append(u.Paths, c.Path)
+			u.Changes = append(u.Changes, c)
+		}
+	}
+	u.Converging = diff.Converging(ev.Changes)
+	r := h.d.Observe(id, u)
+	if r == nil {
+		return nil
+	}
+	h.objects[id] = watch.Event{Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name, Key: key}
+	return &watch.Event{
+		Type: watch.HotLoop, Time: ev.Time, Resource: ev.Resource,
+		Namespace: ev.Namespace, Name: ev.Name, Key: key,
+		HotLoop: &watch.HotLoopInfo{Reason: r.Reason, Loop: r.Loop, Suggestion: r.Suggestion,
+			Managers: slices.Clone(r.Managers), Fields: slices.Clone(r.Fields), Updates: r.Updates, Window: r.Window},
+	}
+}

@@ -1,0 +1,168 @@
+package analysis
+
+import (
+	"slices"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Summary counts what a run saw, for the exit summary (printer.WriteSummary renders it) and
+// the report: one accounting, so that they cannot disagree. Add feeds it the events the
+// outputs got, analyzed; its fields are the figures, read once the run is over. It is used
+// from one goroutine.
+type Summary struct {
+	// ByType counts the events of each type; ByDelta the object events of each type by delta.
+	ByType  map[watch.Type]int
+	ByDelta map[watch.Type]map[watch.Delta]int
+	// Objects counts the object events; Filtered those each --predicate filtered.
+	Objects  int
+	Filtered map[string]int
+	// Reconciles, the failed ones, and their waits and works (Reconciled lines).
+	Reconciles, Failed int
+	Waits, Works       []time.Duration
+	// Triggers: the object events that coalesced into the reconciles (TriggerCount).
+	Triggers int
+	// MaxDepth is the simulated workqueue's deepest; LastQueue its last figures per resource.
+	MaxDepth  int64
+	LastQueue map[string]watch.QueueFigures
+	// Watches counts the Watch lines per resource (the first is no restart).
+	Watches map[string]int
+	// StreamingLists: streaming lists that ended (their initial-events-end bookmark).
+	StreamingLists int
+	// Scraping: ControllerQueue lines, scrape errors (counted apart from the informer's), and
+	// the URLs they came from.
+	QueueLines, ScrapeErrors int
+	Scraped                  map[string]bool
+	// HotLoops counts the HotLoop lines; Ended holds the HotLoopEnded ones; Ongoing the loops
+	// still going at exit (Step.Ongoing, set by the caller).
+	HotLoops int
+	Ended    []watch.Event
+	Ongoing  []watch.Event
+	// Noise: updates marked ignored or out of focus, and those folded into Folded lines.
+	Ignored, OutOfFocus, FoldedUpdates, FoldedLines int
+	// API holds the latest ApiStats line of each resource, APIOrder the resources in the order
+	// first seen.
+	API      map[string]*watch.Event
+	APIOrder []string
+	// Predicates: what --predicate saved, set by the caller at the end; nil without it.
+	Predicates *PredicateReport
+	// HidesNoise: the output is human, which hides what is noise (JSON only marks it).
+	HidesNoise bool
+	// FromRecording: the events come from a recording (replay, report), which has Reconciled
+	// lines only when its run showed them; without them the reconciles are not known.
+	FromRecording bool
+}
+
+// PredicateReport is what the summary says about --predicate beyond the filtered lines it
+// counts itself: the reconciles the predicates saved, measured live or read from a recording.
+type PredicateReport struct {
+	Predicates string // as given, e.g. "generation, labels|annotations"
+	// Unfiltered: live runs, the reconciles a shadow queue fed every event ran.
+	Unfiltered int64
+	// Replay: recorded reconciles whose every trigger the predicates drop (Saved), and those
+	// whose triggers were capped in the recording so that this cannot be told (Unknown).
+	Replay                     bool
+	Reconciles, Saved, Unknown int
+}
+
+// NewSummary returns an empty summary.
+func NewSummary() *Summary {
+	return &Summary{
+		ByType:    map[watch.Type]int{},
+		ByDelta:   map[watch.Type]map[watch.Delta]int{},
+		Filtered:  map[string]int{},
+		LastQueue: map[string]watch.QueueFigures{},
+		Watches:   map[string]int{},
+		Scraped:   map[string]bool{},
+		API:       map[string]*watch.Event{},
+	}
+}
+
+// Add counts one event.
+func (s *Summary) Add(ev *watch.Event) {
+	s.ByType[ev.Type]++
+	if ev.Type.IsObject() {
+		if s.ByDelta[ev.Type] == nil {
+			s.ByDelta[ev.Type] = map[watch.Delta]int{}
+		}
+		s.ByDelta[ev.Type][ev.Delta]++
+		s.Objects++
+		if ev.Filtered != "" {
+			s.Filtered[ev.Filtered]++
+		}
+		switch {
+		case ev.Ignored:
+			s.Ignored++
+		case ev.OutOfFocus:
+			s.OutOfFocus++
+		}
+	}
+	switch ev.Type {
+	case watch.Reconciled:
+		s.Reconciles++
+		s.Triggers += ev.TriggerCount
+		if ev.Failed {
+			s.Failed++
+		}
+		s.Waits = append(s.Waits, ev.Wait)
+		s.Works = append(s.Works, ev.Work)
+	case watch.Watch:
+		s.Watches[ev.Resource.String()]++
+	case watch.Bookmark:
+		if ev.InitialEventsEnd { // a streaming list ended: a complete list, without a List line
+			s.StreamingLists++
+		}
+	case watch.Folded:
+		if ev.HotLoop != nil {
+			s.FoldedUpdates += ev.HotLoop.Updates
+		}
+		s.FoldedLines++
+		return // not an event the informer received: the events it stands for were counted
+	case watch.HotLoop:
+		s.HotLoops++
+	case watch.HotLoopEnded:
+		s.Ended = append(s.Ended, *ev)
+	case watch.ApiStats:
+		key := ev.Resource.String()
+		if _, ok := s.API[key]; !ok {
+			s.APIOrder = append(s.APIOrder, key)
+		}
+		s.API[key] = ev
+	case watch.ControllerQueue:
+		s.QueueLines++
+		s.Scraped[ev.URL] = true
+	case watch.Error:
+		if ev.Verb == "scrape" {
+			s.ScrapeErrors++
+			s.Scraped[ev.URL] = true
+		}
+	}
+	if ev.Queue != nil {
+		s.MaxDepth = max(s.MaxDepth, ev.Queue.Depth)
+		s.LastQueue[ev.Resource.String()] = *ev.Queue
+	}
+}
+
+// Lists counts the complete lists: List lines and streaming lists.
+func (s *Summary) Lists() int { return s.ByType[watch.List] + s.StreamingLists }
+
+// WatchRestarts counts the watches started after a resource's first.
+func (s *Summary) WatchRestarts() int {
+	n := 0
+	for _, w := range s.Watches {
+		n += max(w-1, 0)
+	}
+	return n
+}
+
+// Percentile returns the p-th percentile (0..1) of ds by the nearest-rank method.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	i := int(float64(len(sorted))*p+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
