@@ -49,20 +49,16 @@ type WatchOptions struct {
 	AllNamespaces bool
 	LabelSelector string
 	FieldSelector string
-	Output        string
 	Timeout       time.Duration
 	Resync        time.Duration
-	ShowBookmarks bool
-	ShowSecrets   bool
-	Color         string
 
-	Workers        int
-	ReconcileTime  time.Duration
-	FailRate       float64
-	RateLimiter    string
-	Predicates     []string
-	ShowReconciles bool
-	NoSummary      bool
+	// Display holds the flags watch shares with replay: output, color, --types, --predicate...
+	Display *DisplayFlags
+
+	Workers       int
+	ReconcileTime time.Duration
+	FailRate      float64
+	RateLimiter   string
 
 	Record       string
 	SyncTimeout  time.Duration
@@ -76,14 +72,8 @@ type WatchOptions struct {
 	Noise   *NoiseFlags
 	API     APIOptions
 
-	Types          []string
-	Diff           string
-	HotLoopUpdates int
-	HotLoopWindow  time.Duration
-	Order          string
-	OrderWindow    time.Duration
-	Timestamps     string
-	NoHeaders      bool
+	Order       string
+	OrderWindow time.Duration
 
 	Owned          bool
 	OwnedResources []string
@@ -92,14 +82,11 @@ type WatchOptions struct {
 	resourceArg string
 	name        string
 	namespace   string
-	useColor    bool
-	types       map[watch.Type]bool // --types; nil: every type
-	predicates  []watch.Predicate
 }
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", Metrics: NewMetricsOptions(), Noise: NewNoiseFlags(), SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Display: NewDisplayFlags(), Workers: 1, RateLimiter: "default", Metrics: NewMetricsOptions(), Noise: NewNoiseFlags(), SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -134,19 +121,12 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Watch across all namespaces. The --namespace flag is ignored.")
 	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Label selector to filter on (e.g. -l key1=value1,key2=value2); the informer's list and watch use it.")
 	f.StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Field selector to filter on (e.g. --field-selector metadata.name=web).")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for human lines, wide (plus labels, controller owner, generation/observedGeneration, the state's message and the kind's own columns: node, IP, images, a CRD's priority-1 printer columns), json (one JSON object per line, see docs/json.md), yaml (one document per event), jsonpath=TEMPLATE, go-template=TEMPLATE (applied to each event's JSON record; also jsonpath-file, jsonpath-as-json, go-template-file).")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Stop after this long (e.g. 30s, 5m); 0 runs until interrupted.")
 	f.DurationVar(&o.Resync, "resync", o.Resync, "Resync period of the informer (0, the default, as most controllers run: no periodic resync).")
-	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
-	f.BoolVar(&o.ShowSecrets, "show-secrets", o.ShowSecrets, "Show Secret values instead of redacting them.")
-	f.StringVar(&o.Color, "color", o.Color, "Color human output: auto (a terminal, NO_COLOR unset), always or never.")
 	f.IntVar(&o.Workers, "workers", o.Workers, "Simulated workers draining the workqueue behind the informer.")
 	f.DurationVar(&o.ReconcileTime, "reconcile-time", o.ReconcileTime, "Simulated work per key (e.g. 200ms).")
 	f.Float64Var(&o.FailRate, "fail-rate", o.FailRate, "Fraction (0..1) of reconciles that fail and are requeued rate-limited.")
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
-	f.StringArrayVar(&o.Predicates, "predicate", o.Predicates, predicateUsage+" The summary says how many reconciles they saved (a shadow queue is fed every event).")
-	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show the simulated workqueue: Reconciled lines and the queue=N column (on whenever a worker flag is set; without it -o json has no Reconciled lines either).")
-	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
 	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost (no status: the only state a line shows is Terminating). For huge resources.")
 	f.BoolVar(&o.DropManaged, "drop-managed-fields", o.DropManaged, "Drop metadata.managedFields before objects are cached (an informer transform): much less memory on big clusters, but no manager attribution and objects without managedFields.")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "Write a CPU profile of the run to this file (for make bench and bug reports).")
@@ -160,19 +140,12 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	o.Metrics.AddFlags(f)
 	o.Noise.AddFlags(f)
 	o.API.AddFlags(f)
-	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
-	f.Lookup("diff").NoOptDefVal = "inline"
-	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
-	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", 30*time.Second, "The window of --hot-loop-updates; a hot loop ends when a window passes without an update.")
 	f.StringVar(&o.Order, "order", "rv", "Order of the lines of several resources: rv (hold each line up to --order-window and put live watch events in the server's resourceVersion order) or arrival (as each informer delivers them).")
 	f.DurationVar(&o.OrderWindow, "order-window", 100*time.Millisecond, "How long --order rv holds a line to find earlier events of other resources.")
-	f.StringVar(&o.Timestamps, "timestamps", "absolute", "Time column of human output: absolute (wall clock), relative (since the first event) or none.")
-	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header line of human output.")
 	f.BoolVar(&o.Owned, "owned", o.Owned, "Also watch what the watched objects own, recursively by ownerReferences (Deployment → ReplicaSets → Pods, StatefulSet and DaemonSet → Pods and ControllerRevisions, CronJob → Jobs → Pods, Service → EndpointSlices, plus --owned-resources); each owned line carries its owner chain. Owned informers start as owners appear, in the same namespace scope, with the named owner's label selector when there is one.")
 	f.StringSliceVar(&o.OwnedResources, "owned-resources", o.OwnedResources, "With --owned, more resources the watched objects may own (e.g. what a custom resource's operator creates: --owned-resources deployments,configmaps).")
 	f.BoolVar(&o.Events, "events", o.Events, "Merge the Events (events.k8s.io/v1) regarding the shown objects into the stream as KubeEvent lines: reason, note, Normal or Warning, the reporting controller.")
-	addTypesFlag(cmd, &o.Types, " --record and the exit summary still get every line.")
-	registerWatchFlagCompletions(cmd)
+	o.Display.AddFlags(cmd)
 	return cmd
 }
 
@@ -205,10 +178,9 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	// Simulating workers is asking to see them.
 	for _, name := range []string{"workers", "reconcile-time", "fail-rate", "rate-limiter", "predicate"} {
 		if cmd != nil && cmd.Flags().Changed(name) {
-			o.ShowReconciles = true
+			o.Display.ShowReconciles = true
 		}
 	}
-	o.useColor = wantColor(o.Color, o.Out)
 	return nil
 }
 
@@ -226,7 +198,7 @@ func (o *WatchOptions) Validate() error {
 	if o.Resync < 0 {
 		return fmt.Errorf("--resync must be >= 0, got %s", o.Resync)
 	}
-	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
+	if err := o.Display.Validate(); err != nil {
 		return err
 	}
 	if o.Order != "" && o.Order != "rv" && o.Order != "arrival" {
@@ -264,14 +236,6 @@ func (o *WatchOptions) Validate() error {
 	}
 	if _, err := fields.ParseSelector(o.FieldSelector); err != nil {
 		return fmt.Errorf("invalid field selector %q: %w", o.FieldSelector, err)
-	}
-	types, err := parseTypes(o.Types)
-	if err != nil {
-		return err
-	}
-	o.types = types
-	if o.predicates, err = watch.ParsePredicates(o.Predicates); err != nil {
-		return err
 	}
 	return nil
 }
@@ -409,7 +373,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		Queue: watch.QueueConfig{
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
-		Predicates: o.predicates,
+		Predicates: o.Display.predicates,
 		Owned:      owned,
 		Events:     eventsRes,
 		Stats:      stats,
@@ -417,7 +381,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		PageSize:   o.API.ChunkSize,
 	}
 	cfg.QPS, cfg.Burst = o.API.limits()
-	if len(o.predicates) > 0 {
+	if len(o.Display.predicates) > 0 {
 		cfg.PredicateStats = &watch.PredicateStats{}
 	}
 	// Lines of several resources come from several watch streams; put them back in the
@@ -431,7 +395,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	var rec *printer.Recorder
 	if o.Record != "" {
 		rec, err = printer.NewRecorder(o.Record, printer.RecordingHeader{ServerVersion: sv.GitVersion, Flags: o.recordedFlags()},
-			resources, o.ShowSecrets, Version)
+			resources, o.Display.ShowSecrets, Version)
 		if err != nil {
 			return err
 		}
@@ -449,24 +413,16 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 	var eventsIn <-chan watch.Event = events // set to nil once closed
 
-	omitReconciles := !o.ShowReconciles && !o.types[watch.Reconciled]
-	p := printer.New(o.Out, printer.Options{
-		Output:         o.Output,
-		Color:          o.useColor,
-		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
-		ShowSecrets:    o.ShowSecrets,
-		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
-		// The ApiStats lines at exit: in human output with --api-stats only.
-		ShowAPIStats:   o.API.Interval > 0 || o.types[watch.ApiStats],
-		QueueColumn:    o.ShowReconciles,
-		OmitReconciles: omitReconciles,
-		PluginVersion:  Version,
-		Diff:           o.Diff,
-		Timestamps:     o.Timestamps,
-		NoHeaders:      o.NoHeaders,
-		ErrOut:         o.ErrOut,
-	})
-	hotLoops := printer.NewHotLoops(o.HotLoopUpdates, o.HotLoopWindow)
+	d := o.Display
+	omitReconciles := !d.ShowReconciles && !d.NamesType(watch.Reconciled)
+	popts := d.ToOptions(o.Out, o.ErrOut)
+	// The ApiStats lines at exit: in human output with --api-stats only.
+	popts.ShowAPIStats = o.API.Interval > 0 || d.NamesType(watch.ApiStats)
+	popts.QueueColumn = d.ShowReconciles
+	popts.OmitReconciles = omitReconciles
+	popts.PluginVersion = Version
+	p := printer.New(o.Out, popts)
+	hotLoops := printer.NewHotLoops(o.Display.HotLoopUpdates, o.Display.HotLoopWindow)
 	var stdoutGone atomic.Bool
 	watchClosedStdout(ctx, o.Out, func() {
 		stdoutGone.Store(true)
@@ -477,7 +433,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// outbox (adds and updates dropped or folded, counted; deletes, lifecycle lines and
 	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
 	// instead, saying so once per streak.
-	lossy := o.Output == "" || o.Output == "wide"
+	lossy := d.OutputFormat().IsHuman()
 	// Human output hides noise (counted); JSON and the recording keep every line.
 	summary.HidesNoise = lossy
 	stage := newNoiseStage(o.Noise, lossy)
@@ -486,7 +442,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
 			return
 		}
-		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", o.Output)
+		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", d.Output)
 	})
 	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
 	// clears it before it writes a line.
@@ -503,7 +459,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		if t == watch.Folded { // stands for updates
 			t = watch.Updated
 		}
-		return p.Shows(ev) && (o.types == nil || o.types[t])
+		return p.Shows(ev) && d.ShowsType(t)
 	}
 	show := func(evs []watch.Event) {
 		for i := range evs {
@@ -542,7 +498,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	// A hot loop ends when a whole window passes without an update: looked for every second.
 	var hotTick <-chan time.Time
-	if o.HotLoopUpdates > 0 && o.HotLoopWindow > 0 {
+	if o.Display.HotLoopUpdates > 0 && o.Display.HotLoopWindow > 0 {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		hotTick = t.C
@@ -625,7 +581,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	summary.Ongoing(hotLoops.Ongoing(time.Now()))
 	if cfg.PredicateStats != nil {
-		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()})
+		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()})
 	}
 	stopScrapes()
 	scrapers.Wait()
@@ -641,7 +597,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 	}
 	// A reader that went away (| head) ends the run quietly.
-	if err == nil && writeErr == nil && !stdoutGone.Load() && !o.NoSummary {
+	if err == nil && writeErr == nil && !stdoutGone.Load() && !d.NoSummary {
 		_ = summary.Write(o.ErrOut)
 	}
 	return err
@@ -670,11 +626,11 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"reconcile-time":  o.ReconcileTime.String(),
 		"fail-rate":       fmt.Sprint(o.FailRate),
 		"rate-limiter":    o.RateLimiter,
-		"predicate":       predicateList(o.predicates),
-		"show-secrets":    fmt.Sprint(o.ShowSecrets),
+		"predicate":       predicateList(o.Display.predicates),
+		"show-secrets":    fmt.Sprint(o.Display.ShowSecrets),
 		"timeout":         o.Timeout.String(),
 		"sync-timeout":    o.SyncTimeout.String(),
-		"hot-loop":        fmt.Sprintf("%d updates in %s", o.HotLoopUpdates, o.HotLoopWindow),
+		"hot-loop":        fmt.Sprintf("%d updates in %s", o.Display.HotLoopUpdates, o.Display.HotLoopWindow),
 		"order":           fmt.Sprintf("%s (window %s)", o.Order, o.orderWindow()),
 		"metadata-only":   fmt.Sprint(o.MetadataOnly),
 		"drop-managed":    fmt.Sprint(o.DropManaged),
