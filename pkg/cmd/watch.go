@@ -12,10 +12,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
@@ -262,29 +264,87 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	return o.run(ctx)
 }
 
+// run is the data path, top to bottom: resolve the resources and build the clients, configure
+// the informers, open the recording, start the scrapers and the informers, run the event loop,
+// exit.
 func (o *WatchOptions) run(ctx context.Context) error {
-	dc, err := o.configFlags.ToDiscoveryClient()
+	t, err := o.resolveTargets(ctx)
 	if err != nil {
 		return err
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	cfg, reorder, err := o.informerConfig(t)
+	if err != nil {
+		return err
+	}
+	rec, err := o.openRecording(t)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		defer rec.Close()
+	}
+	// The scrapes end with the watch, also when it ends by itself (an error).
+	scrapeCtx, stopScrapes := context.WithCancel(ctx)
+	defer stopScrapes()
+	scrapers, err := o.Metrics.start(scrapeCtx, t.restCfg, o.configFlags, o.namespace, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
+	if err != nil {
+		return err
+	}
+	events := make(chan watch.Event, 1024)
+	done := make(chan error, 1)
+	go func() { done <- watch.Run(ctx, cfg, events) }()
+
+	l := o.newWatchLoop(ctx, cancel, t, rec)
+	l.scrapers, l.stopScrapes, l.reorder, l.predStats = scrapers, stopScrapes, reorder, cfg.PredicateStats
+	l.run(events)
+	return l.exit(done)
+}
+
+// watchTargets is what a watch resolves before it starts: the server, the resources (the
+// watched ones, those --owned and --events follow) and the clients.
+type watchTargets struct {
+	server    *version.Info
+	resources []discovery.Resource
+	owned     *discovery.Owned    // --owned; nil without it
+	eventsRes *discovery.Resource // --events; nil without it
+	restCfg   *rest.Config
+	client    dynamic.Interface
+	stats     *apistats.Recorder
+}
+
+// resolveTargets asks the server what the arguments name, builds the clients and reads what the
+// printer needs from the API (CRD printer columns), once.
+func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error) {
+	dc, err := o.configFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, err
 	}
 	// One cheap request first: an unreachable server fails here, within --request-timeout,
 	// instead of the informer retrying forever behind a disk-cached discovery.
 	sv, err := dc.ServerVersion()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mapper, err := o.configFlags.ToRESTMapper()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resolver := &discovery.Resolver{Mapper: mapper, Discovery: dc}
 	resources, err := resolver.ResolveList(o.resourceArg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	restCfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// --request-timeout bounds discovery and the version check; a watch is long by design.
 	restCfg = dynamicConfig(restCfg)
@@ -294,12 +354,12 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	o.API.instrument(restCfg, stats)
 	client, err := dynamic.NewForConfig(restCfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var owned *discovery.Owned
 	if o.Owned {
 		if owned, err = resolver.ResolveOwned(resources, o.OwnedResources); err != nil {
-			return err
+			return nil, err
 		}
 		if len(owned.Resources) == 0 {
 			fmt.Fprintf(o.ErrOut, "warning: --owned: nothing is known to be owned by %s; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)\n", o.resourceArg)
@@ -309,7 +369,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if o.Events {
 		res, err := resolver.Resolve("events.v1.events.k8s.io")
 		if err != nil {
-			return fmt.Errorf("--events: %w", err)
+			return nil, fmt.Errorf("--events: %w", err)
 		}
 		eventsRes = &res
 	}
@@ -318,7 +378,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	stats.Resolve = apf.resolve
 	if o.API.ListMode == watch.ListModeWatchList {
 		if err := watch.EnableWatchList(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// A custom resource's state shows its CRD's printer columns: read once, here, so that the
@@ -344,26 +404,24 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			owned.Children[gk] = kids
 		}
 	}
+	return &watchTargets{server: sv, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
+}
 
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
+// informerConfig is the informers' configuration, and the hold that puts their lines back in
+// the server's order.
+func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reorder, error) {
 	var mdClient metadata.Interface
+	var err error
 	if o.MetadataOnly {
-		if mdClient, err = metadata.NewForConfig(restCfg); err != nil {
-			return err
+		if mdClient, err = metadata.NewForConfig(t.restCfg); err != nil {
+			return watch.Config{}, nil, err
 		}
 	}
 	cfg := watch.Config{
 		Metadata:          mdClient,
 		DropManagedFields: o.DropManaged,
-		Client:            client,
-		Resources:         resources,
+		Client:            t.client,
+		Resources:         t.resources,
 		Namespace:         o.namespace,
 		LabelSelector:     o.LabelSelector,
 		FieldSelector:     o.fieldSelector(),
@@ -374,9 +432,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
 		Predicates: o.Display.predicates,
-		Owned:      owned,
-		Events:     eventsRes,
-		Stats:      stats,
+		Owned:      t.owned,
+		Events:     t.eventsRes,
+		Stats:      t.stats,
 		ListMode:   o.API.ListMode,
 		PageSize:   o.API.ChunkSize,
 	}
@@ -392,27 +450,45 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		reorder.InFlight = watch.NewInFlight()
 		cfg.InFlight = reorder.InFlight
 	}
-	var rec *printer.Recorder
-	if o.Record != "" {
-		rec, err = printer.NewRecorder(o.Record, printer.RecordingHeader{ServerVersion: sv.GitVersion, Flags: o.recordedFlags()},
-			resources, o.Display.ShowSecrets, Version)
-		if err != nil {
-			return err
-		}
-		defer rec.Close()
-	}
-	// The scrapes end with the watch, also when it ends by itself (an error).
-	scrapeCtx, stopScrapes := context.WithCancel(ctx)
-	defer stopScrapes()
-	scrapers, err := o.Metrics.start(scrapeCtx, restCfg, o.configFlags, o.namespace, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
-	if err != nil {
-		return err
-	}
-	events := make(chan watch.Event, 1024)
-	done := make(chan error, 1)
-	go func() { done <- watch.Run(ctx, cfg, events) }()
-	var eventsIn <-chan watch.Event = events // set to nil once closed
+	return cfg, reorder, nil
+}
 
+// openRecording opens --record's file; nil without it.
+func (o *WatchOptions) openRecording(t *watchTargets) (*printer.Recorder, error) {
+	if o.Record == "" {
+		return nil, nil
+	}
+	return printer.NewRecorder(o.Record, printer.RecordingHeader{ServerVersion: t.server.GitVersion, Flags: o.recordedFlags()},
+		t.resources, o.Display.ShowSecrets, Version)
+}
+
+// watchLoop is a watch's way from the informers to stdout: the analysis stages, the
+// recording, the summary, and the outbox a writer goroutine drains to the printer.
+type watchLoop struct {
+	o           *WatchOptions
+	ctx         context.Context
+	cancel      context.CancelFunc
+	t           *watchTargets
+	rec         *printer.Recorder
+	scrapers    *scrapers
+	stopScrapes context.CancelFunc
+	reorder     *watch.Reorder
+	predStats   *watch.PredicateStats
+
+	p              *printer.Printer
+	omitReconciles bool
+	hotLoops       *printer.HotLoops
+	stdoutGone     *atomic.Bool
+	summary        *printer.Summary
+	stage          *noiseStage
+	outbox         *printer.Outbox
+	progress       *progressLine
+	printed        chan error
+	recErr         error
+}
+
+// newWatchLoop makes the printer, the stages and the outbox, and starts the writer goroutine.
+func (o *WatchOptions) newWatchLoop(ctx context.Context, cancel context.CancelFunc, t *watchTargets, rec *printer.Recorder) *watchLoop {
 	d := o.Display
 	omitReconciles := !d.ShowReconciles && !d.NamesType(watch.Reconciled)
 	popts := d.ToOptions(o.Out, o.ErrOut)
@@ -423,7 +499,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	popts.PluginVersion = Version
 	p := printer.New(o.Out, popts)
 	hotLoops := printer.NewHotLoops(o.Display.HotLoopUpdates, o.Display.HotLoopWindow)
-	var stdoutGone atomic.Bool
+	stdoutGone := new(atomic.Bool)
 	watchClosedStdout(ctx, o.Out, func() {
 		stdoutGone.Store(true)
 		cancel()
@@ -453,7 +529,22 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	printed := make(chan error, 1)
 	go func() { printed <- drainOutbox(outbox, p, cancel, clearProgress) }()
+	return &watchLoop{o: o, ctx: ctx, cancel: cancel, t: t, rec: rec, p: p, omitReconciles: omitReconciles, hotLoops: hotLoops,
+		stdoutGone: stdoutGone, summary: summary, stage: stage, outbox: outbox, progress: progress, printed: printed}
+}
+
+// run is the event loop: every line of the informers, the scrapers and the API accounting goes
+// through the analysis stages to the recording, the summary and the outbox, until the informers
+// end; then what the stages hold is flushed.
+func (l *watchLoop) run(events <-chan watch.Event) {
+	o, d, cancel := l.o, l.o.Display, l.cancel
+	p, rec, omitReconciles, hotLoops, stdoutGone := l.p, l.rec, l.omitReconciles, l.hotLoops, l.stdoutGone
+	summary, stage, outbox, progress := l.summary, l.stage, l.outbox, l.progress
+	resources, owned, eventsRes, stats := l.t.resources, l.t.owned, l.t.eventsRes, l.t.stats
+	reorder, scrapers := l.reorder, l.scrapers
+	var eventsIn <-chan watch.Event = events // set to nil once closed
 	var recErr error
+	defer func() { l.recErr = recErr }()
 	shows := func(ev *watch.Event) bool {
 		t := ev.Type
 		if t == watch.Folded { // stands for updates
@@ -580,14 +671,21 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 	}
 	summary.Ongoing(hotLoops.Ongoing(time.Now()))
-	if cfg.PredicateStats != nil {
-		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()})
+	if l.predStats != nil {
+		summary.Predicates(printer.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: l.predStats.Unfiltered.Load()})
 	}
+}
+
+// exit waits for the scrapers, stdout and the informers, closes the recording and prints the
+// summary.
+func (l *watchLoop) exit(done <-chan error) error {
+	o, d, ctx, rec, recErr, summary := l.o, l.o.Display, l.ctx, l.rec, l.recErr, l.summary
+	stopScrapes, scrapers, outbox, printed, stdoutGone := l.stopScrapes, l.scrapers, l.outbox, l.printed, l.stdoutGone
 	stopScrapes()
 	scrapers.Wait()
 	outbox.Close()
 	writeErr := waitPrinted(ctx, printed, outbox)
-	err = <-done
+	err := <-done
 	if err == nil && recErr != nil {
 		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)
 	}
