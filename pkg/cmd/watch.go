@@ -482,7 +482,7 @@ type watchLoop struct {
 	summary        *printer.Summary
 	stage          *noiseStage
 	outbox         *printer.Outbox
-	progress       *progressLine
+	progress       *printer.ProgressLine
 	printed        chan error
 	recErr         error
 }
