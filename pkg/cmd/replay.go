@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/kubectl/pkg/util/templates"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -81,14 +83,14 @@ func NewCmdReplay(configFlags *genericclioptions.ConfigFlags, streams genericioo
 	cmd := &cobra.Command{
 		Use:   "replay FILE [NAME]",
 		Short: "Print a recording made with watch --record, through the same printers and filters",
-		Long: `Print a recording made with 'kubectl informer watch --record FILE' (or saved
+		Long: templates.LongDesc(`Print a recording made with 'kubectl informer watch --record FILE' (or saved
 '-o json' output) as the watch would have printed it: human lines, -o json and the other
 formats, filtered by name, namespace, label, resource, type and time, as fast as possible or
 at the recorded pace (--speed). FILE '-' reads standard input. The cluster is not contacted.
 
 A damaged line is reported on stderr with its line number, the rest is replayed, and the exit
-code is 1 (--strict stops at the first). See docs/recording.md.`,
-		Example: replayExample,
+code is 1 (--strict stops at the first). See docs/recording.md.`),
+		Example: templates.Examples(replayExample),
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/kubectl/pkg/util/templates"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -97,7 +99,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd := &cobra.Command{
 		Use:     "watch RESOURCE[,RESOURCE...] [NAME] | RESOURCE/NAME",
 		Short:   "Stream what an informer receives for one or more resources",
-		Example: watchExample,
+		Example: templates.Examples(watchExample),
 		// Resource names from the discovery cache, then object names.
 		ValidArgsFunction: completeWatchArgs(configFlags),
 		Args: func(_ *cobra.Command, args []string) error {
