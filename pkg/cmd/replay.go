@@ -171,7 +171,7 @@ func (o *ReplayOptions) Validate() error {
 		if strings.ContainsAny(o.History, "*?[") {
 			return fmt.Errorf("--history takes one object, not a pattern; got %q", o.History)
 		}
-		if o.Display.Output != "" {
+		if o.Display.OutputFormat() != printer.OutputHuman {
 			return fmt.Errorf("--history prints a table: it takes no -o (got -o %s)", o.Display.Output)
 		}
 	}
