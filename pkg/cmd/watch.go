@@ -544,7 +544,7 @@ func (l *watchLoop) run(events <-chan watch.Event) {
 	summary, stage, outbox, progress := l.summary, l.stage, l.outbox, l.progress
 	resources, owned, eventsRes, stats := l.t.resources, l.t.owned, l.t.eventsRes, l.t.stats
 	reorder, scrapers := l.reorder, l.scrapers
-	var eventsIn <-chan watch.Event = events // set to nil once closed
+	eventsIn := events // set to nil once closed
 	var recErr error
 	defer func() { l.recErr = recErr }()
 	shows := func(ev *watch.Event) bool {
