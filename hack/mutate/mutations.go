@@ -173,6 +173,22 @@ var mutations = []mutation{
 		run:  []string{"TestReplayNoiseAndHistory"},
 	},
 	{
+		name: "replay -l keeps a reconcile whose object's recorded labels do not match",
+		file: "pkg/replay/filter.go",
+		old:  `l := f.labels[ev.Resource.String()+" "+keyOf(ns, name)]`,
+		new:  `l := labels.Set{"app": "db"}`,
+		pkg:  "./pkg/replay",
+		run:  []string{"TestFilterKeep"},
+	},
+	{
+		name: "replay --until drops the lines of its very moment",
+		file: "pkg/replay/filter.go",
+		old:  "if f.Until.set && ev.Time.After(f.Until.at) {",
+		new:  "if f.Until.set && !ev.Time.Before(f.Until.at) {",
+		pkg:  "./pkg/replay",
+		run:  []string{"TestFilterKeep"},
+	},
+	{
 		name: "an update that changed only ignored fields is hidden without a count",
 		file: "pkg/analysis/summary.go",
 		old:  "\t\tcase ev.Ignored:\n\t\t\ts.Ignored++",

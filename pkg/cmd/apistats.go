@@ -212,24 +212,14 @@ func (a *apiEvents) throttled(n apistats.Notice) watch.Event {
 	return ev
 }
 
-// progressLine is the single updating stderr line of a long initial list or relist, on a
-// terminal only. Clear is safe to call from the goroutine that writes stdout.
-type progressLine struct {
-	w     io.Writer
-	width int
-
-	mu    sync.Mutex
-	shown bool
-}
-
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// newProgressLine returns nil unless w is a terminal.
-func newProgressLine(w io.Writer) *progressLine {
+// newProgressLine returns the progress line of long lists for w, nil unless w is a terminal.
+func newProgressLine(w io.Writer) *printer.ProgressLine {
 	if !isTerminal(w) {
 		return nil
 	}
@@ -238,49 +228,5 @@ func newProgressLine(w io.Writer) *progressLine {
 	if err != nil || width <= 0 {
 		width = 80
 	}
-	return &progressLine{w: w, width: width}
-}
-
-// Update shows the lists running now, or clears the line when none is.
-func (p *progressLine) Update(lists []apistats.Progress) {
-	if p == nil {
-		return
-	}
-	if len(lists) == 0 {
-		p.Clear()
-		return
-	}
-	parts := make([]string, 0, len(lists))
-	for _, l := range lists {
-		kind := "listing"
-		if l.Streaming {
-			kind = "streaming list of"
-		}
-		s := fmt.Sprintf("%s %s: %d objects", kind, l.Resource, l.Objects)
-		if !l.Streaming {
-			s += fmt.Sprintf(", %d pages", l.Pages)
-		}
-		parts = append(parts, s+fmt.Sprintf(", %s, %s", printer.ByteSize(l.Bytes), l.Elapsed.Round(100*time.Millisecond)))
-	}
-	text := []rune(printer.Escape(strings.Join(parts, "; ")))
-	if len(text) > p.width-1 { // a wrapped line could not be rewritten in place
-		text = text[:p.width-1]
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, _ = io.WriteString(p.w, "\r\x1b[K"+string(text))
-	p.shown = true
-}
-
-// Clear erases the line if it is shown.
-func (p *progressLine) Clear() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		_, _ = io.WriteString(p.w, "\r\x1b[K")
-		p.shown = false
-	}
+	return printer.NewProgressLine(w, width)
 }

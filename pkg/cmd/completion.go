@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"k8s.io/client-go/metadata"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
 const completionLong = `Print a shell completion script for kubectl-informer.
@@ -169,29 +166,4 @@ func objectNames(configFlags *genericclioptions.ConfigFlags, resourceArg, prefix
 		}
 	}
 	return out
-}
-
-// registerWatchFlagCompletions completes watch's enumerated flags.
-func registerWatchFlagCompletions(cmd *cobra.Command) {
-	fixed := func(values ...string) cobra.CompletionFunc {
-		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
-	}
-	outputs := []string{"json", "yaml", "wide"}
-	for _, f := range printer.AllowedOutputs() {
-		if !slices.Contains(outputs, f) {
-			outputs = append(outputs, f+"=")
-		}
-	}
-	for name, fn := range map[string]cobra.CompletionFunc{
-		"output":     fixed(outputs...),
-		"color":      fixed("auto", "always", "never"),
-		"diff":       fixed("inline", "full"),
-		"timestamps": fixed("absolute", "relative", "none"),
-	} {
-		if cmd.Flags().Lookup(name) != nil {
-			if err := cmd.RegisterFlagCompletionFunc(name, fn); err != nil {
-				panic(fmt.Sprintf("completion for --%s: %v", name, err))
-			}
-		}
-	}
 }

@@ -8,9 +8,10 @@ import (
 	"math"
 	"os"
 	"path"
-	"slices"
 	"strings"
 	"time"
+
+	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
@@ -50,47 +51,31 @@ type ReplayOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
 
-	Output         string
-	Color          string
-	ShowBookmarks  bool
-	ShowSecrets    bool
-	ShowReconciles bool
-	NoSummary      bool
-	Diff           string
-	Timestamps     string
-	NoHeaders      bool
-	HotLoopUpdates int
-	HotLoopWindow  time.Duration
+	// Display holds the flags replay shares with watch: output, color, --types, --predicate...
+	Display *DisplayFlags
 
 	Names         []string
 	AllNamespaces bool
 	LabelSelector string
 	Resource      string
-	Types         []string
 	Since         string
 	Until         string
 	Speed         float64
 	Strict        bool
-	Predicates    []string
 	Noise         *NoiseFlags
 	History       string
 
-	file       string
-	namespace  string // "" : every namespace
-	types      map[watch.Type]bool
-	predicates []watch.Predicate
-	resources  *resourceFilter // nil: every resource
-	selector   labels.Selector
-	since      timeBound
-	until      timeBound
-	redetect   bool // --hot-loop-* given: detect hot loops again instead of showing the recorded ones
-	useColor   bool
+	file      string
+	namespace string        // "" : every namespace
+	filter    replay.Filter // names, namespace, labels, resources, types, time; set by Validate
+	redetect  bool          // --hot-loop-* given: detect hot loops again instead of showing the recorded ones
 }
 
 // NewReplayOptions returns options with their defaults.
 func NewReplayOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *ReplayOptions {
-	return &ReplayOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Timestamps: "absolute",
-		HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second, Noise: NewNoiseFlags()}
+	display := NewDisplayFlags()
+	display.usage = replayDisplayUsage
+	return &ReplayOptions{configFlags: configFlags, IOStreams: streams, Display: display, Noise: NewNoiseFlags()}
 }
 
 // NewCmdReplay returns `kubectl informer replay`.
@@ -99,14 +84,14 @@ func NewCmdReplay(configFlags *genericclioptions.ConfigFlags, streams genericioo
 	cmd := &cobra.Command{
 		Use:   "replay FILE [NAME]",
 		Short: "Print a recording made with watch --record, through the same printers and filters",
-		Long: `Print a recording made with 'kubectl informer watch --record FILE' (or saved
+		Long: templates.LongDesc(`Print a recording made with 'kubectl informer watch --record FILE' (or saved
 '-o json' output) as the watch would have printed it: human lines, -o json and the other
 formats, filtered by name, namespace, label, resource, type and time, as fast as possible or
 at the recorded pace (--speed). FILE '-' reads standard input. The cluster is not contacted.
 
 A damaged line is reported on stderr with its line number, the rest is replayed, and the exit
-code is 1 (--strict stops at the first). See docs/recording.md.`,
-		Example: replayExample,
+code is 1 (--strict stops at the first). See docs/recording.md.`),
+		Example: templates.Examples(replayExample),
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
@@ -133,20 +118,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format, as for watch: empty for human lines, wide, json, yaml, jsonpath=TEMPLATE, go-template=TEMPLATE (and the -file forms).")
-	f.StringVar(&o.Color, "color", o.Color, "Color human output: auto (a terminal, NO_COLOR unset), always or never.")
-	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
-	f.BoolVar(&o.ShowSecrets, "show-secrets", o.ShowSecrets, "Show Secret values, if the recording has them (recorded with --show-secrets); by default they are redacted.")
-	f.StringArrayVar(&o.Predicates, "predicate", o.Predicates, predicateUsage+" Object lines a predicate drops are marked filtered; the summary says which recorded reconciles ran only for such events.")
-	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show Reconciled lines in human output (always in -o json).")
-	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the summary on stderr.")
-	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (the default when --diff is given alone) or full (also a unified YAML diff).")
-	f.Lookup("diff").NoOptDefVal = "inline"
-	f.StringVar(&o.Timestamps, "timestamps", o.Timestamps, "Time column of human output: absolute (the recorded wall clock), relative (since the first event shown) or none.")
-	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header lines of human output.")
-	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", o.HotLoopUpdates, "Detect hot loops again with this threshold (see watch) instead of showing the recorded HotLoop lines.")
-	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", o.HotLoopWindow, "Detect hot loops again with this window (see watch) instead of showing the recorded HotLoop lines.")
-
+	o.Display.AddFlags(cmd)
 	f.StringArrayVar(&o.Names, "name", o.Names, "Only this object (also the NAME argument); a shell pattern such as 'web-*' matches several. Repeatable. Lines about no object (lists, watches, relists) are kept.")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Every namespace (the default; overrides -n).")
 	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Only objects whose recorded labels match (e.g. -l app=web).")
@@ -157,8 +129,6 @@ code is 1 (--strict stops at the first). See docs/recording.md.`,
 	f.StringVar(&o.History, "history", o.History, "Print one object's whole life, NAMESPACE/NAME (NAME for a cluster-scoped object), as a table: every event about it (adds, updates, deletes, reconciles, hot loops) with its resourceVersion, state, who made it and what it changed (--ignore-path fields left out). With --resource when several resources have the name.")
 	f.BoolVar(&o.Strict, "strict", o.Strict, "Stop at the first damaged line instead of reporting it and going on.")
 	o.Noise.AddFlags(f)
-	addTypesFlag(cmd, &o.Types, "")
-	registerWatchFlagCompletions(cmd)
 	return cmd
 }
 
@@ -183,16 +153,15 @@ func (o *ReplayOptions) Complete(cmd *cobra.Command, args []string) error {
 	if cmd != nil && (cmd.Flags().Changed("hot-loop-updates") || cmd.Flags().Changed("hot-loop-window")) {
 		o.redetect = true
 	}
-	o.useColor = wantColor(o.Color, o.Out)
 	return nil
 }
 
-// Validate checks the flags before the recording is opened.
+// Validate checks the flags before the recording is opened, and makes the filter.
 func (o *ReplayOptions) Validate() error {
 	if strings.TrimSpace(o.file) == "" {
 		return errors.New("you must specify a recording")
 	}
-	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
+	if err := o.Display.Validate(); err != nil {
 		return err
 	}
 	if o.History != "" {
@@ -203,8 +172,8 @@ func (o *ReplayOptions) Validate() error {
 		if strings.ContainsAny(o.History, "*?[") {
 			return fmt.Errorf("--history takes one object, not a pattern; got %q", o.History)
 		}
-		if o.Output != "" {
-			return fmt.Errorf("--history prints a table: it takes no -o (got -o %s)", o.Output)
+		if o.Display.OutputFormat() != printer.OutputHuman {
+			return fmt.Errorf("--history prints a table: it takes no -o (got -o %s)", o.Display.Output)
 		}
 	}
 	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {
@@ -215,6 +184,8 @@ func (o *ReplayOptions) Validate() error {
 			return fmt.Errorf("invalid name pattern %q", n)
 		}
 	}
+	f := replay.Filter{Types: o.Display.types, Namespace: o.namespace, Names: o.Names,
+		ObjectTypes: []watch.Type{watch.HotLoop, watch.HotLoopEnded}}
 	if o.Resource != "" {
 		for _, part := range strings.Split(o.Resource, ",") {
 			switch {
@@ -224,99 +195,42 @@ func (o *ReplayOptions) Validate() error {
 				return fmt.Errorf("--resource takes resource types, not objects (%q): give the object's name as the NAME argument or with --name", part)
 			}
 		}
-		o.resources = newResourceFilter(o.Resource)
+		f.Resources = replay.NewResourceFilter(o.Resource)
 	}
-	sel, err := labels.Parse(o.LabelSelector)
-	if err != nil {
+	var err error
+	if f.Selector, err = labels.Parse(o.LabelSelector); err != nil {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
 	}
-	o.selector = sel
-	if o.types, err = parseTypes(o.Types); err != nil {
+	if f.Since, err = replay.ParseBound("--since", o.Since); err != nil {
 		return err
 	}
-	if o.since, err = parseBound("--since", o.Since); err != nil {
+	if f.Until, err = replay.ParseBound("--until", o.Until); err != nil {
 		return err
 	}
-	if o.until, err = parseBound("--until", o.Until); err != nil {
-		return err
-	}
-	if o.predicates, err = watch.ParsePredicates(o.Predicates); err != nil {
-		return err
-	}
+	o.filter = f
 	return o.Noise.Validate()
-}
-
-// timeBound is a --since or --until: an absolute time, a clock time, or an offset from the
-// recording's first event. resolve fixes it once that event is known.
-type timeBound struct {
-	set    bool
-	at     time.Time     // absolute, or resolved
-	offset time.Duration // after the first event
-	clock  *time.Time    // a time of day, local time
-	rel    bool
-}
-
-var clockLayouts = []string{"15:04:05", "15:04:05.000", "15:04:05.000000", "15:04:05.000000000", "15:04"}
-
-func parseBound(flag, s string) (timeBound, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return timeBound{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return timeBound{set: true, at: t}, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil {
-		if d < 0 {
-			return timeBound{}, fmt.Errorf("%s must be a time or a duration >= 0 after the recording's first event, got %s", flag, s)
-		}
-		return timeBound{set: true, offset: d, rel: true}, nil
-	}
-	for _, layout := range clockLayouts {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return timeBound{set: true, clock: &t}, nil
-		}
-	}
-	return timeBound{}, fmt.Errorf("%s %q is neither an RFC 3339 time (2026-11-21T05:30:00Z), a clock time (05:30:00) nor a duration (2m)", flag, s)
-}
-
-// resolve fixes a relative or clock bound against the recording's first event: a clock time
-// is on that event's day (local time), or the next day if earlier than the event.
-func (b *timeBound) resolve(first time.Time) {
-	switch {
-	case b.rel:
-		b.at, b.rel = first.Add(b.offset), false
-	case b.clock != nil:
-		f := first.Local()
-		c := *b.clock
-		at := time.Date(f.Year(), f.Month(), f.Day(), c.Hour(), c.Minute(), c.Second(), c.Nanosecond(), time.Local)
-		if at.Before(f.Truncate(time.Second)) {
-			at = at.AddDate(0, 0, 1)
-		}
-		b.at, b.clock = at, nil
-	}
 }
 
 // replayState is one replay's moving parts.
 type replayState struct {
 	o        *ReplayOptions
 	ctx      context.Context
+	name     string // the recording, as messages name it
 	p        *printer.Printer
 	pOpts    printer.Options // PluginVersion and ShowSecrets set by setPrinter
 	redacted bool            // the recording's Secret values were redacted when recorded
-	step     *analysis.Step  // changes, attribution, noise marks and, with --hot-loop-*, hot loops
+	step     *analysis.Step // changes, attribution, noise marks and, with --hot-loop-*, hot loops
 	analyzed []watch.Event   // what the step handed on for the current line
 	summary  *analysis.Summary
-	preds    *predicateCheck              // --predicate
-	stage    *noiseStage                  // human output: noise hidden, hot objects folded
-	history  *printer.History             // --history: one object's rows, printed at the end
-	labels   map[string]map[string]string // resource + key -> the last object's labels
-	uidLabel map[string]map[string]string // uid -> the last object's labels (for the Events about it)
+	preds    *predicateCheck  // --predicate
+	stage    *noiseStage      // human output: noise hidden, hot objects folded
+	history  *printer.History // --history: one object's rows, printed at the end
+	filter   *replay.Filter
+	pacer    *replay.Pacer // --speed; nil: as fast as possible
 
-	first, last time.Time // the recording's first and last event times
-	paceWall    time.Time // --speed: when the first shown event was printed
-	paceRec     time.Time // and its recorded time
-	shown       int
+	span  replay.Span // the recording's first and last event times
+	lines int         // lines read, damaged ones left out
+	shown int
 
 	warned       map[string]bool
 	damaged      []int
@@ -325,115 +239,152 @@ type replayState struct {
 	secretWarned bool
 }
 
-// Run replays the recording.
+// Run replays the recording: every line goes through replay's filters, then the stages and
+// printers watch's lines go through.
 func (o *ReplayOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	in := o.In
-	name := "standard input"
+	rd, name, closeIn, err := o.open()
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	s := o.newReplayState(ctx, name)
+	fatal := s.readAll(rd)
+	return s.finish(fatal)
+}
+
+// open opens the recording (FILE, or standard input for "-").
+func (o *ReplayOptions) open() (rd *replay.Reader, name string, closeIn func(), err error) {
+	in, name, closeIn := o.In, "standard input", func() {}
 	if o.file != "-" {
 		f, err := os.Open(o.file)
 		if err != nil {
-			return err
+			return nil, "", nil, err
 		}
-		defer f.Close()
-		in, name = f, o.file
+		in, name, closeIn = f, o.file, func() { _ = f.Close() }
 	}
-	rd, err := replay.NewReader(in)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	if rd, err = replay.NewReader(in); err != nil {
+		closeIn()
+		return nil, "", nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return rd, name, closeIn, nil
+}
+
+func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replayState {
+	d := o.Display
 	summary := analysis.NewSummary()
 	summary.FromRecording = true
-	s := &replayState{o: o, ctx: ctx, summary: summary, labels: map[string]map[string]string{}, uidLabel: map[string]map[string]string{}, warned: map[string]bool{}}
-	if len(o.predicates) > 0 {
-		s.preds = newPredicateCheck(o.predicates)
+	s := &replayState{o: o, ctx: ctx, name: name, summary: summary, filter: &o.filter, warned: map[string]bool{}}
+	if len(d.predicates) > 0 {
+		s.preds = newPredicateCheck(d.predicates)
 	}
-	human := o.Output == "" || o.Output == "wide"
+	if o.Speed > 0 {
+		s.pacer = &replay.Pacer{Speed: o.Speed}
+	}
+	human := d.OutputFormat().IsHuman()
 	s.summary.HidesNoise = human
 	s.stage = newNoiseStage(o.Noise, human)
-	cfg := analysis.Config{Filter: o.Noise.filter, Changes: o.Diff != "" || o.History != "" || s.stage.folds()}
+	cfg := analysis.Config{Filter: o.Noise.filter, Changes: d.Diff != "" || o.History != "" || s.stage.folds()}
 	if o.redetect {
 		// Detecting again replaces the recorded HotLoop lines.
-		cfg.HotLoopUpdates, cfg.HotLoopWindow, cfg.Redetect = o.HotLoopUpdates, o.HotLoopWindow, true
+		cfg.HotLoopUpdates, cfg.HotLoopWindow, cfg.Redetect = d.HotLoopUpdates, d.HotLoopWindow, true
 	}
 	s.step = analysis.New(cfg)
 	if o.History != "" {
-		s.history = printer.NewHistory(printer.Options{Timestamps: o.Timestamps, ShowSecrets: o.ShowSecrets})
+		s.history = printer.NewHistory(printer.Options{Timestamps: d.Timestamps, ShowSecrets: d.ShowSecrets})
 	}
-	s.pOpts = printer.Options{
-		Output: o.Output, Color: o.useColor,
-		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
-		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
-		QueueColumn:    o.ShowReconciles || o.types[watch.Reconciled],
-		ShowAPIStats:   o.types[watch.ApiStats],
-		ShowSecrets:    o.ShowSecrets,
-		FlushEach:      o.Speed > 0 || o.file == "-",
-		Diff:           o.Diff, Timestamps: o.Timestamps, NoHeaders: o.NoHeaders, ErrOut: o.ErrOut,
-	}
-	lines := 0
+	s.pOpts = d.ToOptions(o.Out, o.ErrOut)
+	s.pOpts.QueueColumn = s.pOpts.ShowReconciles
+	s.pOpts.ShowAPIStats = d.NamesType(watch.ApiStats)
+	s.pOpts.FlushEach = o.Speed > 0 || o.file == "-"
+	return s
+}
+
+// readAll reads the recording to its end, an interrupt, a closed stdout or a fatal error
+// (returned; io.EOF at the end).
+func (s *replayState) readAll(rd *replay.Reader) error {
 	var fatal error
 	for fatal == nil && s.writeErr == nil && !s.interrupted {
-		if ctx.Err() != nil {
+		if s.ctx.Err() != nil {
 			s.interrupted = true
 			break
 		}
 		line, err := rd.Next()
-		var lerr *replay.LineError
-		var unknown *recording.UnknownTypeError
-		switch {
-		case errors.Is(err, io.EOF):
-			fatal = io.EOF
-			continue
-		case errors.As(err, &lerr) && errors.As(err, &unknown):
-			if !s.warned[unknown.Type] {
-				s.warned[unknown.Type] = true
-				s.warn("line %d: unknown line type %q (written by a newer kubectl informer?); lines of this type are skipped", lerr.Line, unknown.Type)
-			}
-			continue
-		case errors.As(err, &lerr):
-			if o.Strict {
-				fatal = fmt.Errorf("%s: %w (--strict: stopped there)", name, lerr)
-				continue
-			}
-			s.damaged = append(s.damaged, lerr.Line)
-			fmt.Fprintln(o.ErrOut, ErrorLine(lerr))
-			continue
-		case err != nil:
-			fatal = fmt.Errorf("%s: %w", name, err)
+		if err != nil {
+			fatal = s.readError(err)
 			continue
 		}
-		lines++
-		if line.Header != nil {
-			if fatal = s.learnResources(headerResources(line.Header), true); fatal != nil {
-				continue
-			}
-			s.header(name, line.Header)
-			continue
+		s.lines++
+		if s.lines == 1 && line.Header == nil && rd.Headerless {
+			s.warn("%s has no recording header (plain -o json output?): replaying it as format version %d", s.name, recording.FormatVersion)
 		}
-		if rd.Headerless && lines == 1 {
-			s.warn("%s has no recording header (plain -o json output?): replaying it as format version %d", name, recording.FormatVersion)
+		fatal = s.line(line)
+	}
+	return fatal
+}
+
+// readError handles what the reader could not decode: a line of an unknown type is skipped
+// (said once per type), a damaged line reported and skipped (fatal with --strict).
+func (s *replayState) readError(err error) error {
+	var lerr *replay.LineError
+	var unknown *recording.UnknownTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return io.EOF
+	case errors.As(err, &lerr) && errors.As(err, &unknown):
+		if !s.warned[unknown.Type] {
+			s.warned[unknown.Type] = true
+			s.warn("line %d: unknown line type %q (written by a newer kubectl informer?); lines of this type are skipped", lerr.Line, unknown.Type)
 		}
-		ev := line.Event
-		if ev.Type == watch.Informer && ev.Info != nil {
-			if fatal = s.learnResources(append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...), true); fatal != nil {
-				continue
-			}
+		return nil
+	case errors.As(err, &lerr):
+		if s.o.Strict {
+			return fmt.Errorf("%s: %w (--strict: stopped there)", s.name, lerr)
 		}
-		if ev.Type == watch.Informer {
-			s.redacted = line.SecretsRedacted
-			s.setPrinter(line.PluginVersion)
+		s.damaged = append(s.damaged, lerr.Line)
+		fmt.Fprintln(s.o.ErrOut, ErrorLine(lerr))
+		return nil
+	}
+	return fmt.Errorf("%s: %w", s.name, err)
+}
+
+// line takes in one decoded line: a header, or an event for the analysis stages and the
+// filters.
+func (s *replayState) line(line replay.Line) error {
+	if line.Header != nil {
+		if err := s.learnResources(headerResources(line.Header)); err != nil {
+			return err
 		}
-		if s.preds != nil {
-			s.preds.observe(&ev)
-		}
-		s.seen(&ev)
-		s.analyzed = s.step.Analyze(s.analyzed[:0], &ev)
-		for i := range s.analyzed {
-			s.handle(s.analyzed[i])
+		s.header(line.Header)
+		return nil
+	}
+	ev := line.Event
+	if ev.Type == watch.Informer && ev.Info != nil {
+		if err := s.learnResources(append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...)); err != nil {
+			return err
 		}
 	}
+	if ev.Type == watch.Informer {
+		s.redacted = line.SecretsRedacted
+		s.setPrinter(line.PluginVersion)
+	}
+	if s.preds != nil {
+		s.preds.observe(&ev)
+	}
+	s.seen(&ev)
+	s.analyzed = s.step.Analyze(s.analyzed[:0], &ev)
+	for i := range s.analyzed {
+		s.handle(s.analyzed[i])
+	}
+	return nil
+}
+
+// finish flushes what is held, prints --history's table and the summary, and returns the
+// replay's error.
+func (s *replayState) finish(fatal error) error {
+	o, name := s.o, s.name
 	s.show(s.stage.flush())
 	if s.p != nil && s.writeErr == nil {
 		s.writeErr = s.p.Flush()
@@ -447,22 +398,22 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		}
 		s.writeErr = s.history.Write(o.Out)
 	}
-	if lines == 0 && len(s.damaged) == 0 && !s.interrupted {
+	if s.lines == 0 && len(s.damaged) == 0 && !s.interrupted {
 		return fmt.Errorf("%s is empty: not a recording", name)
 	}
-	if o.resources != nil && !s.interrupted && s.writeErr == nil {
-		if err := o.resources.check(); err != nil {
+	if s.filter.Resources != nil && !s.interrupted && s.writeErr == nil {
+		if err := s.filter.Resources.Check(); err != nil {
 			return err
 		}
 	}
 	if s.writeErr != nil {
 		return nil // stdout went away (| head): stop quietly, as watch does
 	}
-	if !o.NoSummary {
+	if !o.Display.NoSummary {
 		if s.preds != nil {
 			s.summary.Predicates = s.preds.report()
 		}
-		s.writeSummary(name)
+		s.writeSummary()
 	}
 	if n := len(s.damaged); n > 0 {
 		return fmt.Errorf("%s: %d damaged %s not replayed (%s)", name, n, plural(n, "line", "lines"), lineList(s.damaged))
@@ -495,27 +446,13 @@ func (s *replayState) warn(format string, args ...any) {
 
 // header takes in a recording header: the printer's plugin version and redaction, and, in
 // human output, a comment line saying what is replayed.
-func (s *replayState) header(name string, h *recording.Header) {
+func (s *replayState) header(h *recording.Header) {
 	s.redacted = h.SecretsRedacted
 	s.setPrinter(h.PluginVersion)
-	out := s.pOpts.Output
-	if (out != "" && out != "wide") || s.o.NoHeaders {
+	if !s.pOpts.Output.IsHuman() || s.o.Display.NoHeaders || s.writeErr != nil {
 		return
 	}
-	line := fmt.Sprintf("# replay of %s: recorded %s by kubectl informer %s against Kubernetes %s", name, h.Time, h.PluginVersion, h.ServerVersion)
-	if s.p != nil {
-		if s.writeErr = s.p.Flush(); s.writeErr != nil {
-			return
-		}
-	}
-	if s.o.useColor {
-		line = "\x1b[2m" + printer.Escape(line) + "\x1b[0m"
-	} else {
-		line = printer.Escape(line)
-	}
-	if _, err := fmt.Fprintln(s.o.Out, line); err != nil {
-		s.writeErr = err
-	}
+	s.writeErr = s.p.PrintComment(fmt.Sprintf("# replay of %s: recorded %s by kubectl informer %s against Kubernetes %s", s.name, h.Time, h.PluginVersion, h.ServerVersion))
 }
 
 // setPrinter (re)makes the printer when the recording's plugin version or redaction changes
@@ -525,8 +462,9 @@ func (s *replayState) setPrinter(pluginVersion string) {
 	opts.PluginVersion = pluginVersion
 	// Values redacted at recording time cannot be shown; ones recorded with --show-secrets are
 	// redacted now unless --show-secrets.
-	opts.ShowSecrets = s.o.ShowSecrets && !s.redacted
-	if s.o.ShowSecrets && s.redacted && !s.secretWarned {
+	showSecrets := s.o.Display.ShowSecrets
+	opts.ShowSecrets = showSecrets && !s.redacted
+	if showSecrets && s.redacted && !s.secretWarned {
 		s.secretWarned = true
 		s.warn("the recording's Secret values were redacted when it was made (record with --show-secrets to keep them)")
 	}
@@ -542,20 +480,18 @@ func (s *replayState) setPrinter(pluginVersion string) {
 	s.p = printer.New(s.o.Out, opts)
 }
 
+// flush writes out what the printer holds.
+func (s *replayState) flush() error {
+	if s.p == nil {
+		return nil
+	}
+	return s.p.Flush()
+}
+
 // seen notes a recorded line, shown or not: the recording's span and the objects' labels.
 func (s *replayState) seen(ev *watch.Event) {
-	if s.first.IsZero() {
-		s.first = ev.Time
-		s.o.since.resolve(ev.Time)
-		s.o.until.resolve(ev.Time)
-	}
-	if ev.Time.After(s.last) {
-		s.last = ev.Time
-	}
-	if ev.Type.IsObject() && ev.Object != nil {
-		s.labels[ev.Resource.String()+" "+keyOf(ev.Namespace, ev.Name)] = ev.Object.GetLabels()
-		s.uidLabel[string(ev.Object.GetUID())] = ev.Object.GetLabels()
-	}
+	s.span.Observe(ev.Time)
+	s.filter.Observe(ev)
 }
 
 // handle filters, paces and prints one analyzed event.
@@ -563,11 +499,11 @@ func (s *replayState) handle(ev watch.Event) {
 	if s.writeErr != nil || s.interrupted {
 		return
 	}
-	if !s.keep(&ev) {
+	if !s.filter.Keep(&ev) {
 		return
 	}
 	if s.history != nil {
-		if _, _, ok := objectOf(&ev); ok && ev.Type != watch.KubeEvent {
+		if _, _, ok := s.filter.ObjectOf(&ev); ok && ev.Type != watch.KubeEvent {
 			s.summary.Add(&ev)
 			s.shown++
 			s.history.Add(&ev)
@@ -577,9 +513,14 @@ func (s *replayState) handle(ev watch.Event) {
 	if s.p == nil {
 		s.setPrinter("")
 	}
-	if s.o.Speed > 0 && !s.pace(ev.Time) {
-		s.interrupted = true
-		return
+	if s.pacer != nil {
+		if err := s.pacer.Wait(s.ctx, ev.Time, s.flush); err != nil {
+			if s.ctx.Err() == nil {
+				s.writeErr = err
+			}
+			s.interrupted = true
+			return
+		}
 	}
 	s.summary.Add(&ev)
 	s.shown++
@@ -592,7 +533,7 @@ func (s *replayState) handle(ev watch.Event) {
 // updates.
 func (s *replayState) shows(ev *watch.Event) bool {
 	if ev.Type == watch.Folded {
-		return s.o.types == nil || s.o.types[watch.Updated]
+		return s.filter.Types == nil || s.filter.Types[watch.Updated]
 	}
 	return true
 }
@@ -615,59 +556,12 @@ func (s *replayState) show(evs []watch.Event) {
 	}
 }
 
-func keyOf(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
-
-// keep applies the filters.
-func (s *replayState) keep(ev *watch.Event) bool {
-	o := s.o
-	if o.types != nil && !o.types[ev.Type] {
-		return false
-	}
-	if o.since.set && ev.Time.Before(o.since.at) {
-		return false
-	}
-	if o.until.set && ev.Time.After(o.until.at) {
-		return false
-	}
-	if o.resources != nil && ev.Resource.Resource != "" && !o.resources.matches(ev.Resource) {
-		return false
-	}
-	ns, name, ok := objectOf(ev)
-	if !ok {
-		return true // lines about no object stay
-	}
-	if o.namespace != "" && ns != "" && ns != o.namespace {
-		return false
-	}
-	if len(o.Names) > 0 && !slices.ContainsFunc(o.Names, func(p string) bool { m, _ := path.Match(p, name); return m }) {
-		return false
-	}
-	if !o.selector.Empty() {
-		l := s.labels[ev.Resource.String()+" "+keyOf(ns, name)]
-		if ev.Type.IsObject() && ev.Object != nil {
-			l = ev.Object.GetLabels()
-		}
-		if ev.Type == watch.KubeEvent && ev.Kube != nil {
-			l = s.uidLabel[ev.Kube.Regarding.UID]
-		}
-		if !o.selector.Matches(labels.Set(l)) {
-			return false
-		}
-	}
-	return true
-}
-
-// learnResources hands a run's resource list (a header, an Informer line) to --resource.
-func (s *replayState) learnResources(rs []discovery.Resource, complete bool) error {
-	if s.o.resources == nil {
+// learnResources hands a run's whole resource list (a header, an Informer line) to --resource.
+func (s *replayState) learnResources(rs []discovery.Resource) error {
+	if s.filter.Resources == nil {
 		return nil
 	}
-	return s.o.resources.learn(rs, complete)
+	return s.filter.Resources.Learn(rs, true)
 }
 
 func headerResources(h *recording.Header) []discovery.Resource {
@@ -678,53 +572,10 @@ func headerResources(h *recording.Header) []discovery.Resource {
 	return out
 }
 
-// objectOf returns the object a line is about: object events, Reconciled keys, HotLoop and
-// HotLoopEnded lines.
-func objectOf(ev *watch.Event) (ns, name string, ok bool) {
-	switch {
-	case ev.Type.IsObject(), ev.Type == watch.HotLoop, ev.Type == watch.HotLoopEnded:
-		return ev.Namespace, ev.Name, true
-	case ev.Type == watch.KubeEvent && ev.Kube != nil: // about the object it regards
-		return ev.Kube.Regarding.Namespace, ev.Kube.Regarding.Name, true
-	case ev.Type == watch.Reconciled:
-		if n, rest, found := strings.Cut(ev.Key, "/"); found {
-			return n, rest, true
-		}
-		return "", ev.Key, true
-	}
-	return "", "", false
-}
-
-// pace sleeps until ev's recorded time, scaled by --speed, has come. It returns false when
-// interrupted.
-func (s *replayState) pace(at time.Time) bool {
-	if s.paceWall.IsZero() {
-		s.paceWall, s.paceRec = time.Now(), at
-		return true
-	}
-	wait := time.Until(s.paceWall.Add(time.Duration(float64(at.Sub(s.paceRec)) / s.o.Speed)))
-	if wait <= 0 {
-		return true
-	}
-	if s.p != nil {
-		if s.writeErr = s.p.Flush(); s.writeErr != nil {
-			return false
-		}
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-s.ctx.Done():
-		return false
-	}
-}
-
 // writeSummary prints the exit summary of what was shown, headed by the recording's span
 // rather than the replay's duration.
-func (s *replayState) writeSummary(name string) {
-	span := s.last.Sub(s.first).Round(time.Millisecond)
-	title := fmt.Sprintf("summary of %s (%s recorded, %d %s replayed)", printer.Escape(name), span, s.shown, plural(s.shown, "event", "events"))
+func (s *replayState) writeSummary() {
+	span := s.span.Last.Sub(s.span.First).Round(time.Millisecond)
+	title := fmt.Sprintf("summary of %s (%s recorded, %d %s replayed)", printer.Escape(s.name), span, s.shown, plural(s.shown, "event", "events"))
 	_ = printer.WriteSummary(s.o.ErrOut, title, s.summary)
 }

@@ -493,32 +493,6 @@ func TestReplaySpeed(t *testing.T) {
 	}
 }
 
-func TestParseBound(t *testing.T) {
-	first := time.Date(2026, 11, 21, 23, 50, 0, 0, time.Local)
-	tests := []struct {
-		in   string
-		want time.Time
-	}{
-		{"2026-11-21T05:40:00Z", time.Date(2026, 11, 21, 5, 40, 0, 0, time.UTC)},
-		{"2026-11-21T05:40:00.5+01:00", time.Date(2026, 11, 21, 4, 40, 0, 500000000, time.UTC)},
-		{"90s", first.Add(90 * time.Second)},
-		{"23:55:00", time.Date(2026, 11, 21, 23, 55, 0, 0, time.Local)},
-		{"00:05", time.Date(2026, 11, 22, 0, 5, 0, 0, time.Local)}, // after midnight: the next day
-		{"23:50:00.250", time.Date(2026, 11, 21, 23, 50, 0, 250000000, time.Local)},
-	}
-	for _, tt := range tests {
-		b, err := parseBound("--since", tt.in)
-		if err != nil {
-			t.Errorf("%s: %v", tt.in, err)
-			continue
-		}
-		b.resolve(first)
-		if !b.at.Equal(tt.want) {
-			t.Errorf("%s: %s, want %s", tt.in, b.at, tt.want)
-		}
-	}
-}
-
 // Events (--events) are kept or filtered by the object they regard: a name, a namespace or a
 // label selector given to replay keeps the Events about what it keeps, and only those.
 func TestReplayFiltersEventsByRegarding(t *testing.T) {

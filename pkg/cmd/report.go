@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"k8s.io/kubectl/pkg/util/templates"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -48,7 +50,7 @@ func NewCmdReport(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report FILE [-o report.html]",
 		Short: "Turn a recording into one self-contained HTML page: timeline, markers, queues, objects",
-		Long: `Turn a recording made with 'kubectl informer watch --record FILE' (or saved '-o json'
+		Long: templates.LongDesc(`Turn a recording made with 'kubectl informer watch --record FILE' (or saved '-o json'
 output) into one HTML page that loads nothing from anywhere: it opens from a mail attachment
 or a ticket. It shows events per second per resource by where they came from (watch, initial
 list, relist, resync), markers for watch restarts and closes, errors, relists, syncs, hot
@@ -58,8 +60,8 @@ recording's header. FILE '-' reads standard input. The cluster is not contacted.
 
 Without -o the page goes to standard output, unless that is a terminal ('-o -' forces it).
 A damaged line is left out and said on stderr (exit 1, the report is still written); input
-that is not a recording writes nothing. See docs/report.md.`,
-		Example: reportExample,
+that is not a recording writes nothing. See docs/report.md.`),
+		Example: templates.Examples(reportExample),
 		Args: func(_ *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 
+	"k8s.io/kubectl/pkg/util/templates"
+
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -28,9 +30,9 @@ func NewCmdInformer(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "informer",
 		Short: "See what a controller's informer receives, live",
-		Long: `kubectl informer shows, one line per event, what a client-go informer receives:
+		Long: templates.LongDesc(`kubectl informer shows, one line per event, what a client-go informer receives:
 adds, updates and deletes with their resourceVersions and where each came from
-(initial list, watch, relist, resync), tombstones, bookmarks and watch restarts.`,
+(initial list, watch, relist, resync), tombstones, bookmarks and watch restarts.`),
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl informer",
 		},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/kubectl/pkg/util/templates"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -39,11 +41,12 @@ func NewCmdVersion(configFlags *genericclioptions.ConfigFlags, streams genericio
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the plugin's version, and the server's when reachable",
-		Long: `Print the plugin's version, commit and build date, the client-go and Go versions it was
+		Long: templates.LongDesc(`Print the plugin's version, commit and build date, the client-go and Go versions it was
 built with, its platform, and the API server's version when the server answers within 5s
-(or --request-timeout). With --client the server is not contacted.`,
-		Example: `  kubectl informer version
-  kubectl informer version --client -o json`,
+(or --request-timeout). With --client the server is not contacted.`),
+		Example: templates.Examples(`
+  kubectl informer version
+  kubectl informer version --client -o json`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "" && output != "json" {

@@ -9,13 +9,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/kubectl/pkg/util/templates"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
@@ -51,20 +55,16 @@ type WatchOptions struct {
 	AllNamespaces bool
 	LabelSelector string
 	FieldSelector string
-	Output        string
 	Timeout       time.Duration
 	Resync        time.Duration
-	ShowBookmarks bool
-	ShowSecrets   bool
-	Color         string
 
-	Workers        int
-	ReconcileTime  time.Duration
-	FailRate       float64
-	RateLimiter    string
-	Predicates     []string
-	ShowReconciles bool
-	NoSummary      bool
+	// Display holds the flags watch shares with replay: output, color, --types, --predicate...
+	Display *DisplayFlags
+
+	Workers       int
+	ReconcileTime time.Duration
+	FailRate      float64
+	RateLimiter   string
 
 	Record       string
 	SyncTimeout  time.Duration
@@ -78,14 +78,8 @@ type WatchOptions struct {
 	Noise   *NoiseFlags
 	API     APIOptions
 
-	Types          []string
-	Diff           string
-	HotLoopUpdates int
-	HotLoopWindow  time.Duration
-	Order          string
-	OrderWindow    time.Duration
-	Timestamps     string
-	NoHeaders      bool
+	Order       string
+	OrderWindow time.Duration
 
 	Owned          bool
 	OwnedResources []string
@@ -94,14 +88,11 @@ type WatchOptions struct {
 	resourceArg string
 	name        string
 	namespace   string
-	useColor    bool
-	types       map[watch.Type]bool // --types; nil: every type
-	predicates  []watch.Predicate
 }
 
 // NewWatchOptions returns options with their defaults.
 func NewWatchOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
-	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Color: "auto", Workers: 1, RateLimiter: "default", Metrics: NewMetricsOptions(), Noise: NewNoiseFlags(), SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
+	return &WatchOptions{configFlags: configFlags, IOStreams: streams, Display: NewDisplayFlags(), Workers: 1, RateLimiter: "default", Metrics: NewMetricsOptions(), Noise: NewNoiseFlags(), SyncTimeout: 60 * time.Second, OutputBuffer: outboxSize}
 }
 
 // NewCmdWatch returns `kubectl informer watch`.
@@ -110,7 +101,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	cmd := &cobra.Command{
 		Use:     "watch RESOURCE[,RESOURCE...] [NAME] | RESOURCE/NAME",
 		Short:   "Stream what an informer receives for one or more resources",
-		Example: watchExample,
+		Example: templates.Examples(watchExample),
 		// Resource names from the discovery cache, then object names.
 		ValidArgsFunction: completeWatchArgs(configFlags),
 		Args: func(_ *cobra.Command, args []string) error {
@@ -136,19 +127,12 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Watch across all namespaces. The --namespace flag is ignored.")
 	f.StringVarP(&o.LabelSelector, "selector", "l", o.LabelSelector, "Label selector to filter on (e.g. -l key1=value1,key2=value2); the informer's list and watch use it.")
 	f.StringVar(&o.FieldSelector, "field-selector", o.FieldSelector, "Field selector to filter on (e.g. --field-selector metadata.name=web).")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for human lines, wide (plus labels, controller owner, generation/observedGeneration, the state's message and the kind's own columns: node, IP, images, a CRD's priority-1 printer columns), json (one JSON object per line, see docs/json.md), yaml (one document per event), jsonpath=TEMPLATE, go-template=TEMPLATE (applied to each event's JSON record; also jsonpath-file, jsonpath-as-json, go-template-file).")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Stop after this long (e.g. 30s, 5m); 0 runs until interrupted.")
 	f.DurationVar(&o.Resync, "resync", o.Resync, "Resync period of the informer (0, the default, as most controllers run: no periodic resync).")
-	f.BoolVar(&o.ShowBookmarks, "show-bookmarks", o.ShowBookmarks, "Show BOOKMARK events in human output (always present in -o json).")
-	f.BoolVar(&o.ShowSecrets, "show-secrets", o.ShowSecrets, "Show Secret values instead of redacting them.")
-	f.StringVar(&o.Color, "color", o.Color, "Color human output: auto (a terminal, NO_COLOR unset), always or never.")
 	f.IntVar(&o.Workers, "workers", o.Workers, "Simulated workers draining the workqueue behind the informer.")
 	f.DurationVar(&o.ReconcileTime, "reconcile-time", o.ReconcileTime, "Simulated work per key (e.g. 200ms).")
 	f.Float64Var(&o.FailRate, "fail-rate", o.FailRate, "Fraction (0..1) of reconciles that fail and are requeued rate-limited.")
 	f.StringVar(&o.RateLimiter, "rate-limiter", o.RateLimiter, "Workqueue rate limiter: "+strings.Join(watch.RateLimiters, ", ")+" (client-go's constructors; default is DefaultTypedControllerRateLimiter).")
-	f.StringArrayVar(&o.Predicates, "predicate", o.Predicates, predicateUsage+" The summary says how many reconciles they saved (a shadow queue is fed every event).")
-	f.BoolVar(&o.ShowReconciles, "show-reconciles", o.ShowReconciles, "Show the simulated workqueue: Reconciled lines and the queue=N column (on whenever a worker flag is set; without it -o json has no Reconciled lines either).")
-	f.BoolVar(&o.NoSummary, "no-summary", o.NoSummary, "Do not print the exit summary on stderr.")
 	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost (no status: the only state a line shows is Terminating). For huge resources.")
 	f.BoolVar(&o.DropManaged, "drop-managed-fields", o.DropManaged, "Drop metadata.managedFields before objects are cached (an informer transform): much less memory on big clusters, but no manager attribution and objects without managedFields.")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "Write a CPU profile of the run to this file (for make bench and bug reports).")
@@ -162,19 +146,12 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	o.Metrics.AddFlags(f)
 	o.Noise.AddFlags(f)
 	o.API.AddFlags(f)
-	f.StringVar(&o.Diff, "diff", o.Diff, "Show what each update changed: inline (changed fields with old → new; the default when --diff is given alone) or full (also a unified YAML diff).")
-	f.Lookup("diff").NoOptDefVal = "inline"
-	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", 10, "Report a HotLoop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns; 0 turns hot-loop detection off.")
-	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", 30*time.Second, "The window of --hot-loop-updates; a hot loop ends when a window passes without an update.")
 	f.StringVar(&o.Order, "order", "rv", "Order of the lines of several resources: rv (hold each line up to --order-window and put live watch events in the server's resourceVersion order) or arrival (as each informer delivers them).")
 	f.DurationVar(&o.OrderWindow, "order-window", 100*time.Millisecond, "How long --order rv holds a line to find earlier events of other resources.")
-	f.StringVar(&o.Timestamps, "timestamps", "absolute", "Time column of human output: absolute (wall clock), relative (since the first event) or none.")
-	f.BoolVar(&o.NoHeaders, "no-headers", o.NoHeaders, "Leave out the # header line of human output.")
 	f.BoolVar(&o.Owned, "owned", o.Owned, "Also watch what the watched objects own, recursively by ownerReferences (Deployment → ReplicaSets → Pods, StatefulSet and DaemonSet → Pods and ControllerRevisions, CronJob → Jobs → Pods, Service → EndpointSlices, plus --owned-resources); each owned line carries its owner chain. Owned informers start as owners appear, in the same namespace scope, with the named owner's label selector when there is one.")
 	f.StringSliceVar(&o.OwnedResources, "owned-resources", o.OwnedResources, "With --owned, more resources the watched objects may own (e.g. what a custom resource's operator creates: --owned-resources deployments,configmaps).")
 	f.BoolVar(&o.Events, "events", o.Events, "Merge the Events (events.k8s.io/v1) regarding the shown objects into the stream as KubeEvent lines: reason, note, Normal or Warning, the reporting controller.")
-	addTypesFlag(cmd, &o.Types, " --record and the exit summary still get every line.")
-	registerWatchFlagCompletions(cmd)
+	o.Display.AddFlags(cmd)
 	return cmd
 }
 
@@ -207,10 +184,9 @@ func (o *WatchOptions) Complete(cmd *cobra.Command, args []string) error {
 	// Simulating workers is asking to see them.
 	for _, name := range []string{"workers", "reconcile-time", "fail-rate", "rate-limiter", "predicate"} {
 		if cmd != nil && cmd.Flags().Changed(name) {
-			o.ShowReconciles = true
+			o.Display.ShowReconciles = true
 		}
 	}
-	o.useColor = wantColor(o.Color, o.Out)
 	return nil
 }
 
@@ -228,7 +204,7 @@ func (o *WatchOptions) Validate() error {
 	if o.Resync < 0 {
 		return fmt.Errorf("--resync must be >= 0, got %s", o.Resync)
 	}
-	if err := validateDisplay(o.Output, o.Color, o.Diff, o.Timestamps, o.HotLoopUpdates, o.HotLoopWindow); err != nil {
+	if err := o.Display.Validate(); err != nil {
 		return err
 	}
 	if o.Order != "" && o.Order != "rv" && o.Order != "arrival" {
@@ -267,14 +243,6 @@ func (o *WatchOptions) Validate() error {
 	if _, err := fields.ParseSelector(o.FieldSelector); err != nil {
 		return fmt.Errorf("invalid field selector %q: %w", o.FieldSelector, err)
 	}
-	types, err := parseTypes(o.Types)
-	if err != nil {
-		return err
-	}
-	o.types = types
-	if o.predicates, err = watch.ParsePredicates(o.Predicates); err != nil {
-		return err
-	}
 	return nil
 }
 
@@ -300,29 +268,87 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	return o.run(ctx)
 }
 
+// run is the data path, top to bottom: resolve the resources and build the clients, configure
+// the informers, open the recording, start the scrapers and the informers, run the event loop,
+// exit.
 func (o *WatchOptions) run(ctx context.Context) error {
-	dc, err := o.configFlags.ToDiscoveryClient()
+	t, err := o.resolveTargets(ctx)
 	if err != nil {
 		return err
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	cfg, reorder, err := o.informerConfig(t)
+	if err != nil {
+		return err
+	}
+	rec, err := o.openRecording(t)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		defer rec.Close()
+	}
+	// The scrapes end with the watch, also when it ends by itself (an error).
+	scrapeCtx, stopScrapes := context.WithCancel(ctx)
+	defer stopScrapes()
+	scrapers, err := o.Metrics.start(scrapeCtx, t.restCfg, o.configFlags, o.namespace, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
+	if err != nil {
+		return err
+	}
+	events := make(chan watch.Event, 1024)
+	done := make(chan error, 1)
+	go func() { done <- watch.Run(ctx, cfg, events) }()
+
+	l := o.newWatchLoop(ctx, cancel, t, rec)
+	l.scrapers, l.stopScrapes, l.reorder, l.predStats = scrapers, stopScrapes, reorder, cfg.PredicateStats
+	l.run(events)
+	return l.exit(done)
+}
+
+// watchTargets is what a watch resolves before it starts: the server, the resources (the
+// watched ones, those --owned and --events follow) and the clients.
+type watchTargets struct {
+	server    *version.Info
+	resources []discovery.Resource
+	owned     *discovery.Owned    // --owned; nil without it
+	eventsRes *discovery.Resource // --events; nil without it
+	restCfg   *rest.Config
+	client    dynamic.Interface
+	stats     *apistats.Recorder
+}
+
+// resolveTargets asks the server what the arguments name, builds the clients and reads what the
+// printer needs from the API (CRD printer columns), once.
+func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error) {
+	dc, err := o.configFlags.ToDiscoveryClient()
+	if err != nil {
+		return nil, err
 	}
 	// One cheap request first: an unreachable server fails here, within --request-timeout,
 	// instead of the informer retrying forever behind a disk-cached discovery.
 	sv, err := dc.ServerVersion()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mapper, err := o.configFlags.ToRESTMapper()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resolver := &discovery.Resolver{Mapper: mapper, Discovery: dc}
 	resources, err := resolver.ResolveList(o.resourceArg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	restCfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// --request-timeout bounds discovery and the version check; a watch is long by design.
 	restCfg = dynamicConfig(restCfg)
@@ -332,12 +358,12 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	o.API.instrument(restCfg, stats)
 	client, err := dynamic.NewForConfig(restCfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var owned *discovery.Owned
 	if o.Owned {
 		if owned, err = resolver.ResolveOwned(resources, o.OwnedResources); err != nil {
-			return err
+			return nil, err
 		}
 		if len(owned.Resources) == 0 {
 			fmt.Fprintf(o.ErrOut, "warning: --owned: nothing is known to be owned by %s; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)\n", o.resourceArg)
@@ -347,7 +373,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if o.Events {
 		res, err := resolver.Resolve("events.v1.events.k8s.io")
 		if err != nil {
-			return fmt.Errorf("--events: %w", err)
+			return nil, fmt.Errorf("--events: %w", err)
 		}
 		eventsRes = &res
 	}
@@ -356,7 +382,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	stats.Resolve = apf.resolve
 	if o.API.ListMode == watch.ListModeWatchList {
 		if err := watch.EnableWatchList(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// A custom resource's state shows its CRD's printer columns: read once, here, so that the
@@ -382,26 +408,24 @@ func (o *WatchOptions) run(ctx context.Context) error {
 			owned.Children[gk] = kids
 		}
 	}
+	return &watchTargets{server: sv, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
+}
 
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
+// informerConfig is the informers' configuration, and the hold that puts their lines back in
+// the server's order.
+func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reorder, error) {
 	var mdClient metadata.Interface
+	var err error
 	if o.MetadataOnly {
-		if mdClient, err = metadata.NewForConfig(restCfg); err != nil {
-			return err
+		if mdClient, err = metadata.NewForConfig(t.restCfg); err != nil {
+			return watch.Config{}, nil, err
 		}
 	}
 	cfg := watch.Config{
 		Metadata:          mdClient,
 		DropManagedFields: o.DropManaged,
-		Client:            client,
-		Resources:         resources,
+		Client:            t.client,
+		Resources:         t.resources,
 		Namespace:         o.namespace,
 		LabelSelector:     o.LabelSelector,
 		FieldSelector:     o.fieldSelector(),
@@ -411,15 +435,15 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		Queue: watch.QueueConfig{
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},
-		Predicates: o.predicates,
-		Owned:      owned,
-		Events:     eventsRes,
-		Stats:      stats,
+		Predicates: o.Display.predicates,
+		Owned:      t.owned,
+		Events:     t.eventsRes,
+		Stats:      t.stats,
 		ListMode:   o.API.ListMode,
 		PageSize:   o.API.ChunkSize,
 	}
 	cfg.QPS, cfg.Burst = o.API.limits()
-	if len(o.predicates) > 0 {
+	if len(o.Display.predicates) > 0 {
 		cfg.PredicateStats = &watch.PredicateStats{}
 	}
 	// Lines of several resources come from several watch streams; put them back in the
@@ -430,45 +454,56 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		reorder.InFlight = watch.NewInFlight()
 		cfg.InFlight = reorder.InFlight
 	}
-	var rec *recording.Writer
-	if o.Record != "" {
-		rec, err = printer.NewRecorder(o.Record, recording.Header{ServerVersion: sv.GitVersion, Flags: o.recordedFlags()},
-			resources, o.ShowSecrets, Version)
-		if err != nil {
-			return err
-		}
-		defer rec.Close()
-	}
-	// The scrapes end with the watch, also when it ends by itself (an error).
-	scrapeCtx, stopScrapes := context.WithCancel(ctx)
-	defer stopScrapes()
-	scrapers, err := o.Metrics.start(scrapeCtx, restCfg, o.configFlags, o.namespace, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
-	if err != nil {
-		return err
-	}
-	events := make(chan watch.Event, 1024)
-	done := make(chan error, 1)
-	go func() { done <- watch.Run(ctx, cfg, events) }()
-	var eventsIn <-chan watch.Event = events // set to nil once closed
+	return cfg, reorder, nil
+}
 
-	omitReconciles := !o.ShowReconciles && !o.types[watch.Reconciled]
-	p := printer.New(o.Out, printer.Options{
-		Output:         o.Output,
-		Color:          o.useColor,
-		ShowBookmarks:  o.ShowBookmarks || o.types[watch.Bookmark],
-		ShowSecrets:    o.ShowSecrets,
-		ShowReconciles: o.ShowReconciles || o.types[watch.Reconciled],
-		// The ApiStats lines at exit: in human output with --api-stats only.
-		ShowAPIStats:   o.API.Interval > 0 || o.types[watch.ApiStats],
-		QueueColumn:    o.ShowReconciles,
-		OmitReconciles: omitReconciles,
-		PluginVersion:  Version,
-		Diff:           o.Diff,
-		Timestamps:     o.Timestamps,
-		NoHeaders:      o.NoHeaders,
-		ErrOut:         o.ErrOut,
-	})
-	var stdoutGone atomic.Bool
+// openRecording opens --record's file; nil without it.
+func (o *WatchOptions) openRecording(t *watchTargets) (*recording.Writer, error) {
+	if o.Record == "" {
+		return nil, nil
+	}
+	return printer.NewRecorder(o.Record, recording.Header{ServerVersion: t.server.GitVersion, Flags: o.recordedFlags()},
+		t.resources, o.Display.ShowSecrets, Version)
+}
+
+// watchLoop is a watch's way from the informers to stdout: the analysis stages, the
+// recording, the summary, and the outbox a writer goroutine drains to the printer.
+type watchLoop struct {
+	o           *WatchOptions
+	ctx         context.Context
+	cancel      context.CancelFunc
+	t           *watchTargets
+	rec         *recording.Writer
+	scrapers    *scrapers
+	stopScrapes context.CancelFunc
+	reorder     *watch.Reorder
+	predStats   *watch.PredicateStats
+
+	p              *printer.Printer
+	omitReconciles bool
+	step           *analysis.Step
+	stdoutGone     *atomic.Bool
+	start          time.Time
+	summary        *analysis.Summary
+	stage          *noiseStage
+	outbox         *printer.Outbox
+	progress       *printer.ProgressLine
+	printed        chan error
+	recErr         error
+}
+
+// newWatchLoop makes the printer, the stages and the outbox, and starts the writer goroutine.
+func (o *WatchOptions) newWatchLoop(ctx context.Context, cancel context.CancelFunc, t *watchTargets, rec *recording.Writer) *watchLoop {
+	d := o.Display
+	omitReconciles := !d.ShowReconciles && !d.NamesType(watch.Reconciled)
+	popts := d.ToOptions(o.Out, o.ErrOut)
+	// The ApiStats lines at exit: in human output with --api-stats only.
+	popts.ShowAPIStats = o.API.Interval > 0 || d.NamesType(watch.ApiStats)
+	popts.QueueColumn = d.ShowReconciles
+	popts.OmitReconciles = omitReconciles
+	popts.PluginVersion = Version
+	p := printer.New(o.Out, popts)
+	stdoutGone := new(atomic.Bool)
 	watchClosedStdout(ctx, o.Out, func() {
 		stdoutGone.Store(true)
 		cancel()
@@ -478,21 +513,21 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// outbox (adds and updates dropped or folded, counted; deletes, lifecycle lines and
 	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
 	// instead, saying so once per streak.
-	lossy := o.Output == "" || o.Output == "wide"
+	lossy := d.OutputFormat().IsHuman()
 	// Human output hides noise (counted); JSON and the recording keep every line.
 	summary.HidesNoise = lossy
 	stage := newNoiseStage(o.Noise, lossy)
 	// Every update is analyzed once, here, for every output (pkg/analysis).
 	step := analysis.New(analysis.Config{
-		Filter: o.Noise.filter, HotLoopUpdates: o.HotLoopUpdates, HotLoopWindow: o.HotLoopWindow,
-		Changes: o.Diff != "" || stage.folds(),
+		Filter: o.Noise.filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
+		Changes: d.Diff != "" || stage.folds(),
 	})
 	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
 		if lossy {
 			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
 			return
 		}
-		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", o.Output)
+		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", d.Output)
 	})
 	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
 	// clears it before it writes a line.
@@ -503,13 +538,28 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	}
 	printed := make(chan error, 1)
 	go func() { printed <- drainOutbox(outbox, p, cancel, clearProgress) }()
+	return &watchLoop{o: o, ctx: ctx, cancel: cancel, t: t, rec: rec, p: p, omitReconciles: omitReconciles, step: step,
+		stdoutGone: stdoutGone, start: start, summary: summary, stage: stage, outbox: outbox, progress: progress, printed: printed}
+}
+
+// run is the event loop: every line of the informers, the scrapers and the API accounting goes
+// through the analysis stages to the recording, the summary and the outbox, until the informers
+// end; then what the stages hold is flushed.
+func (l *watchLoop) run(events <-chan watch.Event) {
+	o, d, cancel := l.o, l.o.Display, l.cancel
+	p, rec, omitReconciles, step, stdoutGone := l.p, l.rec, l.omitReconciles, l.step, l.stdoutGone
+	summary, stage, outbox, progress := l.summary, l.stage, l.outbox, l.progress
+	resources, owned, eventsRes, stats := l.t.resources, l.t.owned, l.t.eventsRes, l.t.stats
+	reorder, scrapers := l.reorder, l.scrapers
+	eventsIn := events // set to nil once closed
 	var recErr error
+	defer func() { l.recErr = recErr }()
 	shows := func(ev *watch.Event) bool {
 		t := ev.Type
 		if t == watch.Folded { // stands for updates
 			t = watch.Updated
 		}
-		return p.Shows(ev) && (o.types == nil || o.types[t])
+		return p.Shows(ev) && d.ShowsType(t)
 	}
 	show := func(evs []watch.Event) {
 		for i := range evs {
@@ -630,14 +680,21 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 	}
 	summary.Ongoing = step.Ongoing(time.Now())
-	if cfg.PredicateStats != nil {
-		summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
+	if l.predStats != nil {
+		summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: l.predStats.Unfiltered.Load()}
 	}
+}
+
+// exit waits for the scrapers, stdout and the informers, closes the recording and prints the
+// summary.
+func (l *watchLoop) exit(done <-chan error) error {
+	o, d, ctx, rec, recErr, summary := l.o, l.o.Display, l.ctx, l.rec, l.recErr, l.summary
+	stopScrapes, scrapers, outbox, printed, stdoutGone := l.stopScrapes, l.scrapers, l.outbox, l.printed, l.stdoutGone
 	stopScrapes()
 	scrapers.Wait()
 	outbox.Close()
 	writeErr := waitPrinted(ctx, printed, outbox)
-	err = <-done
+	err := <-done
 	if err == nil && recErr != nil {
 		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)
 	}
@@ -647,8 +704,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		}
 	}
 	// A reader that went away (| head) ends the run quietly.
-	if err == nil && writeErr == nil && !stdoutGone.Load() && !o.NoSummary {
-		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(start).Round(time.Millisecond).String(), summary)
+	if err == nil && writeErr == nil && !stdoutGone.Load() && !d.NoSummary {
+		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(l.start).Round(time.Millisecond).String(), summary)
 	}
 	return err
 }
@@ -676,11 +733,11 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"reconcile-time":  o.ReconcileTime.String(),
 		"fail-rate":       fmt.Sprint(o.FailRate),
 		"rate-limiter":    o.RateLimiter,
-		"predicate":       predicateList(o.predicates),
-		"show-secrets":    fmt.Sprint(o.ShowSecrets),
+		"predicate":       predicateList(o.Display.predicates),
+		"show-secrets":    fmt.Sprint(o.Display.ShowSecrets),
 		"timeout":         o.Timeout.String(),
 		"sync-timeout":    o.SyncTimeout.String(),
-		"hot-loop":        fmt.Sprintf("%d updates in %s", o.HotLoopUpdates, o.HotLoopWindow),
+		"hot-loop":        fmt.Sprintf("%d updates in %s", o.Display.HotLoopUpdates, o.Display.HotLoopWindow),
 		"order":           fmt.Sprintf("%s (window %s)", o.Order, o.orderWindow()),
 		"metadata-only":   fmt.Sprint(o.MetadataOnly),
 		"drop-managed":    fmt.Sprint(o.DropManaged),

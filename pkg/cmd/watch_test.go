@@ -26,7 +26,7 @@ func TestWatchValidateTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := NewWatchOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
-			o.resourceArg, o.Types, o.HotLoopUpdates, o.HotLoopWindow = "cm", tt.types, 10, 30e9
+			o.resourceArg, o.Display.Types = "cm", tt.types
 			err := o.Validate()
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -37,7 +37,7 @@ func TestWatchValidateTypes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, o.types); diff != "" {
+			if diff := cmp.Diff(tt.want, o.Display.types); diff != "" {
 				t.Errorf("types (-want +got):\n%s", diff)
 			}
 		})
@@ -66,7 +66,7 @@ func TestWatchValidateOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := NewWatchOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
-			o.resourceArg, o.HotLoopUpdates, o.HotLoopWindow = tt.resources, 10, 30e9
+			o.resourceArg = tt.resources
 			o.Order, o.OrderWindow = tt.order, time.Duration(tt.window*float64(time.Second))
 			o.Owned, o.Events, o.OwnedResources = tt.owned, tt.events, tt.ownedResources
 			err := o.Validate()

@@ -43,7 +43,7 @@ func TestHotLoopEndedLine(t *testing.T) {
 	}
 	ev := ended[0]
 	sum.Add(&ev)
-	for _, out := range []string{"", "json"} {
+	for _, out := range []OutputFormat{"", "json"} {
 		var b bytes.Buffer
 		p := New(&b, Options{Output: out, Timestamps: "none"})
 		if err := p.Print(&ev); err != nil {

@@ -216,7 +216,7 @@ func (o *Outbox) Len() int {
 // Shows reports whether p prints anything for ev, so that hidden events (bookmarks and
 // reconciles in human output, unless asked for) neither fill an outbox nor count as dropped.
 func (p *Printer) Shows(ev *watch.Event) bool {
-	if p.opts.Output != "" && p.opts.Output != "wide" {
+	if !p.opts.Output.IsHuman() {
 		return ev.Type != watch.Reconciled || !p.opts.OmitReconciles
 	}
 	switch ev.Type {

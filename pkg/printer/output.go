@@ -44,24 +44,21 @@ func AllowedOutputs() []string {
 	return f
 }
 
-// ValidateOutput checks an -o value the way kubectl does, parsing templates; its errors are
-// kubectl's ("error parsing jsonpath {.x, unclosed action").
-func ValidateOutput(output string) error {
-	_, _, err := parseOutput(output)
-	return err
-}
+// ValidateOutput checks an -o value as OutputFormat.Validate does.
+func ValidateOutput(output string) error { return OutputFormat(output).Validate() }
 
-func parseOutput(output string) (outputKind, printers.ResourcePrinter, error) {
-	switch output {
-	case "":
+func parseOutput(f OutputFormat) (outputKind, printers.ResourcePrinter, error) {
+	switch f {
+	case OutputHuman:
 		return outputHuman, nil, nil
-	case "wide":
+	case OutputWide:
 		return outputWide, nil, nil
-	case "json":
+	case OutputJSON:
 		return outputJSON, nil, nil
-	case "yaml":
+	case OutputYAML:
 		return outputYAML, nil, nil
 	}
+	output := string(f)
 	format, _, _ := strings.Cut(output, "=")
 	allowMissingKeys := true
 	switch {

@@ -20,11 +20,8 @@ import (
 
 // Options says how events are printed.
 type Options struct {
-	// Output is "" (human), "wide" (human with labels, owner and generations), "json", "yaml",
-	// or a template: "jsonpath=...", "jsonpath-file=...", "jsonpath-as-json=...",
-	// "go-template=...", "go-template-file=...", "template=...", "templatefile=..."
-	// (ValidateOutput checks it).
-	Output        string
+	// Output is the -o format (OutputFormat.Validate checks it).
+	Output        OutputFormat
 	Color         bool
 	ShowBookmarks bool
 	ShowSecrets   bool

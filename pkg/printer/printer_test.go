@@ -174,7 +174,7 @@ func secretEvent() watch.Event {
 }
 
 func TestSecretsRedacted(t *testing.T) {
-	for _, output := range []string{"", "json"} {
+	for _, output := range []OutputFormat{"", "json"} {
 		ev := secretEvent()
 		info := watch.Event{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Resources: []discovery.Resource{secrets}}}
 		out := render(t, Options{Output: output}, []watch.Event{info, ev})
@@ -505,7 +505,7 @@ func TestTemplateErrors(t *testing.T) {
 		if err := ValidateOutput(output); err == nil || err.Error() != want {
 			t.Errorf("ValidateOutput(%q) = %v, want %q", output, err, want)
 		}
-		if err := New(io.Discard, Options{Output: output}).Print(&events[0]); err == nil {
+		if err := New(io.Discard, Options{Output: OutputFormat(output)}).Print(&events[0]); err == nil {
 			t.Errorf("Print with -o %q did not fail", output)
 		}
 	}

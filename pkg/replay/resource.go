@@ -1,4 +1,4 @@
-package cmd
+package replay
 
 import (
 	"errors"
@@ -11,10 +11,11 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
-// resourceFilter is replay's --resource: names resolved as watch resolves them (short names,
-// singular, kinds, resource.group, resource.version.group), against the resources the recording
-// itself names, since no server is asked.
-type resourceFilter struct {
+// ResourceFilter keeps the lines of some resources of a recording (replay's --resource): names
+// resolved as watch resolves them (short names, singular, kinds, resource.group,
+// resource.version.group), against the resources the recording itself names, since no server
+// is asked.
+type ResourceFilter struct {
 	arg   string
 	known []discovery.Resource          // the recording's resources, in order of appearance
 	seen  map[schema.GroupResource]bool // known, as a set
@@ -22,14 +23,15 @@ type resourceFilter struct {
 	err   error                         // why arg does not resolve against known
 }
 
-func newResourceFilter(arg string) *resourceFilter {
-	return &resourceFilter{arg: arg, seen: map[schema.GroupResource]bool{}}
+// NewResourceFilter returns the filter for a comma-separated list of resource names.
+func NewResourceFilter(arg string) *ResourceFilter {
+	return &ResourceFilter{arg: arg, seen: map[schema.GroupResource]bool{}}
 }
 
-// learn adds resources the recording names (its header, an Informer line, an event) and resolves
+// Learn adds resources the recording names (its header, an Informer line, an event) and resolves
 // the argument again if any is new. complete says rs is a whole run's list: then an argument
 // that still does not resolve is an error.
-func (f *resourceFilter) learn(rs []discovery.Resource, complete bool) error {
+func (f *ResourceFilter) Learn(rs []discovery.Resource, complete bool) error {
 	added := false
 	for _, r := range rs {
 		gr := schema.GroupResource{Group: r.Group, Resource: r.Resource}
@@ -44,12 +46,12 @@ func (f *resourceFilter) learn(rs []discovery.Resource, complete bool) error {
 		f.resolve()
 	}
 	if complete {
-		return f.check()
+		return f.Check()
 	}
 	return nil
 }
 
-func (f *resourceFilter) resolve() {
+func (f *ResourceFilter) resolve() {
 	resolved, err := discovery.NewStaticResolver(f.known).ResolveList(f.arg)
 	if err != nil {
 		f.err = err
@@ -62,9 +64,9 @@ func (f *resourceFilter) resolve() {
 	}
 }
 
-// check returns the error for an argument the recording's resources do not answer to, in
+// Check returns the error for an argument the recording's resources do not answer to, in
 // kubectl's words, naming what the recording has.
-func (f *resourceFilter) check() error {
+func (f *ResourceFilter) Check() error {
 	if f.match != nil {
 		return nil
 	}
@@ -93,8 +95,8 @@ func (f *resourceFilter) check() error {
 	return errors.New(msg)
 }
 
-// matches reports whether a line about r is kept.
-func (f *resourceFilter) matches(r discovery.Resource) bool {
-	_ = f.learn([]discovery.Resource{r}, false)
+// Matches reports whether a line about r is kept.
+func (f *ResourceFilter) Matches(r discovery.Resource) bool {
+	_ = f.Learn([]discovery.Resource{r}, false)
 	return f.match[schema.GroupResource{Group: r.Group, Resource: r.Resource}]
 }
