@@ -219,7 +219,7 @@ type replayState struct {
 	p        *printer.Printer
 	pOpts    printer.Options // PluginVersion and ShowSecrets set by setPrinter
 	redacted bool            // the recording's Secret values were redacted when recorded
-	step     *analysis.Step // changes, attribution, noise marks and, with --hot-loop-*, hot loops
+	step     *analysis.Step  // changes, attribution, noise marks and, with --hot-loop-*, hot loops
 	analyzed []watch.Event   // what the step handed on for the current line
 	summary  *analysis.Summary
 	preds    *predicateCheck  // --predicate
