@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/cmd"
+	"github.com/kubectl-informer/kubectl-informer/internal/cmd"
 )
 
 func main() {

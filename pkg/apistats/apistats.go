@@ -157,7 +157,7 @@ type counters struct {
 // Recorder accounts for a run's API requests. Its methods are safe for concurrent use, and a nil
 // Recorder does nothing.
 type Recorder struct {
-	// Resolve turns APF UIDs into names (pkg/cmd reads flowschemas and prioritylevelconfigurations);
+	// Resolve turns APF UIDs into names (internal/cmd reads flowschemas and prioritylevelconfigurations);
 	// nil leaves them unresolved. Set before the first request.
 	Resolve func(ctx context.Context, a APF) APF
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/internal/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -71,7 +71,7 @@ func TestDecodeErrors(t *testing.T) {
 func FuzzDecodeLine(f *testing.F) {
 	names, _ := filepath.Glob(filepath.Join("..", "printer", "testdata", "*.ndjson"))
 	if len(names) == 0 {
-		f.Fatal("no seeds: pkg/printer/testdata/*.ndjson")
+		f.Fatal("no seeds: internal/printer/testdata/*.ndjson")
 	}
 	for _, name := range names {
 		b, err := os.ReadFile(name)

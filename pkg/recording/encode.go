@@ -3,7 +3,7 @@
 // line. It encodes a watch.Event to its line (Encode), decodes a line back (DecodeLine, and
 // Decoder for a whole stream), and writes recording files (Writer). What a line says beyond
 // the event (an object's state, who made an update, Secret redaction) the caller derives:
-// pkg/printer does, through Options.Derive.
+// internal/printer does, through Options.Derive.
 package recording
 
 import (
@@ -241,7 +241,7 @@ type Options struct {
 	// stream, and whether its Secret values are redacted.
 	PluginVersion   string
 	SecretsRedacted bool
-	// Derive gives an object line's object as written and what was read from it (pkg/printer's
+	// Derive gives an object line's object as written and what was read from it (internal/printer's
 	// Printer.Derive). Nil: the object as it is, and nothing derived.
 	Derive func(ev *watch.Event) Derived
 }
@@ -250,7 +250,7 @@ type Options struct {
 type Derived struct {
 	// Object is the object as written: with Secret values redacted unless they are shown.
 	Object map[string]any
-	// State is the object's state (pkg/state); nil for objects that say nothing about it.
+	// State is the object's state (internal/state); nil for objects that say nothing about it.
 	State *State
 	// Update is set on an update that changed the object (watch.Event.IsChange).
 	Update *Update

@@ -1,5 +1,5 @@
 // Package watch runs informers for resolved resources and emits what they receive as typed
-// events on a channel. It never prints: pkg/printer turns events into lines.
+// events on a channel. It never prints: internal/printer turns events into lines.
 package watch
 
 import (

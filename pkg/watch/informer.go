@@ -22,7 +22,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
-// Config is everything the informers need; pkg/cmd builds it from flags.
+// Config is everything the informers need; internal/cmd builds it from flags.
 type Config struct {
 	Client dynamic.Interface
 	// Metadata, when set, serves every resource through the metadata client instead

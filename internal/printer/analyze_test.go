@@ -3,7 +3,7 @@ package printer
 import (
 	"io"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

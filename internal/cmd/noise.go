@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/noise"
+	"github.com/kubectl-informer/kubectl-informer/internal/noise"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

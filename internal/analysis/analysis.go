@@ -1,7 +1,7 @@
 // Package analysis is the one step between the informer (or a recording's reader) and every
 // output: for each event it computes what an update changed (once, and only when a consumer
 // needs it), who made it (replayed updates; the informer attributes live ones), marks noise
-// (pkg/noise's Filter) and finds hot loops, and hands the results on typed in the event
+// (internal/noise's Filter) and finds hot loops, and hands the results on typed in the event
 // (Changes, Attribution, Ignored, OutOfFocus, HotLoop). The printer, the recorder, the report
 // and the summary only read them. It never prints.
 package analysis
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
-	"github.com/kubectl-informer/kubectl-informer/pkg/noise"
+	"github.com/kubectl-informer/kubectl-informer/internal/noise"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

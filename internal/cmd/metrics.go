@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/portforward"
+	"github.com/kubectl-informer/kubectl-informer/internal/portforward"
 	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )

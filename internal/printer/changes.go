@@ -27,7 +27,7 @@ type updateInfo struct {
 func IsChange(ev *watch.Event) bool { return ev.IsChange() }
 
 // updateOf returns what ev changed, or nil when it is not a change (see IsChange): the
-// analysis step's attribution and changes (pkg/analysis), with the changed Secret values
+// analysis step's attribution and changes (internal/analysis), with the changed Secret values
 // marked for redaction and, for --diff=full, the unified diff.
 func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 	if !IsChange(ev) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/noise"
+	"github.com/kubectl-informer/kubectl-informer/internal/noise"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -21,10 +21,10 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/internal/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -517,7 +517,7 @@ func (o *WatchOptions) newWatchLoop(ctx context.Context, cancel context.CancelFu
 	// Human output hides noise (counted); JSON and the recording keep every line.
 	summary.HidesNoise = lossy
 	stage := newNoiseStage(o.Noise, lossy)
-	// Every update is analyzed once, here, for every output (pkg/analysis).
+	// Every update is analyzed once, here, for every output (internal/analysis).
 	step := analysis.New(analysis.Config{
 		Filter: o.Noise.filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
 		Changes: d.Diff != "" || stage.folds(),

@@ -1,7 +1,7 @@
 package cmd
 
 import (
-	"github.com/kubectl-informer/kubectl-informer/pkg/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/state"
+	"github.com/kubectl-informer/kubectl-informer/internal/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -22,7 +22,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/internal/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
