@@ -415,6 +415,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		Stats:      stats,
 		ListMode:   o.API.ListMode,
 		PageSize:   o.API.ChunkSize,
+		REST:       restCfg,
+		Wire:       o.API.Wire,
 	}
 	cfg.QPS, cfg.Burst = o.API.limits()
 	if len(o.predicates) > 0 {
@@ -686,6 +688,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"only-path":       strings.Join(o.Noise.OnlyPaths, " "),
 		"list-mode":       o.API.ListMode,
 		"chunk-size":      fmt.Sprint(o.API.ChunkSize),
+		"wire":            o.API.Wire,
 		"qps":             fmt.Sprint(o.API.QPS),
 		"burst":           fmt.Sprint(o.API.Burst),
 		"api-stats":       o.API.Interval.String(),

@@ -146,24 +146,25 @@ type wireLine struct {
 	DelayMs float64 `json:"delayMs"`
 
 	// Informer.
-	PluginVersion         string           `json:"pluginVersion"`
-	ClientGoVersion       string           `json:"clientGoVersion"`
-	AtomicEvents          bool             `json:"atomicEvents"`
-	UnlockWhileProcessing bool             `json:"unlockWhileProcessing"`
-	WatchList             bool             `json:"watchList"`
-	ResyncPeriod          string           `json:"resyncPeriod"`
-	ResyncSeconds         float64          `json:"resyncSeconds"`
-	LabelSelector         string           `json:"labelSelector"`
-	FieldSelector         string           `json:"fieldSelector"`
-	SecretsRedacted       bool             `json:"secretsRedacted"`
-	MetadataOnly          bool             `json:"metadataOnly"`
-	DropManagedFields     bool             `json:"dropManagedFields"`
-	Resources             []resourceRecord `json:"resources"`
-	OwnedResources        []resourceRecord `json:"ownedResources"`
-	Events                bool             `json:"events"`
-	PageSize              int64            `json:"pageSize"`
-	QPS                   float32          `json:"qps"`
-	Burst                 int              `json:"burst"`
+	PluginVersion         string            `json:"pluginVersion"`
+	ClientGoVersion       string            `json:"clientGoVersion"`
+	AtomicEvents          bool              `json:"atomicEvents"`
+	UnlockWhileProcessing bool              `json:"unlockWhileProcessing"`
+	WatchList             bool              `json:"watchList"`
+	ResyncPeriod          string            `json:"resyncPeriod"`
+	ResyncSeconds         float64           `json:"resyncSeconds"`
+	LabelSelector         string            `json:"labelSelector"`
+	FieldSelector         string            `json:"fieldSelector"`
+	SecretsRedacted       bool              `json:"secretsRedacted"`
+	MetadataOnly          bool              `json:"metadataOnly"`
+	DropManagedFields     bool              `json:"dropManagedFields"`
+	Resources             []resourceRecord  `json:"resources"`
+	OwnedResources        []resourceRecord  `json:"ownedResources"`
+	Events                bool              `json:"events"`
+	PageSize              int64             `json:"pageSize"`
+	QPS                   float32           `json:"qps"`
+	Burst                 int               `json:"burst"`
+	Wires                 map[string]string `json:"wires"`
 }
 
 // DecodeEvent parses one line of the JSON contract (docs/json.md) back into the event it was
@@ -285,7 +286,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			UnlockWhileProcessing: w.UnlockWhileProcessing, WatchList: w.WatchList,
 			Namespace: w.Namespace, LabelSelector: w.LabelSelector, FieldSelector: w.FieldSelector,
 			MetadataOnly: w.MetadataOnly, DropManagedFields: w.DropManagedFields,
-			ListMode: w.ListMode, PageSize: w.PageSize, QPS: w.QPS, Burst: w.Burst,
+			ListMode: w.ListMode, PageSize: w.PageSize, QPS: w.QPS, Burst: w.Burst, Wires: w.Wires,
 		}
 		if len(w.Queue) > 0 && string(w.Queue) != "null" {
 			if err := json.Unmarshal(w.Queue, &info.Queue); err != nil {
