@@ -52,8 +52,13 @@ fuzz: ## a short run of every fuzz target
 
 # -p 1: test/dist cross-compiles five release archives; beside the real control plane of test/e2e
 # on two cores, both ran into their time limits.
+# Built-in resources come over protobuf by default; E2E_JSON_WIRE, the tests most sensitive to
+# the informer's data path, run a second time with everything on JSON (KUBECTL_INFORMER_WIRE
+# gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
+E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplay|TestReplayRelistIntoInformer|TestRealRollout|TestRealNamespaceDeletion|TestRealStateRollout|TestDisplayManagersAndChanges
 e2e: testcluster chromium ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/
 
 demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
