@@ -177,8 +177,13 @@ func TestWireInHeader(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("kubectl informer %v: exit %d\n%s", args, r.code, r.stderr)
 		}
-		first, _, _ := strings.Cut(r.stdout, "\n")
-		return first
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(l, "# watching ") {
+				return l
+			}
+		}
+		t.Fatalf("%v: no header line in\n%s", args, r.stdout)
+		return ""
 	}
 	tests := []struct {
 		args []string
