@@ -146,25 +146,27 @@ type wireLine struct {
 	DelayMs float64 `json:"delayMs"`
 
 	// Informer.
-	PluginVersion         string            `json:"pluginVersion"`
-	ClientGoVersion       string            `json:"clientGoVersion"`
-	AtomicEvents          bool              `json:"atomicEvents"`
-	UnlockWhileProcessing bool              `json:"unlockWhileProcessing"`
-	WatchList             bool              `json:"watchList"`
-	ResyncPeriod          string            `json:"resyncPeriod"`
-	ResyncSeconds         float64           `json:"resyncSeconds"`
-	LabelSelector         string            `json:"labelSelector"`
-	FieldSelector         string            `json:"fieldSelector"`
-	SecretsRedacted       bool              `json:"secretsRedacted"`
-	MetadataOnly          bool              `json:"metadataOnly"`
-	DropManagedFields     bool              `json:"dropManagedFields"`
-	Resources             []resourceRecord  `json:"resources"`
-	OwnedResources        []resourceRecord  `json:"ownedResources"`
-	Events                bool              `json:"events"`
-	PageSize              int64             `json:"pageSize"`
-	QPS                   float32           `json:"qps"`
-	Burst                 int               `json:"burst"`
-	Wires                 map[string]string `json:"wires"`
+	PluginVersion         string           `json:"pluginVersion"`
+	ClientGoVersion       string           `json:"clientGoVersion"`
+	AtomicEvents          bool             `json:"atomicEvents"`
+	UnlockWhileProcessing bool             `json:"unlockWhileProcessing"`
+	WatchList             bool             `json:"watchList"`
+	ResyncPeriod          string           `json:"resyncPeriod"`
+	ResyncSeconds         float64          `json:"resyncSeconds"`
+	LabelSelector         string           `json:"labelSelector"`
+	FieldSelector         string           `json:"fieldSelector"`
+	SecretsRedacted       bool             `json:"secretsRedacted"`
+	MetadataOnly          bool             `json:"metadataOnly"`
+	DropManagedFields     bool             `json:"dropManagedFields"`
+	Resources             []resourceRecord `json:"resources"`
+	OwnedResources        []resourceRecord `json:"ownedResources"`
+	Events                bool             `json:"events"`
+	PageSize              int64            `json:"pageSize"`
+	QPS                   float32          `json:"qps"`
+	Burst                 int              `json:"burst"`
+
+	// Wires: each resource's wire format (protobuf or json).
+	Wires map[string]string `json:"wires"`
 }
 
 // DecodeEvent parses one line of the JSON contract (docs/json.md) back into the event it was
