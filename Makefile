@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
 DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 PKG := github.com/kubectl-informer/kubectl-informer
-LDFLAGS := -s -w -X $(PKG)/pkg/cmd.Version=$(VERSION) -X $(PKG)/pkg/cmd.Commit=$(COMMIT) -X $(PKG)/pkg/cmd.Date=$(DATE)
+LDFLAGS := -s -w -X $(PKG)/internal/cmd.Version=$(VERSION) -X $(PKG)/internal/cmd.Commit=$(COMMIT) -X $(PKG)/internal/cmd.Date=$(DATE)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 # v2.15.0: the newest goreleaser v2 that builds with Go 1.26 from the module proxy here (later ones
 # need Go 1.27, or a module the proxy does not serve). It is built once, in a few minutes.
@@ -56,8 +56,13 @@ fuzz: ## a short run of every fuzz target
 
 # -p 1: test/dist cross-compiles five release archives; beside the real control plane of test/e2e
 # on two cores, both ran into their time limits.
+# Built-in resources come over protobuf by default; E2E_JSON_WIRE, the tests most sensitive to
+# the informer's data path, run a second time with everything on JSON (KUBECTL_INFORMER_WIRE
+# gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
+E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplayRelistIntoInformer|TestRealRollout|TestDisplayManagersAndChanges
 e2e: testcluster chromium $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GORELEASER=$(GORELEASER) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/
 
 demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo

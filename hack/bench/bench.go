@@ -43,6 +43,8 @@ type bench struct {
 	bins    binaries
 	apiPID  int
 	etcdPID int
+	// podNames are the pods of the pods workload, sorted: object i is podNames[i].
+	podNames []string
 }
 
 func newBench(_ context.Context, c config, cl *testenv.Cluster, bins binaries) (*bench, error) {
@@ -67,6 +69,9 @@ func (b *bench) populate(ctx context.Context) error {
 		if _, err := b.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create namespace %s: %w", ns, err)
 		}
+	}
+	if b.c.workload == workloadPods {
+		return b.populatePods(ctx)
 	}
 	logf("creating %d ConfigMaps of %d bytes in namespace %s (%d at a time)", b.c.objects, b.c.size, namespace, b.c.concurrency)
 	start := time.Now()
@@ -102,9 +107,9 @@ func (b *bench) populate(ctx context.Context) error {
 // cache that the plugin and kubectl share (KUBECACHEDIR), so no measured run pays for them.
 func (b *bench) warmUp(ctx context.Context) error {
 	kc := b.cl.KubeconfigPath
-	runs := [][]string{{b.bins.plugin, "watch", "cm", "-n", namespace + "-warm", "--timeout", "2s", "--kubeconfig", kc}}
+	runs := [][]string{{b.bins.plugin, "watch", resArg, "-n", namespace + "-warm", "--timeout", "2s", "--kubeconfig", kc}}
 	if b.bins.kubectl != "" {
-		runs = append(runs, []string{b.bins.kubectl, "get", "cm", "-n", namespace + "-warm", "--kubeconfig", kc},
+		runs = append(runs, []string{b.bins.kubectl, "get", resArg, "-n", namespace + "-warm", "--kubeconfig", kc},
 			[]string{b.bins.kubectl, "api-resources", "--kubeconfig", kc})
 	}
 	for _, r := range runs {
@@ -115,7 +120,7 @@ func (b *bench) warmUp(ctx context.Context) error {
 		}
 	}
 	// The minimal informer: start and stop it.
-	cmd := exec.CommandContext(ctx, b.bins.minimal, "-kubeconfig", kc, "-n", namespace+"-warm")
+	cmd := exec.CommandContext(ctx, b.bins.minimal, "-kubeconfig", kc, "-n", namespace+"-warm", "-resource", resPlural)
 	cmd.Env = b.cl.Environ()
 	if err := cmd.Start(); err != nil {
 		return err
@@ -434,9 +439,16 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int, extra ...s
 	// Phase 2: patch c.updates objects, each once, with a value unique to this run.
 	value := fmt.Sprintf("%s-round%d", tl.name, round)
 	patch := []byte(`{"data":{"rev":"` + value + `"}}`)
+	if b.c.workload == workloadPods {
+		patch = []byte(`{"metadata":{"annotations":{"rev":"` + value + `"}}}`)
+	}
 	tr.armed.Store(true)
 	p0 := time.Now()
 	err = parallel(ctx, b.c.updates, b.c.concurrency, func(ctx context.Context, i int) error {
+		if b.c.workload == workloadPods {
+			_, err := b.cs.CoreV1().Pods(namespace).Patch(ctx, b.podNames[i], types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+			return err
+		}
 		_, err := b.cs.CoreV1().ConfigMaps(namespace).Patch(ctx, objName(i), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 		return err
 	})

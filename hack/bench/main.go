@@ -50,6 +50,7 @@ type config struct {
 	profile     string
 	toolsGiven  bool
 	verbose     bool
+	workload    string
 }
 
 func main() {
@@ -72,12 +73,21 @@ func main() {
 	flag.StringVar(&c.profile, "profile", "", "after the rounds, run each plugin tool and the minimal informer once more with CPU and heap profiles into DIR (with go tool pprof -top summaries)")
 	compare := flag.String("compare", "", "extra ratio rows, comma-separated A/B pairs of tool names")
 	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
+	flag.StringVar(&c.workload, "workload", workloadConfigMaps, "configmaps (-objects ConfigMaps of -size bytes, on etcd and kube-apiserver) or pods (-objects pods made by kube-controller-manager from a Deployment, scheduled and run by kwok: e.g. -objects 10000, or 50000)")
 	flag.Parse()
 	c.tools = splitList(tools)
 	flag.Visit(func(f *flag.Flag) { c.toolsGiven = c.toolsGiven || f.Name == "tools" })
 	for _, p := range splitList(*compare) {
 		a, b, _ := strings.Cut(p, "/")
 		c.compare = append(c.compare, [2]string{a, b})
+	}
+	if c.workload == workloadPods {
+		resArg, resPlural = "pods", "pods"
+		relabelForPods()
+		if !c.toolsGiven {
+			// The plugin's data paths side by side: protobuf (default), with --diff, JSON forced.
+			c.tools = append(c.tools, "plugin+--diff", "plugin+--wire=json")
+		}
 	}
 	if err := validate(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -111,6 +121,8 @@ func validate(c *config) error {
 		return fmt.Errorf("-size must be >= 0, got %d", c.size)
 	case c.concurrency < 1:
 		return fmt.Errorf("-concurrency must be >= 1, got %d", c.concurrency)
+	case c.workload != workloadConfigMaps && c.workload != workloadPods:
+		return fmt.Errorf("-workload must be one of %s, %s; got %q", workloadConfigMaps, workloadPods, c.workload)
 	case len(c.tools) == 0:
 		return errors.New("-tools is empty")
 	}
@@ -150,10 +162,15 @@ func run(c config) error {
 
 	logf("starting etcd and kube-apiserver")
 	started := time.Now()
-	cl, err := testenv.Start(ctx, testenv.Options{APIServerFlags: map[string]string{
+	opts := testenv.Options{APIServerFlags: map[string]string{
 		"max-requests-inflight":          "2000",
 		"max-mutating-requests-inflight": "1000",
-	}})
+	}}
+	if c.workload == workloadPods {
+		logf("with kube-controller-manager, kube-scheduler and kwok")
+		opts.Controllers, opts.Scheduler, opts.Nodes = true, true, 1
+	}
+	cl, err := testenv.Start(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -226,7 +226,12 @@ func (r *report) markdown() string {
 	w("| load average (1, 5, 15 min) | before: %s; after: %s |\n\n", r.m.LoadBefore, r.m.LoadAfter)
 
 	w("### Workload\n\n")
-	w("%d ConfigMaps with %d bytes of data each in one namespace; %d of them patched once per run after the\n", r.c.objects, r.c.size, r.c.updates)
+	if r.c.workload == workloadPods {
+		w("%d pods in one namespace, made by kube-controller-manager from one Deployment (its ReplicaSet), bound by\n", r.c.objects)
+		w("kube-scheduler and run by kwok; %d of them patched (an annotation) once per run after the\n", r.c.updates)
+	} else {
+		w("%d ConfigMaps with %d bytes of data each in one namespace; %d of them patched once per run after the\n", r.c.objects, r.c.size, r.c.updates)
+	}
 	w("initial sync (%d at a time). %d rounds; each round runs every tool once, the order rotated by one\n", r.c.concurrency, r.c.rounds)
 	w("tool per round. Stdout goes to a pipe the bench reads. Figures are medians over the rounds.\n\n")
 	for _, name := range r.c.tools {
@@ -394,6 +399,9 @@ func orDash(s string) string {
 const (
 	beginMarker = "<!-- bench:begin (written by hack/bench -write; edit outside the markers) -->"
 	endMarker   = "<!-- bench:end -->"
+	// The pods workload (-workload pods) has its own block.
+	podsBeginMarker = "<!-- bench-pods:begin (written by hack/bench -workload pods -write; edit outside the markers) -->"
+	podsEndMarker   = "<!-- bench-pods:end -->"
 )
 
 const defaultDoc = `# Performance
@@ -407,6 +415,10 @@ informer on a local kube-apiserver. The section between the markers below is rew
 // writeReport replaces the part of path between the markers with body (creating the file, or
 // appending the markers, when they are missing).
 func writeReport(path, body string) error {
+	begin, end := beginMarker, endMarker
+	if resPlural == workloadPods {
+		begin, end = podsBeginMarker, podsEndMarker
+	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -415,11 +427,11 @@ func writeReport(path, body string) error {
 	if doc == "" {
 		doc = defaultDoc
 	}
-	block := beginMarker + "\n\n" + body + "\n" + endMarker
-	i := strings.Index(doc, beginMarker)
-	j := strings.Index(doc, endMarker)
+	block := begin + "\n\n" + body + "\n" + end
+	i := strings.Index(doc, begin)
+	j := strings.Index(doc, end)
 	if i >= 0 && j > i {
-		doc = doc[:i] + block + doc[j+len(endMarker):]
+		doc = doc[:i] + block + doc[j+len(end):]
 	} else {
 		doc = strings.TrimRight(doc, "\n") + "\n\n" + block + "\n"
 	}

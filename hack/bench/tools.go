@@ -60,7 +60,7 @@ var tools = []*tool{
 		name:  "plugin",
 		label: "kubectl-informer watch cm -n NS --color never",
 		args: func(b binaries, kc string) (string, []string) {
-			return b.plugin, []string{"watch", "cm", "-n", namespace, "--color", "never", "--kubeconfig", kc}
+			return b.plugin, []string{"watch", resArg, "-n", namespace, "--color", "never", "--kubeconfig", kc}
 		},
 		dropped:     droppedLine,
 		profileArgs: pluginProfileArgs,
@@ -69,7 +69,7 @@ var tools = []*tool{
 		name:  "plugin-meta",
 		label: "kubectl-informer watch cm -n NS --color never --metadata-only",
 		args: func(b binaries, kc string) (string, []string) {
-			return b.plugin, []string{"watch", "cm", "-n", namespace, "--color", "never", "--metadata-only", "--kubeconfig", kc}
+			return b.plugin, []string{"watch", resArg, "-n", namespace, "--color", "never", "--metadata-only", "--kubeconfig", kc}
 		},
 		dropped:     droppedLine,
 		profileArgs: pluginProfileArgs,
@@ -78,7 +78,7 @@ var tools = []*tool{
 		name:  "plugin-json",
 		label: "kubectl-informer watch cm -n NS -o json",
 		args: func(b binaries, kc string) (string, []string) {
-			return b.plugin, []string{"watch", "cm", "-n", namespace, "-o", "json", "--kubeconfig", kc}
+			return b.plugin, []string{"watch", resArg, "-n", namespace, "-o", "json", "--kubeconfig", kc}
 		},
 		// Reconciled lines (always in JSON: the simulated worker behind the queue) carry
 		// the key "NS/name" too; only Added/Updated/Deleted are the object's lines.
@@ -93,14 +93,14 @@ var tools = []*tool{
 		name:  "kubectl",
 		label: "kubectl get cm -n NS -w",
 		args: func(b binaries, kc string) (string, []string) {
-			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--kubeconfig", kc}
+			return b.kubectl, []string{"get", resArg, "-n", namespace, "-w", "--kubeconfig", kc}
 		},
 	},
 	{
 		name:  "kubectl-json",
 		label: "kubectl get cm -n NS -w --output-watch-events -o json",
 		args: func(b binaries, kc string) (string, []string) {
-			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--kubeconfig", kc}
+			return b.kubectl, []string{"get", resArg, "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--kubeconfig", kc}
 		},
 		names: kubectlJSONNames,
 	},
@@ -111,7 +111,7 @@ var tools = []*tool{
 		label:    "kubectl get cm -n NS -w --chunk-size=0",
 		optional: true,
 		args: func(b binaries, kc string) (string, []string) {
-			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--chunk-size=0", "--kubeconfig", kc}
+			return b.kubectl, []string{"get", resArg, "-n", namespace, "-w", "--chunk-size=0", "--kubeconfig", kc}
 		},
 	},
 	{
@@ -119,7 +119,7 @@ var tools = []*tool{
 		label:    "kubectl get cm -n NS -w --output-watch-events -o json --chunk-size=0",
 		optional: true,
 		args: func(b binaries, kc string) (string, []string) {
-			return b.kubectl, []string{"get", "cm", "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--chunk-size=0", "--kubeconfig", kc}
+			return b.kubectl, []string{"get", resArg, "-n", namespace, "-w", "--output-watch-events", "-o", "json", "--chunk-size=0", "--kubeconfig", kc}
 		},
 		names: kubectlJSONNames,
 	},
@@ -127,7 +127,7 @@ var tools = []*tool{
 		name:  "minimal",
 		label: "hack/bench/minimal -n NS (a dynamic shared informer, one line per event)",
 		args: func(b binaries, kc string) (string, []string) {
-			return b.minimal, []string{"-kubeconfig", kc, "-n", namespace}
+			return b.minimal, []string{"-kubeconfig", kc, "-n", namespace, "-resource", resPlural}
 		},
 		profileArgs: func(cpu, heap string) []string { return []string{"-cpuprofile", cpu, "-memprofile", heap} },
 	},
@@ -168,6 +168,19 @@ func scanNames(line, marker []byte, all bool, fn func(int)) {
 		}
 		start := off + i + len(marker)
 		off = start
+		if podIndex != nil { // the pods workload: names made by a ReplicaSet
+			end := start
+			for end < len(line) && (isDigit(line[end]) || (line[end] >= 'a' && line[end] <= 'z') || line[end] == '-') {
+				end++
+			}
+			if n, ok := podIndex[objPrefix+string(line[start:end])]; ok {
+				fn(n)
+				if !all {
+					return
+				}
+			}
+			continue
+		}
 		if start+6 > len(line) || (start+6 < len(line) && isDigit(line[start+6])) {
 			continue
 		}

@@ -41,8 +41,8 @@ var mutations = []mutation{
 	{
 		name: "an unchanged relist delivery is labelled a resync (delta Sync) in JSON",
 		file: "pkg/watch/process.go",
-		old:  "ri.emitObject(Updated, DeltaReplaced, c.cur, c.old, initial, false)",
-		new:  "ri.emitObject(Updated, map[bool]Delta{true: DeltaSync, false: DeltaReplaced}[c.old.GetResourceVersion() == c.cur.GetResourceVersion()], c.cur, c.old, initial, false)",
+		old:  "ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)",
+		new:  "ri.emitObject(Updated, map[bool]Delta{true: DeltaSync, false: DeltaReplaced}[resourceVersionOf(c.old) == resourceVersionOf(c.cur)], toUnstructured(c.cur), toUnstructured(c.old), initial, false)",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestProcessLifecycle"},
 	},
@@ -71,8 +71,8 @@ var mutations = []mutation{
 	{
 		name: "an object missing from a relist is not flagged as a tombstone",
 		file: "pkg/watch/process.go",
-		old:  "ri.emitObject(Deleted, DeltaDeleted, g, nil, false, true)",
-		new:  "ri.emitObject(Deleted, DeltaDeleted, g, nil, false, false)",
+		old:  "ri.emitObject(Deleted, DeltaDeleted, toUnstructured(g), nil, false, true)",
+		new:  "ri.emitObject(Deleted, DeltaDeleted, toUnstructured(g), nil, false, false)",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestProcessLifecycle"},
 	},

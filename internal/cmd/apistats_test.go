@@ -24,6 +24,8 @@ func TestAPIOptionsValidate(t *testing.T) {
 		{name: "bad list mode", opts: APIOptions{ListMode: "stream"}, wantErr: `--list-mode must be one of auto, watchlist, list; got "stream"`},
 		{name: "negative interval", opts: APIOptions{Interval: -time.Second}, wantErr: "--api-stats must be >= 0, got -1s"},
 		{name: "negative burst", opts: APIOptions{Burst: -1}, wantErr: "--burst must be >= 0, got -1"},
+		{name: "bad wire", opts: APIOptions{Wire: "protobuf"}, wantErr: `--wire must be one of auto, json; got "protobuf"`},
+		{name: "json wire", opts: APIOptions{Wire: "json"}, wantQPS: 5, wantBurst: 10},
 		{name: "negative chunk size", opts: APIOptions{ChunkSize: -5}, wantErr: "--chunk-size must be >= 0, got -5"},
 	}
 	for _, tt := range tests {

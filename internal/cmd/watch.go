@@ -441,6 +441,8 @@ func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reo
 		Stats:      t.stats,
 		ListMode:   o.API.ListMode,
 		PageSize:   o.API.ChunkSize,
+		REST:       t.restCfg,
+		Wire:       o.API.Wire,
 	}
 	cfg.QPS, cfg.Burst = o.API.limits()
 	if len(o.Display.predicates) > 0 {
@@ -749,6 +751,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"only-path":       strings.Join(o.Noise.OnlyPaths, " "),
 		"list-mode":       o.API.ListMode,
 		"chunk-size":      fmt.Sprint(o.API.ChunkSize),
+		"wire":            o.API.Wire,
 		"qps":             fmt.Sprint(o.API.QPS),
 		"burst":           fmt.Sprint(o.API.Burst),
 		"api-stats":       o.API.Interval.String(),

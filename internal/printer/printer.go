@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -425,6 +426,7 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 	}
 	line := fmt.Sprintf("# watching %s in %s; client-go %s, %s, streaming lists %s, resync %s",
 		strings.Join(res, ","), scope, info.ClientGoVersion, queue, streaming, resync)
+	line += wireOf(info)
 	if info.PageSize > 0 {
 		line += fmt.Sprintf(", page size %d", info.PageSize)
 	}
@@ -460,6 +462,38 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 	}
 	_, err := p.w.WriteString(p.paint(colorDim, Escape(line)) + "\n")
 	return err
+}
+
+// wireOf says the wire format of the run's resources: ", wire protobuf" when they all use one,
+// ", wire protobuf for pods, json for widgets.example.com" when they differ; "" when not known.
+func wireOf(info *watch.InformerInfo) string {
+	if len(info.Wires) == 0 {
+		return ""
+	}
+	var order []string
+	by := map[string][]string{}
+	for _, r := range append(append([]discovery.Resource{}, info.Resources...), info.OwnedResources...) {
+		name := r.String()
+		w, ok := info.Wires[name]
+		if !ok || slices.Contains(by[w], name) {
+			continue
+		}
+		if len(by[w]) == 0 {
+			order = append(order, w)
+		}
+		by[w] = append(by[w], name)
+	}
+	switch len(order) {
+	case 0:
+		return ""
+	case 1:
+		return ", wire " + order[0]
+	}
+	parts := make([]string, len(order))
+	for i, w := range order {
+		parts[i] = w + " for " + strings.Join(by[w], ",")
+	}
+	return ", wire " + strings.Join(parts, ", ")
 }
 
 func ms(d time.Duration) string {

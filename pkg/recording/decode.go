@@ -164,6 +164,9 @@ type wireLine struct {
 	PageSize              int64            `json:"pageSize"`
 	QPS                   float32          `json:"qps"`
 	Burst                 int              `json:"burst"`
+
+	// Wires: each resource's wire format (protobuf or json).
+	Wires map[string]string `json:"wires"`
 }
 
 // DecodeEvent parses one line of the JSON contract (docs/json.md) back into the event it was
@@ -285,7 +288,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			UnlockWhileProcessing: w.UnlockWhileProcessing, WatchList: w.WatchList,
 			Namespace: w.Namespace, LabelSelector: w.LabelSelector, FieldSelector: w.FieldSelector,
 			MetadataOnly: w.MetadataOnly, DropManagedFields: w.DropManagedFields,
-			ListMode: w.ListMode, PageSize: w.PageSize, QPS: w.QPS, Burst: w.Burst,
+			ListMode: w.ListMode, PageSize: w.PageSize, QPS: w.QPS, Burst: w.Burst, Wires: w.Wires,
 		}
 		if len(w.Queue) > 0 && string(w.Queue) != "null" {
 			if err := json.Unmarshal(w.Queue, &info.Queue); err != nil {

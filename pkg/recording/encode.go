@@ -226,6 +226,8 @@ type informerRecord struct {
 	PageSize int64    `json:"pageSize,omitempty"`
 	QPS      *float32 `json:"qps,omitempty"`
 	Burst    int      `json:"burst,omitempty"`
+	// Wires: each resource's wire format (protobuf or json), by resource name.
+	Wires map[string]string `json:"wires,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -356,7 +358,7 @@ func Record(ev *watch.Event, o Options) any {
 			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
 			SecretsRedacted: o.SecretsRedacted, Resources: []resourceRecord{},
 			MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
-			ListMode: info.ListMode, PageSize: info.PageSize, Burst: info.Burst,
+			ListMode: info.ListMode, PageSize: info.PageSize, Burst: info.Burst, Wires: info.Wires,
 		}
 		if info.QPS != 0 {
 			r.QPS = ptr(info.QPS)

@@ -105,6 +105,9 @@ type InformerInfo struct {
 	// QPS and Burst are the client-side rate limiter's (QPS < 0: none).
 	QPS   float32
 	Burst int
+	// Wires is the wire format of each resource (by its String), WireProtobuf or WireJSON;
+	// nil when not known (a recording made before it was recorded).
+	Wires map[string]string
 }
 
 // Event is one thing the informer received or did. Object events fill the object fields;

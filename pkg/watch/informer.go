@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
@@ -70,6 +71,14 @@ type Config struct {
 	// QPS and Burst are the client's rate limiter, for the Informer line only.
 	QPS   float32
 	Burst int
+	// REST, when set, is the client configuration the built-in resources are listed and
+	// watched with in protobuf (Wire auto); without it, or with Wire json, everything goes
+	// through Client in JSON.
+	REST *rest.Config
+	// Wire is --wire: WireAuto (protobuf for the kinds client-go's scheme knows) or WireJSON.
+	Wire string
+
+	typed *typedClients // the protobuf clients of this run, shared by its informers
 }
 
 // List modes (--list-mode).
@@ -115,6 +124,9 @@ type PredicateStats struct {
 // done and every informer has stopped. It closes out before returning.
 func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 	defer close(out)
+	if cfg.REST != nil {
+		cfg.typed = newTypedClients(cfg.REST)
+	}
 	info := Describe(cfg)
 	select {
 	case out <- Event{Type: Informer, Time: time.Now(), Info: &info}:
@@ -336,6 +348,13 @@ func Describe(cfg Config) InformerInfo {
 	if cfg.Owned != nil {
 		info.OwnedResources = cfg.Owned.Resources
 	}
+	info.Wires = map[string]string{}
+	for _, r := range append(append([]discovery.Resource{}, info.Resources...), info.OwnedResources...) {
+		info.Wires[r.String()] = cfg.wireOf(r)
+	}
+	if cfg.Events != nil {
+		info.Wires[cfg.Events.String()] = cfg.wireOf(*cfg.Events)
+	}
 	return info
 }
 
@@ -389,6 +408,9 @@ type resourceInformer struct {
 	// shadow is fed every event, predicates or not (with --predicate only).
 	shadow *workQueue
 	ctx    context.Context // the run's context, for the delta processor
+	// example is an empty object of the type the lister returns: unstructured (JSON, metadata
+	// only) or the built-in Go type (protobuf).
+	example runtime.Object
 }
 
 func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
@@ -407,9 +429,29 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 	if res.Namespaced {
 		ns = cfg.Namespace
 	}
-	var inner lister = cfg.Client.Resource(res.GVR()).Namespace(ns)
-	if cfg.Metadata != nil {
+	var inner lister
+	switch {
+	case cfg.Metadata != nil:
 		inner = metadataLister{r: cfg.Metadata.Resource(res.GVR()).Namespace(ns), gvk: res.GVK()}
+	case cfg.REST != nil && Protobuf(res, cfg.Wire):
+		if cfg.typed == nil {
+			cfg.typed = newTypedClients(cfg.REST)
+		}
+		tl, err := newTypedLister(cfg.typed, res, ns)
+		if err != nil {
+			return nil, err
+		}
+		if ri.example, err = tl.example(); err != nil {
+			return nil, err
+		}
+		inner = tl
+	default:
+		inner = dynamicLister{r: cfg.Client.Resource(res.GVR()).Namespace(ns)}
+	}
+	if ri.example == nil {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(res.GVK())
+		ri.example = u
 	}
 	ri.tap = &tap{ri: ri, inner: inner}
 	ri.indexer = cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
@@ -490,8 +532,6 @@ type listWatchNoStreaming struct{ *cache.ListWatch }
 func (listWatchNoStreaming) IsWatchListSemanticsUnSupported() bool { return true }
 
 func (ri *resourceInformer) runController(ctx context.Context, noStreaming bool) {
-	example := &unstructured.Unstructured{}
-	example.SetGroupVersionKind(ri.res.GVK())
 	tap := ri.tap
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -516,7 +556,7 @@ func (ri *resourceInformer) runController(ctx context.Context, noStreaming bool)
 	ctrl := cache.New(&cache.Config{
 		Queue:                        ri.fifo,
 		ListerWatcher:                lwi,
-		ObjectType:                   example,
+		ObjectType:                   ri.example,
 		ObjectDescription:            ri.res.String(),
 		WatchListPageSize:            ri.cfg.PageSize,
 		FullResyncPeriod:             ri.cfg.Resync,
@@ -546,12 +586,16 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 	}
 }
 
-// dropManagedFieldsTransform is the informer transform behind --drop-managed-fields.
+// dropManagedFieldsTransform is the informer transform behind --drop-managed-fields, for
+// unstructured and typed objects alike.
 func dropManagedFieldsTransform(obj interface{}) (interface{}, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		if md, ok := u.Object["metadata"].(map[string]interface{}); ok {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		if md, ok := o.Object["metadata"].(map[string]interface{}); ok {
 			delete(md, "managedFields")
 		}
+	case metav1.Object:
+		o.SetManagedFields(nil)
 	}
 	return obj, nil
 }

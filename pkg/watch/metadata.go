@@ -8,13 +8,30 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 )
 
-// lister is what the tap calls: a dynamic ResourceInterface, or the metadata client adapted.
+// lister is what the tap calls: the dynamic client (JSON), a protobuf client of a built-in
+// resource (typedLister) or the metadata client, adapted. List returns a list object.
 type lister interface {
-	List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
+	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// dynamicLister serves a resource through the dynamic client, in JSON.
+type dynamicLister struct{ r dynamic.ResourceInterface }
+
+func (d dynamicLister) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	l, err := d.r.List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (d dynamicLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return d.r.Watch(ctx, opts)
 }
 
 // metadataLister serves a resource through the metadata client (PartialObjectMetadata, in
@@ -25,7 +42,7 @@ type metadataLister struct {
 	gvk schema.GroupVersionKind
 }
 
-func (m metadataLister) List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+func (m metadataLister) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	l, err := m.r.List(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -48,26 +49,30 @@ func (ri *resourceInformer) process(obj interface{}, isInInitialList bool) error
 	return nil
 }
 
+// The indexer keeps objects as the lister returned them: unstructured on the JSON path, typed
+// on the protobuf path (the compact cache: a typed object is a fraction of its unstructured
+// map). Events carry unstructured objects, converted here for the line that needs them and
+// kept by nothing after it.
+
 func (ri *resourceInformer) upsert(obj interface{}, delta Delta, initial bool) error {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
+	if _, ok := obj.(runtime.Object); !ok {
 		return fmt.Errorf("unexpected object %T", obj)
 	}
-	old, exists, err := ri.indexer.Get(u)
+	old, exists, err := ri.indexer.Get(obj)
 	if err != nil {
 		return err
 	}
 	if exists {
-		if err := ri.indexer.Update(u); err != nil {
+		if err := ri.indexer.Update(obj); err != nil {
 			return err
 		}
-		ri.emitObject(Updated, delta, u, asUnstructured(old), initial, false)
+		ri.emitObject(Updated, delta, toUnstructured(obj), toUnstructured(old), initial, false)
 		return nil
 	}
-	if err := ri.indexer.Add(u); err != nil {
+	if err := ri.indexer.Add(obj); err != nil {
 		return err
 	}
-	ri.emitObject(Added, delta, u, nil, initial, false)
+	ri.emitObject(Added, delta, toUnstructured(obj), nil, initial, false)
 	return nil
 }
 
@@ -77,7 +82,7 @@ func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
 		if err := ri.indexer.Delete(d); err != nil {
 			return err
 		}
-		u := asUnstructured(d.Obj)
+		u := toUnstructured(d.Obj)
 		if u == nil {
 			// Never drop a delete: name it from its key.
 			ns, name, _ := cache.SplitMetaNamespaceKey(d.Key)
@@ -91,7 +96,7 @@ func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
 	if err := ri.indexer.Delete(obj); err != nil {
 		return err
 	}
-	ri.emitObject(Deleted, DeltaDeleted, asUnstructured(obj), nil, false, tombstone)
+	ri.emitObject(Deleted, DeltaDeleted, toUnstructured(obj), nil, false, tombstone)
 	return nil
 }
 
@@ -99,39 +104,39 @@ func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
 // objects gone from the list become tombstone deletes, the rest adds or updates, deletes first.
 func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool) error {
 	li, _ := ri.tap.popList()
-	type change struct{ old, cur *unstructured.Unstructured }
+	// Objects as cached (typed on the protobuf path): converted one at a time when emitted.
+	type change struct{ old, cur interface{} }
 	changes := make([]change, 0, len(info.Objects))
 	listed := make(map[string]struct{}, len(info.Objects))
 	var counts RelistCounts
 	for _, o := range info.Objects {
-		u, ok := o.(*unstructured.Unstructured)
-		if !ok {
+		if _, ok := o.(runtime.Object); !ok {
 			return fmt.Errorf("unexpected object %T in list", o)
 		}
-		key, err := cache.MetaNamespaceKeyFunc(u)
+		key, err := cache.MetaNamespaceKeyFunc(o)
 		if err != nil {
 			return err
 		}
 		listed[key] = struct{}{}
-		oldObj, exists, _ := ri.indexer.GetByKey(key)
-		old := asUnstructured(oldObj)
+		old, exists, _ := ri.indexer.GetByKey(key)
 		switch {
 		case !exists:
+			old = nil
 			counts.Added++
-		case old.GetResourceVersion() == u.GetResourceVersion():
+		case resourceVersionOf(old) == resourceVersionOf(o):
 			counts.Unchanged++
 		default:
 			counts.Updated++
 		}
-		changes = append(changes, change{old: old, cur: u})
+		changes = append(changes, change{old: old, cur: o})
 	}
-	var gone []*unstructured.Unstructured
+	var gone []interface{}
 	for _, key := range ri.indexer.ListKeys() {
 		if _, ok := listed[key]; ok {
 			continue
 		}
 		if o, exists, _ := ri.indexer.GetByKey(key); exists {
-			gone = append(gone, asUnstructured(o))
+			gone = append(gone, o)
 		}
 	}
 	counts.Deleted = len(gone)
@@ -143,13 +148,13 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 			ResourceVersion: info.ResourceVersion, Counts: counts})
 	}
 	for _, g := range gone {
-		ri.emitObject(Deleted, DeltaDeleted, g, nil, false, true)
+		ri.emitObject(Deleted, DeltaDeleted, toUnstructured(g), nil, false, true)
 	}
 	for _, c := range changes {
 		if c.old != nil {
-			ri.emitObject(Updated, DeltaReplaced, c.cur, c.old, initial, false)
+			ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)
 		} else {
-			ri.emitObject(Added, DeltaReplaced, c.cur, nil, initial, false)
+			ri.emitObject(Added, DeltaReplaced, toUnstructured(c.cur), nil, initial, false)
 		}
 	}
 	if initial && !ri.synced {
@@ -173,7 +178,7 @@ func (ri *resourceInformer) resyncAll() {
 	objs := ri.indexer.List()
 	ri.emit(ri.ctx, Event{Type: Resync, Items: len(objs)})
 	for _, o := range objs {
-		u := asUnstructured(o)
+		u := toUnstructured(o)
 		ri.emitObject(Updated, DeltaSync, u, u, false, false)
 	}
 }
@@ -219,9 +224,4 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 		}
 	}
 	ri.emit(ri.ctx, ev)
-}
-
-func asUnstructured(o interface{}) *unstructured.Unstructured {
-	u, _ := o.(*unstructured.Unstructured)
-	return u
 }

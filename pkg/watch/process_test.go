@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
@@ -52,24 +55,22 @@ type line struct {
 	Depth     int64
 }
 
-func drain(out chan Event) []line {
+func drain(out chan Event) []line { return linesOf(drainEvents(out)) }
+
+func linesOf(evs []Event) []line {
 	var got []line
-	for {
-		select {
-		case ev := <-out:
-			l := line{Type: ev.Type, Delta: ev.Delta, Name: ev.Name, RV: ev.ResourceVersion, OldRV: ev.OldResourceVersion,
-				Initial: ev.InitialList, Tombstone: ev.Tombstone, Counts: ev.Counts, Items: ev.Items}
-			if ev.Queue != nil {
-				l.Depth = ev.Queue.Depth
-			}
-			if ev.Type == Relist || ev.Type == Synced {
-				l.RV = ""
-			}
-			got = append(got, l)
-		default:
-			return got
+	for _, ev := range evs {
+		l := line{Type: ev.Type, Delta: ev.Delta, Name: ev.Name, RV: ev.ResourceVersion, OldRV: ev.OldResourceVersion,
+			Initial: ev.InitialList, Tombstone: ev.Tombstone, Counts: ev.Counts, Items: ev.Items}
+		if ev.Queue != nil {
+			l.Depth = ev.Queue.Depth
 		}
+		if ev.Type == Relist || ev.Type == Synced {
+			l.RV = ""
+		}
+		got = append(got, l)
 	}
+	return got
 }
 
 func feed(t *testing.T, ri *resourceInformer, initial bool, deltas ...cache.Delta) {
@@ -81,7 +82,7 @@ func feed(t *testing.T, ri *resourceInformer, initial bool, deltas ...cache.Delt
 	}
 }
 
-func replacedAll(rv string, objs ...*unstructured.Unstructured) cache.Delta {
+func replacedAll(rv string, objs ...runtime.Object) cache.Delta {
 	var items []interface{}
 	for _, o := range objs {
 		items = append(items, o)
@@ -89,7 +90,31 @@ func replacedAll(rv string, objs ...*unstructured.Unstructured) cache.Delta {
 	return cache.Delta{Type: cache.ReplacedAll, Object: cache.ReplacedAllInfo{ResourceVersion: rv, Objects: items}}
 }
 
+// typedCM is cm as the protobuf path caches it: a *corev1.ConfigMap with its apiVersion and kind.
+func typedCM(name, rv string) runtime.Object {
+	c := &corev1.ConfigMap{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(cm(name, rv).Object, c); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// The delta processor works the same on the objects of both wires: unstructured (JSON) and
+// typed (protobuf, the compact cache), and emits unstructured objects for either.
 func TestProcessLifecycle(t *testing.T) {
+	forms := []struct {
+		name string
+		cm   func(name, rv string) runtime.Object
+	}{
+		{"json", func(name, rv string) runtime.Object { return cm(name, rv) }},
+		{"protobuf", typedCM},
+	}
+	for _, f := range forms {
+		t.Run(f.name, func(t *testing.T) { testProcessLifecycle(t, f.cm) })
+	}
+}
+
+func testProcessLifecycle(t *testing.T, cm func(name, rv string) runtime.Object) {
 	ri, out := newTestInformer(t)
 	feed(t, ri, true, replacedAll("10", cm("a", "1"), cm("b", "2"), cm("c", "3")))
 	feed(t, ri, false,
@@ -104,7 +129,24 @@ func TestProcessLifecycle(t *testing.T) {
 	// A tombstone as a non-atomic queue hands it over.
 	feed(t, ri, false, cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/e", Obj: cm("e", "16")}})
 
-	got := drain(out)
+	evs := drainEvents(out)
+	got := linesOf(evs)
+	for _, ev := range evs {
+		if ev.Name == "" {
+			continue
+		}
+		if ev.Object == nil || ev.Object.GetKind() != "ConfigMap" || ev.Object.GetAPIVersion() != "v1" || ev.Object.GetName() != ev.Name {
+			t.Errorf("%s %s: object %v, want an unstructured v1 ConfigMap of that name", ev.Type, ev.Name, ev.Object)
+		}
+		if ev.Type == Updated && (ev.OldObject == nil || ev.OldObject.GetResourceVersion() != ev.OldResourceVersion) {
+			t.Errorf("%s %s: old object %v, want resourceVersion %s", ev.Type, ev.Name, ev.OldObject, ev.OldResourceVersion)
+		}
+	}
+	for _, o := range ri.indexer.List() {
+		if want := fmt.Sprintf("%T", cm("x", "1")); fmt.Sprintf("%T", o) != want {
+			t.Errorf("cache holds a %T, want a %s as the lister gave it", o, want)
+		}
+	}
 	// A resync walks the cache in map order, as client-go's does: compare those lines sorted.
 	if len(got) > 10 {
 		slices.SortFunc(got[8:11], func(a, b line) int { return strings.Compare(a.Name, b.Name) })
@@ -219,5 +261,22 @@ func TestTriggerCountsAddUp(t *testing.T) {
 	wg.Wait()
 	if total != adds || !coalesced {
 		t.Errorf("trigger counts add up to %d (coalesced: %v), want %d with some >= 2", total, coalesced, adds)
+	}
+}
+
+// --drop-managed-fields works on both wires' objects.
+func TestDropManagedFieldsTransformTyped(t *testing.T) {
+	mf := []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate}}
+	typed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", ManagedFields: mf}}
+	u := cm("a", "1")
+	u.SetManagedFields(mf)
+	for _, o := range []runtime.Object{typed, u} {
+		if _, err := dropManagedFieldsTransform(o); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := meta.Accessor(o)
+		if a.GetManagedFields() != nil {
+			t.Errorf("%T: managedFields %v left", o, a.GetManagedFields())
+		}
 	}
 }

@@ -155,16 +155,21 @@ func (t *tap) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object
 		return nil, err
 	}
 	t.succeeded(ctx, "list", t.backoff(start))
-	stats.ListPage(t.key(), len(obj.Items))
+	lm, err := meta.ListAccessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	n := meta.LenList(obj)
+	stats.ListPage(t.key(), n)
 	t.mu.Lock()
-	t.pageItems += len(obj.Items)
+	t.pageItems += n
 	t.pages++
-	if obj.GetContinue() != "" {
+	if lm.GetContinue() != "" {
 		t.mu.Unlock()
 		return obj, nil
 	}
 	initial := t.listsDone == 0
-	li := t.finishList(obj.GetResourceVersion(), t.pageItems, t.pageFromRV, t.pageReason, false)
+	li := t.finishList(lm.GetResourceVersion(), t.pageItems, t.pageFromRV, t.pageReason, false)
 	d := time.Since(t.pageStart)
 	pages := t.pages
 	t.mu.Unlock()

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+// Workloads (-workload).
+const (
+	workloadConfigMaps = "configmaps"
+	// workloadPods: pods made by kube-controller-manager from a Deployment (its ReplicaSet),
+	// bound by the scheduler and run by kwok, as on a real cluster.
+	workloadPods = "pods"
+)
+
+// resArg and resPlural name the workload's resource on the tools' command lines.
+var (
+	resArg    = "cm"
+	resPlural = "configmaps"
+)
+
+// podIndex maps the pods workload's pod names to their object numbers (nil: ConfigMaps, whose
+// names carry their number).
+var podIndex map[string]int
+
+// podsPerNode is the capacity of the bench's kwok nodes.
+const podsPerNode = 1000
+
+// populatePods creates kwok nodes for c.objects pods and a Deployment of that many replicas,
+// waits until every pod runs, and numbers the pods.
+func (b *bench) populatePods(ctx context.Context) error {
+	nodes := b.c.objects/podsPerNode + 1
+	logf("creating %d kwok nodes of %d pods", nodes, podsPerNode)
+	for i := range nodes {
+		if err := b.addNode(ctx, fmt.Sprintf("bench-node-%d", i)); err != nil {
+			return err
+		}
+	}
+	labels := map[string]string{"app": "bench"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: namespace},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(int32(b.c.objects)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					Containers: []corev1.Container{{Name: "web", Image: "example.com/web:1"}},
+					Tolerations: []corev1.Toleration{{Key: "kwok.x-k8s.io/node", Operator: corev1.TolerationOpExists,
+						Effect: corev1.TaintEffectNoSchedule}},
+				},
+			},
+		},
+	}
+	start := time.Now()
+	logf("creating Deployment bench with %d replicas (kube-controller-manager makes the pods, kwok runs them)", b.c.objects)
+	if _, err := b.cs.AppsV1().Deployments(namespace).Create(ctx, d, metav1.CreateOptions{FieldManager: fieldManager}); err != nil {
+		return err
+	}
+	var names []string
+	last := -1
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		l, err := b.cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		names = names[:0]
+		for _, p := range l.Items {
+			if p.Status.Phase == corev1.PodRunning {
+				names = append(names, p.Name)
+			}
+		}
+		if len(names) != last && len(names)/1000 != last/1000 {
+			logf("  %d of %d pods running", len(names), b.c.objects)
+		}
+		last = len(names)
+		if len(names) == b.c.objects && len(l.Items) == b.c.objects {
+			break
+		}
+		if time.Since(start) > 2*time.Hour {
+			return fmt.Errorf("only %d of %d pods running after 2h", len(names), b.c.objects)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	sort.Strings(names)
+	b.podNames = names
+	podIndex = make(map[string]int, len(names))
+	for i, n := range names {
+		podIndex[n] = i
+	}
+	logf("%d pods running in %s", len(names), time.Since(start).Round(time.Second))
+	return nil
+}
+
+// addNode creates a kwok-managed node that takes podsPerNode pods.
+func (b *bench) addNode(ctx context.Context, name string) error {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("1000"),
+		corev1.ResourceMemory: resource.MustParse("4Ti"),
+		corev1.ResourcePods:   *resource.NewQuantity(podsPerNode, resource.DecimalSI),
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{testenv.KwokNodeAnnotation: "fake"},
+			Labels:      map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok"},
+		},
+		Status: corev1.NodeStatus{Allocatable: capacity, Capacity: capacity},
+	}
+	if _, err := b.cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create node %s: %w", name, err)
+	}
+	return nil
+}
+
+// relabelForPods makes the tools' labels name pods.
+func relabelForPods() {
+	for _, t := range tools {
+		t.label = strings.Replace(t.label, " cm ", " pods ", 1)
+	}
+}
