@@ -13,7 +13,7 @@ import (
 
 func TestReportRun(t *testing.T) {
 	dir := t.TempDir()
-	fixture, err := os.ReadFile("../replay/testdata/configmaps.ndjson")
+	fixture, err := os.ReadFile("../../pkg/replay/testdata/configmaps.ndjson")
 	if err != nil {
 		t.Fatal(err)
 	}
