@@ -86,7 +86,10 @@ func TestStreamingListStall(t *testing.T) {
 	pre := createConfigMaps(t, cluster.Clientset, ns, "a", "b")
 	kc := stallingProxy(t, cluster.RESTConfig)
 	t.Setenv("KUBE_FEATURE_WatchListClient", "true")
-	p := cluster.RunPluginAs(t, ctx, kc, "watch", "cm", "-n", ns, "-o", "json", "--sync-timeout", "2s")
+	// --wire json: the proxy finds the bookmark by reading the stream line by line, which is
+	// JSON's framing; a protobuf stream has none (a frame can sit in the proxy's buffer waiting
+	// for a newline byte). The fallback is the reflector's, the same on either wire.
+	p := cluster.RunPluginAs(t, ctx, kc, "watch", "cm", "-n", ns, "-o", "json", "--sync-timeout", "2s", "--wire", "json")
 	w := p.AwaitJSON(t, await, is("Watch", ""))
 	wantField(t, w, "sendInitialEvents", true)
 	e := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Error" && m["reason"] == "SyncTimeout" })
