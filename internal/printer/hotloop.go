@@ -9,19 +9,11 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// hotLoopInfo is the HotLoop payload of ev (HotLoop, HotLoopEnded, Folded), empty if it has none.
-func hotLoopInfo(ev *watch.Event) watch.HotLoopInfo {
-	if ev.HotLoop == nil {
-		return watch.HotLoopInfo{}
-	}
-	return *ev.HotLoop
-}
-
 // hotLoopFieldsShown is how many flipping fields the human line names.
 const hotLoopFieldsShown = 5
 
 func (p *Printer) hotLoopDetail(b *strings.Builder, ev *watch.Event) {
-	h := hotLoopInfo(ev)
+	h := ev.HotLoopInfo()
 	managers, fields := h.Managers, h.Fields
 	b.WriteString(Escape(ev.Key))
 	b.WriteString("  ")
@@ -52,7 +44,7 @@ func (p *Printer) hotLoopDetail(b *strings.Builder, ev *watch.Event) {
 }
 
 func (p *Printer) hotLoopEndedDetail(b *strings.Builder, ev *watch.Event) {
-	h := hotLoopInfo(ev)
+	h := ev.HotLoopInfo()
 	b.WriteString(Escape(ev.Key))
 	b.WriteString("  ")
 	what := fmt.Sprintf("hot loop ended: %d updates in %s", h.Updates, h.Duration.Round(time.Millisecond))
@@ -72,7 +64,7 @@ func (p *Printer) hotLoopEndedDetail(b *strings.Builder, ev *watch.Event) {
 // counted instead of showing, `demo/loop  rv=2301→2813  512 more updates in 1s by
 // widget-operator, flipping status.lastReconciled`.
 func (p *Printer) foldedDetail(b *strings.Builder, ev *watch.Event) {
-	h := hotLoopInfo(ev)
+	h := ev.HotLoopInfo()
 	managers, fields := h.Managers, h.Fields
 	name := ev.Name
 	if ev.Namespace != "" {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -175,7 +175,7 @@ func JSONToYAML(b []byte) (string, error) {
 	out := buf.String()
 	if hasFormatChars(out) {
 		// Only strings yamlString double-quoted hold them: escape them there.
-		out = escapeFormatChars(out)
+		out = recording.EscapeFormatChars(out)
 	}
 	return out, nil
 }
@@ -190,28 +190,8 @@ func yamlString(s string) *yaml.Node {
 	return n
 }
 
-// isFormatChar: runes Escape escapes that JSON and YAML encoders leave raw (C1 controls,
-// line and paragraph separators, bidirectional controls).
-func isFormatChar(r rune) bool {
-	return (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
-}
-
 func hasFormatChars(s string) bool {
-	return strings.IndexFunc(s, isFormatChar) >= 0
-}
-
-// escapeFormatChars writes format characters as \uXXXX: valid inside JSON strings and YAML
-// double-quoted scalars, where they can only be.
-func escapeFormatChars(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if isFormatChar(r) {
-			fmt.Fprintf(&b, `\u%04x`, r)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return strings.IndexFunc(s, recording.IsFormatChar) >= 0
 }
 
 func yamlNode(dec *json.Decoder) (*yaml.Node, error) {

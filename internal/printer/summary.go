@@ -98,7 +98,7 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 // hotLoopSummary is one hot loop in the summary: `deployments.apps demo/web: fight by a, b,
 // 120 updates in 30.5s (ended)`.
 func hotLoopSummary(ev *watch.Event, state string) string {
-	h := hotLoopInfo(ev)
+	h := ev.HotLoopInfo()
 	l := fmt.Sprintf("%s %s: %s", ev.Resource.String(), ev.Key, h.Loop)
 	if len(h.Managers) > 0 {
 		l += " by " + strings.Join(h.Managers, ", ")

@@ -424,16 +424,16 @@ func Encode(ev *watch.Event, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hasNonASCII(b) && bytes.IndexFunc(b, isFormatChar) >= 0 {
+	if hasNonASCII(b) && bytes.IndexFunc(b, IsFormatChar) >= 0 {
 		// encoding/json leaves C1 controls and bidirectional overrides raw: escape them too,
 		// so that no line can act on a terminal.
-		b = []byte(escapeFormatChars(string(b)))
+		b = []byte(EscapeFormatChars(string(b)))
 	}
 	return append(b, '\n'), nil
 }
 
 // hasNonASCII reports whether b holds a byte outside ASCII. Every format character is, and most
-// lines are ASCII only: this spares them the rune-by-rune isFormatChar scan, which cost as much
+// lines are ASCII only: this spares them the rune-by-rune IsFormatChar scan, which cost as much
 // CPU as encoding the line (make bench profile, -o json).
 func hasNonASCII(b []byte) bool {
 	for _, c := range b {
@@ -444,18 +444,18 @@ func hasNonASCII(b []byte) bool {
 	return false
 }
 
-// isFormatChar: runes that JSON encoders leave raw and a terminal may act on (C1 controls,
-// line and paragraph separators, bidirectional controls).
-func isFormatChar(r rune) bool {
+// IsFormatChar reports runes that JSON and YAML encoders leave raw and a terminal may act on
+// (C1 controls, line and paragraph separators, bidirectional controls).
+func IsFormatChar(r rune) bool {
 	return (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
 }
 
-// escapeFormatChars writes format characters as \uXXXX: valid inside JSON strings, where they
-// can only be.
-func escapeFormatChars(s string) string {
+// EscapeFormatChars writes format characters as \uXXXX: valid inside JSON strings and YAML
+// double-quoted scalars, where they can only be.
+func EscapeFormatChars(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if isFormatChar(r) {
+		if IsFormatChar(r) {
 			fmt.Fprintf(&b, `\u%04x`, r)
 		} else {
 			b.WriteRune(r)

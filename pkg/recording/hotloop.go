@@ -28,14 +28,6 @@ type hotLoopRecord struct {
 	Suggestion string `json:"suggestion,omitempty"`
 }
 
-// hotLoopInfo is the HotLoop payload of ev (HotLoop, HotLoopEnded), empty if it has none.
-func hotLoopInfo(ev *watch.Event) watch.HotLoopInfo {
-	if ev.HotLoop == nil {
-		return watch.HotLoopInfo{}
-	}
-	return *ev.HotLoop
-}
-
 // orEmpty keeps a JSON list a list ([]) when it has no element.
 func orEmpty(l []string) []string {
 	if l == nil {
@@ -45,7 +37,7 @@ func orEmpty(l []string) []string {
 }
 
 func hotLoopOf(ev *watch.Event) hotLoopRecord {
-	h := hotLoopInfo(ev)
+	h := ev.HotLoopInfo()
 	return hotLoopRecord{
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Reason: h.Reason,
 		Managers: orEmpty(h.Managers), Updates: h.Updates, WindowSeconds: h.Window.Seconds(), Fields: orEmpty(h.Fields),
@@ -67,7 +59,7 @@ type hotLoopEndedRecord struct {
 }
 
 func hotLoopEndedOf(ev *watch.Event) hotLoopEndedRecord {
-	h := hotLoopInfo(ev)
+	h := ev.HotLoopInfo()
 	return hotLoopEndedRecord{
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Loop: h.Loop,
 		Updates: h.Updates, DurationSeconds: h.Duration.Seconds(), Managers: orEmpty(h.Managers), ObjectDeleted: h.Deleted,

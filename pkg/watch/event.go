@@ -236,6 +236,15 @@ func (ev *Event) IsChange() bool {
 		ev.OldResourceVersion != ev.ResourceVersion && ev.Delta != DeltaSync
 }
 
+// HotLoopInfo returns the event's hot-loop payload (HotLoop, HotLoopEnded, Folded), empty when
+// it has none.
+func (ev *Event) HotLoopInfo() HotLoopInfo {
+	if ev.HotLoop == nil {
+		return HotLoopInfo{}
+	}
+	return *ev.HotLoop
+}
+
 // ObjectKey names one object; Namespace is "" for a cluster-scoped object, or when the
 // informer lists every namespace.
 type ObjectKey struct {

@@ -29,6 +29,7 @@ type Reorder struct {
 	InFlight *InFlight
 
 	buf []held
+	one [1]Event // what Push returns without a window, reused: no allocation per event
 }
 
 type held struct {
@@ -42,10 +43,12 @@ type held struct {
 // NewReorder holds events for window; window <= 0 passes them through (arrival order).
 func NewReorder(window time.Duration) *Reorder { return &Reorder{Window: window} }
 
-// Push adds ev, received at now, and returns the events due by now, in order.
+// Push adds ev, received at now, and returns the events due by now, in order. Without a window
+// the slice is only valid until the next Push.
 func (r *Reorder) Push(ev Event, now time.Time) []Event {
 	if r.Window <= 0 {
-		return []Event{ev}
+		r.one[0] = ev
+		return r.one[:]
 	}
 	h := held{ev: ev, at: now}
 	h.rv, h.ok = liveRV(&ev)
