@@ -137,15 +137,19 @@ type result struct {
 	Round    int // 1-based
 	Position int // 1-based position in its round
 
-	Sync     time.Duration // process start -> the line of the last object of the initial list
-	SyncCPU  time.Duration // the tool's user+sys CPU at that moment
-	Settle   time.Duration // after the sync until the output was quiet
-	Patches  time.Duration // first patch sent -> last patch acknowledged
-	Updates  time.Duration // first patch sent -> the line of the last patched object
-	Lag      time.Duration // last patch acknowledged -> that line
-	User     time.Duration // rusage at exit
-	Sys      time.Duration
-	MaxRSS   int64  // KiB
+	Sync    time.Duration // process start -> the line of the last object of the initial list
+	SyncCPU time.Duration // the tool's user+sys CPU at that moment
+	Settle  time.Duration // after the sync until the output was quiet
+	Patches time.Duration // first patch sent -> last patch acknowledged
+	Updates time.Duration // first patch sent -> the line of the last patched object
+	Lag     time.Duration // last patch acknowledged -> that line
+	User    time.Duration // rusage at exit
+	Sys     time.Duration
+	MaxRSS  int64 // KiB
+	// MaxAnon and MaxFile are the largest RssAnon (the process's own memory: heap, stacks) and
+	// RssFile (pages of its executable and files mapped in) sampled from /proc every 20ms; KiB.
+	MaxAnon  int64
+	MaxFile  int64
 	Lines    int64  // stdout lines
 	Bytes    int64  // stdout bytes
 	Stray    int64  // object lines after the sync that were not for a patched object
@@ -373,6 +377,7 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int, extra ...s
 		return res
 	}
 	tr.pid = cmd.Process.Pid
+	sampled := sampleRSS(cmd.Process.Pid, tr.eofCh)
 	var out io.Reader = stdout
 	if b.c.dump != "" {
 		f, err := os.Create(filepath.Join(b.c.dump, fmt.Sprintf("%d-%s.out", round, tl.name)))
@@ -480,6 +485,8 @@ func (b *bench) runOne(ctx context.Context, tl *tool, round, pos int, extra ...s
 		res.Sys = time.Duration(ru.Stime.Nano())
 		res.MaxRSS = ru.Maxrss // KiB on Linux
 	}
+	peaks := <-sampled
+	res.MaxAnon, res.MaxFile = peaks[0], peaks[1]
 	if res.ExitNote == "" {
 		res.ExitNote = cmd.ProcessState.String()
 	}
@@ -543,6 +550,53 @@ feed:
 
 // procCPU is a process's user+sys CPU so far, from /proc/PID/stat (0 and an error if pid is 0
 // or gone).
+// sampleRSS samples pid's RssAnon and RssFile (/proc/PID/status) every 20ms until done is
+// closed, and then sends their peaks (KiB).
+func sampleRSS(pid int, done <-chan struct{}) <-chan [2]int64 {
+	out := make(chan [2]int64, 1)
+	go func() {
+		var peaks [2]int64
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if anon, file, ok := procRSS(pid); ok {
+				peaks[0], peaks[1] = max(peaks[0], anon), max(peaks[1], file)
+			}
+			select {
+			case <-done:
+				out <- peaks
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return out
+}
+
+// procRSS reads RssAnon and RssFile (KiB) from /proc/PID/status.
+func procRSS(pid int) (anon, file int64, ok bool) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, found := strings.Cut(line, ":")
+		if !found || (k != "RssAnon" && k != "RssFile") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		if k == "RssAnon" {
+			anon = n
+		} else {
+			file = n
+		}
+	}
+	return anon, file, anon > 0
+}
+
 func procCPU(pid int) (time.Duration, error) {
 	if pid == 0 {
 		return 0, errors.New("no pid")

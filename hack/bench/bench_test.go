@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -96,5 +97,21 @@ func TestInformerTrouble(t *testing.T) {
 	bad := "informer: 1 lists, 1 relists, 0 watch restarts, 1 watch closes, 0 errors, 0 resyncs, 1 bookmarks"
 	if got := informerTrouble(bad); got != bad {
 		t.Errorf("got %q", got)
+	}
+}
+
+func TestProcRSS(t *testing.T) {
+	anon, file, ok := procRSS(os.Getpid())
+	if !ok || anon <= 0 || file <= 0 {
+		t.Fatalf("procRSS(self) = %d, %d, %v; want both sizes positive", anon, file, ok)
+	}
+	if _, _, ok := procRSS(-1); ok {
+		t.Fatal("procRSS of no process reported ok")
+	}
+	done := make(chan struct{})
+	peaks := sampleRSS(os.Getpid(), done)
+	close(done)
+	if p := <-peaks; p[0] <= 0 || p[1] <= 0 {
+		t.Fatalf("sampleRSS(self) = %v; want both peaks positive", p)
 	}
 }

@@ -81,13 +81,14 @@ func main() {
 		a, b, _ := strings.Cut(p, "/")
 		c.compare = append(c.compare, [2]string{a, b})
 	}
+	if !c.toolsGiven {
+		// The plugin's data paths side by side: protobuf (default), with --diff (the memory
+		// targets' configuration), JSON forced.
+		c.tools = append(c.tools, "plugin+--diff", "plugin+--wire=json")
+	}
 	if c.workload == workloadPods {
 		resArg, resPlural = "pods", "pods"
 		relabelForPods()
-		if !c.toolsGiven {
-			// The plugin's data paths side by side: protobuf (default), with --diff, JSON forced.
-			c.tools = append(c.tools, "plugin+--diff", "plugin+--wire=json")
-		}
 	}
 	if err := validate(&c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -13,7 +13,8 @@ import (
 // --cpuprofile/--memprofile, the minimal informer's -cpuprofile/-memprofile) once more, outside
 // the figures, and leaves in dir, per tool: TOOL.cpu.pprof, TOOL.heap.pprof and the text
 // summaries TOOL.cpu.txt (go tool pprof -top), TOOL.alloc.txt (allocated bytes) and
-// TOOL.inuse.txt (live bytes after the final GC, when the informer has stopped).
+// TOOL.inuse.txt (live bytes after the final GC, when the informer has stopped), and for the
+// plugin TOOL.synced.txt (live bytes when its initial lists were in, its heap profile FILE.synced).
 func (b *bench) profileRuns(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -45,7 +46,11 @@ func (b *bench) profileRuns(ctx context.Context, dir string) error {
 			{cpu, file + ".cpu-cum.txt", []string{"-top", "-cum", "-nodecount=60"}},
 			{heap, file + ".alloc.txt", []string{"-top", "-sample_index=alloc_space", "-nodecount=40"}},
 			{heap, file + ".inuse.txt", []string{"-top", "-sample_index=inuse_space", "-nodecount=25"}},
+			{heap + ".synced", file + ".synced.txt", []string{"-top", "-sample_index=inuse_space", "-nodecount=40"}},
 		} {
+			if _, err := os.Stat(p.profile); err != nil {
+				continue // the minimal informer writes no FILE.synced
+			}
 			cmd := exec.CommandContext(ctx, goCmd(), append(append([]string{"tool", "pprof"}, p.args...), p.profile)...)
 			out, err := cmd.Output()
 			if err != nil {

@@ -253,13 +253,16 @@ func goCmd() string {
 	return "go"
 }
 
-// buildTools builds the plugin (unless -plugin) and the minimal informer into dir, with
-// -trimpath and the release build's -s -w, and finds kubectl.
+// buildTools builds the plugin (unless -plugin) and the minimal informer into dir as the release
+// builds the plugin (.goreleaser.yaml: CGO_ENABLED=0, -trimpath, -s -w), and finds kubectl. A
+// cgo build is not what users run, and is larger: a dependency (kustomize, through cli-runtime)
+// imports package plugin, which makes the linker export every symbol; its pages count in RSS.
 func buildTools(ctx context.Context, root, dir string, c *config) (binaries, error) {
 	var b binaries
 	build := func(out, pkg string) error {
 		cmd := exec.CommandContext(ctx, goCmd(), "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
 		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
 		}

@@ -28,11 +28,17 @@ func startProfiles(cpu, mem string) (func(), error) {
 			cpuFile.Close()
 		}
 		if mem != "" {
-			if f, err := os.Create(mem); err == nil {
-				runtime.GC()
-				_ = pprof.WriteHeapProfile(f)
-				f.Close()
-			}
+			writeHeapProfile(mem)
 		}
 	}, nil
+}
+
+// writeHeapProfile writes a heap profile after a garbage collection (errors ignored: a
+// diagnostic never fails a run).
+func writeHeapProfile(file string) {
+	if f, err := os.Create(file); err == nil {
+		runtime.GC()
+		_ = pprof.WriteHeapProfile(f)
+		f.Close()
+	}
 }

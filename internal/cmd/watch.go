@@ -136,7 +136,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.BoolVar(&o.MetadataOnly, "metadata-only", o.MetadataOnly, "Watch through the metadata client (PartialObjectMetadata over protobuf): names, labels, owners, resourceVersions and managers only, at a fraction of the cost (no status: the only state a line shows is Terminating). For huge resources.")
 	f.BoolVar(&o.DropManaged, "drop-managed-fields", o.DropManaged, "Drop metadata.managedFields before objects are cached (an informer transform): much less memory on big clusters, but no manager attribution and objects without managedFields.")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "Write a CPU profile of the run to this file (for make bench and bug reports).")
-	f.StringVar(&o.MemProfile, "memprofile", "", "Write a heap profile to this file when the run ends.")
+	f.StringVar(&o.MemProfile, "memprofile", "", "Write a heap profile to this file when the run ends, and to FILE.synced when the initial lists are in.")
 	_ = f.MarkHidden("cpuprofile")
 	_ = f.MarkHidden("memprofile")
 	f.IntVar(&o.OutputBuffer, "output-buffer", o.OutputBuffer, "Events that may wait for a slow reader of stdout; beyond it human output drops or folds adds and updates (counted; never deletes or lifecycle lines) and machine-readable output makes the informers wait.")
@@ -573,8 +573,14 @@ func (l *watchLoop) run(events <-chan watch.Event) {
 			}
 		}
 	}
+	synced := 0 // Synced lines of the watched resources, for --memprofile's FILE.synced
 	handle := func(ev watch.Event) {
 		summary.Add(&ev)
+		if ev.Type == watch.Synced && o.MemProfile != "" {
+			if synced++; synced == len(resources) {
+				writeHeapProfile(o.MemProfile + ".synced")
+			}
+		}
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
 		if rec != nil && recErr == nil && (ev.Type != watch.Reconciled || !omitReconciles) {
 			if recErr = rec.Write(&ev); recErr != nil {
