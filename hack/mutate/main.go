@@ -58,8 +58,9 @@ func mutate(out io.Writer, run string, verbose bool, timeout time.Duration) erro
 	if err := copyTree(root, tmp); err != nil {
 		return err
 	}
-	// The tests must pass on the unmutated copy, or every mutation would look killed.
-	if res := goTest(tmp, timeout, allPackages(selected), allTests(selected)); res.err != nil || res.failed {
+	// The tests must pass on the unmutated copy, or every mutation would look killed. They run
+	// every selected test at once: on a loaded machine that takes longer than one mutation's.
+	if res := goTest(tmp, 3*timeout, allPackages(selected), allTests(selected)); res.err != nil || res.failed {
 		return fmt.Errorf("the tests fail without any mutation:\n%s", res.output)
 	}
 	var survived, broken []string
