@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -257,13 +256,9 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 
 // open opens the recording (FILE, or standard input for "-").
 func (o *ReplayOptions) open() (rd *replay.Reader, name string, closeIn func(), err error) {
-	in, name, closeIn := o.In, "standard input", func() {}
-	if o.file != "-" {
-		f, err := os.Open(o.file)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		in, name, closeIn = f, o.file, func() { _ = f.Close() }
+	in, name, closeIn, err := openInput(o.file, o.In)
+	if err != nil {
+		return nil, "", nil, err
 	}
 	if rd, err = replay.NewReader(in); err != nil {
 		closeIn()
@@ -398,7 +393,11 @@ func (s *replayState) finish(fatal error) error {
 		}
 		s.writeErr = s.history.Write(o.Out)
 	}
-	if s.lines == 0 && len(s.damaged) == 0 && !s.interrupted {
+	if s.lines == 0 && !s.interrupted {
+		if len(s.damaged) > 0 {
+			// Nothing replayed: no summary of nothing, the same verdict report gives.
+			return fmt.Errorf("%s is not a recording: every line is damaged (%s)", name, lineList(s.damaged))
+		}
 		return fmt.Errorf("%s is empty: not a recording", name)
 	}
 	if s.filter.Resources != nil && !s.interrupted && s.writeErr == nil {

@@ -268,6 +268,12 @@ func TestReplayFilters(t *testing.T) {
 
 func TestReplayBadFlags(t *testing.T) {
 	path, _ := record(t, replayEvents(), false)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.ndjson")
+	notRecording := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notRecording, []byte("hello\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		want string
@@ -283,7 +289,9 @@ func TestReplayBadFlags(t *testing.T) {
 		{[]string{path, "--diff=some"}, "--diff must be inline or full"},
 		{[]string{path, "-l", "a=(b"}, `invalid label selector "a=(b"`},
 		{[]string{path, "--name", "[x"}, `invalid name pattern "[x"`},
-		{[]string{filepath.Join(t.TempDir(), "missing.ndjson")}, "no such file or directory"},
+		{[]string{missing}, `the path "` + missing + `" does not exist`},
+		{[]string{dir}, dir + " is a directory, not a recording"},
+		{[]string{notRecording}, notRecording + " is not a recording: every line is damaged (line 1, 2)"},
 		{[]string{path, "--resource", "nosuch"}, `the recording has no resource type "nosuch" (it has: configmaps, secrets)`},
 		{[]string{path, "--resource", "deploy"}, `the recording has no resource type "deploy" (it has: configmaps, secrets)`},
 		{[]string{path, "--resource", "configmap,rs"}, `the recording has no resource type "rs" (it has: configmaps, secrets)`},

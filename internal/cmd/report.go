@@ -116,22 +116,11 @@ func (o *ReportOptions) Validate() error {
 // Run reads the recording, then writes the page: nothing is written for input that is not a
 // recording.
 func (o *ReportOptions) Run(_ context.Context) error {
-	in := o.In
-	name := "standard input"
-	if o.file != "-" {
-		f, err := os.Open(o.file)
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("the path %q does not exist", o.file)
-		}
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			return fmt.Errorf("%s is a directory, not a recording", o.file)
-		}
-		in, name = f, o.file
+	in, name, closeIn, err := openInput(o.file, o.In)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	r, readErr := report.Read(in, name)
 	var damaged *report.DamagedError
 	if readErr != nil && !errors.As(readErr, &damaged) {
