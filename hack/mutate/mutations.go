@@ -15,6 +15,14 @@ type mutation struct {
 // a mutation rewrites, `make mutate` fails saying so: rewrite the mutation, do not drop it.
 var mutations = []mutation{
 	{
+		name: "the Events already there are shown in the list's order, not the order they happened",
+		file: "pkg/watch/owned.go",
+		old:  "if c := a.Kube.EventTime.Compare(b.Kube.EventTime); c != 0 {",
+		new:  "if c := 0; c != 0 {",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestInitialKubeEventsInTimeOrder"},
+	},
+	{
 		name: "a hidden Reconciled line pins its resource's later events out of resourceVersion order",
 		file: "pkg/watch/order.go",
 		old:  "if !h.ok && h.ev.Type == Reconciled {",

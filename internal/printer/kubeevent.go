@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/duration"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -54,6 +56,11 @@ func (p *Printer) kubeEventDetail(b *strings.Builder, ev *watch.Event) {
 		b.WriteString("  (" + strings.Join(by, ", ") + ")")
 	}
 	if ev.InitialList {
-		b.WriteString("  " + p.paint(colorDim, "[initial list]"))
+		// Listed at start, so the line's time is not the Event's: say how long before it was.
+		mark := "[initial list]"
+		if !k.EventTime.IsZero() && !ev.Time.IsZero() {
+			mark = "[initial list, " + duration.HumanDuration(max(ev.Time.Sub(k.EventTime), 0)) + " earlier]"
+		}
+		b.WriteString("  " + p.paint(colorDim, mark))
 	}
 }

@@ -48,7 +48,7 @@ func causalityEvents() []watch.Event {
 			Owners: []watch.Owner{web, rs}},
 		{Type: watch.KubeEvent, Time: at(0), Resource: eventsRes, Namespace: "demo", Name: "old.1", ResourceVersion: "100", Delta: watch.DeltaReplaced, InitialList: true,
 			Kube: &watch.KubeEventInfo{Reason: "ScalingReplicaSet", Note: "Scaled down replica set web-1 from 1 to 0", EventType: "Normal", Count: 1,
-				Regarding: watch.Regarding{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web", UID: "d-1"}}},
+				EventTime: at(-205).Add(-250 * time.Microsecond), Regarding: watch.Regarding{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web", UID: "d-1"}}},
 	}
 }
 

@@ -104,6 +104,7 @@ type wireLine struct {
 	Action              string           `json:"action"`
 	Regarding           *regardingRecord `json:"regarding"`
 	Count               int64            `json:"count"`
+	EventTime           string           `json:"eventTime"`
 
 	// ControllerQueue.
 	URL                   string   `json:"url"`
@@ -247,7 +248,9 @@ func DecodeLine(line []byte) (Decoded, error) {
 			return Decoded{}, err
 		}
 	case watch.KubeEvent:
-		kubeEventFrom(&w, &ev)
+		if err := kubeEventFrom(&w, &ev); err != nil {
+			return Decoded{}, err
+		}
 	case watch.Reconciled:
 		ev.Key, ev.Wait, ev.Work, ev.Requeues, ev.Failed = w.Key, fromMs(w.WaitMs), fromMs(w.WorkMs), w.Requeues, w.Error
 		ev.TriggerCount, ev.Requeue, ev.RequeueReason = w.TriggerCount, w.Requeue, w.RequeueReason

@@ -1,6 +1,9 @@
 package recording
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -60,7 +63,9 @@ type kubeEventRecord struct {
 	Action              string          `json:"action,omitempty"`
 	Regarding           regardingRecord `json:"regarding"`
 	Count               int64           `json:"count"`
-	Owners              []ownerRecord   `json:"owners,omitempty"`
+	// EventTime is when the Event last happened, by its own clock (watch.KubeEventInfo).
+	EventTime string        `json:"eventTime,omitempty"`
+	Owners    []ownerRecord `json:"owners,omitempty"`
 }
 
 func kubeEventOf(ev *watch.Event) kubeEventRecord {
@@ -73,12 +78,20 @@ func kubeEventOf(ev *watch.Event) kubeEventRecord {
 		InitialList: ev.InitialList, Delta: ev.Delta,
 		EventType: k.EventType, Reason: k.Reason, Note: k.Note, ReportingController: k.ReportingController,
 		ReportingInstance: k.ReportingInstance, Action: k.Action, Regarding: regardingRecord(k.Regarding),
-		Count: k.Count, Owners: ownersOf(ev.Owners),
+		Count: k.Count, Owners: ownersOf(ev.Owners), EventTime: formatTimeOrEmpty(k.EventTime),
 	}
 }
 
+// formatTimeOrEmpty is formatTime, "" for the zero time.
+func formatTimeOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return formatTime(t)
+}
+
 // kubeEventFrom is the inverse of kubeEventOf, for replay.
-func kubeEventFrom(w *wireLine, ev *watch.Event) {
+func kubeEventFrom(w *wireLine, ev *watch.Event) error {
 	ev.Namespace, ev.Name, ev.ResourceVersion, ev.InitialList, ev.Delta = w.Namespace, w.Name, w.ResourceVersion, w.InitialList, w.Delta
 	ev.Resource.Namespaced = true
 	ev.Kube = &watch.KubeEventInfo{Reason: w.Reason, Note: w.Note, EventType: w.EventType, ReportingController: w.ReportingController,
@@ -87,4 +100,12 @@ func kubeEventFrom(w *wireLine, ev *watch.Event) {
 		ev.Kube.Regarding = watch.Regarding(*w.Regarding)
 	}
 	ev.Owners = ownersFrom(w.Owners)
+	if w.EventTime != "" {
+		t, err := time.Parse(time.RFC3339Nano, w.EventTime)
+		if err != nil {
+			return fmt.Errorf(`field "eventTime": %q is not an RFC 3339 time`, w.EventTime)
+		}
+		ev.Kube.EventTime = t
+	}
+	return nil
 }

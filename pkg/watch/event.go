@@ -294,6 +294,10 @@ type KubeEventInfo struct {
 	Regarding           Regarding
 	// Count is how often the Event happened: series.count, else deprecatedCount, else 1.
 	Count int64
+	// EventTime is when it last happened, by the Event's own clock: series.lastObservedTime,
+	// else eventTime, else deprecatedLastTimestamp, else deprecatedFirstTimestamp, else the
+	// Event object's creationTimestamp. Zero when it has none of them.
+	EventTime time.Time
 }
 
 // Regarding is the object an Event is about.

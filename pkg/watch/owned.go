@@ -1,9 +1,14 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,6 +36,11 @@ type causality struct {
 	// selector is the label selector owned informers list with, from the one named root's
 	// spec.selector ("" until it is seen, or when there is none).
 	selectors map[string]string
+	// listedKube are the KubeEvent lines of the Events informer's initial list, held until it
+	// and the watched resources' initial lists are in (syncedRes); kubeReleased once they went.
+	listedKube   []Event
+	syncedRes    map[string]bool
+	kubeReleased bool
 
 	mu      sync.Mutex // guards started and closed against stop
 	started map[schema.GroupVersionResource]bool
@@ -61,14 +71,57 @@ func newCausality(ctx context.Context, cfg Config, out chan<- Event) *causality 
 // loop hands on the informers' lines until stop closes in.
 func (c *causality) loop() {
 	defer close(c.done)
-	for ev := range c.in {
-		for _, e := range c.handle(ev) {
+	send := func(evs []Event) {
+		for _, e := range evs {
 			select {
 			case c.out <- e:
 			case <-c.ctx.Done():
 			}
 		}
 	}
+	for ev := range c.in {
+		send(c.handle(ev))
+	}
+	send(c.initialKube()) // an initial list of Events cut short: what came of it
+}
+
+// synced counts the initial lists in of the Events and the watched resources (res's Synced), and
+// reports whether the Events' initial list can go: all of them are in.
+func (c *causality) synced(res string) bool {
+	if c.syncedRes == nil {
+		c.syncedRes = map[string]bool{}
+	}
+	c.syncedRes[res] = true
+	if c.kubeReleased || !c.syncedRes[c.cfg.Events.String()] {
+		return false
+	}
+	for r := range c.roots {
+		if !c.syncedRes[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// initialKube hands on the Events of the initial list, in the order they happened (by
+// EventTime, then resourceVersion).
+func (c *causality) initialKube() []Event {
+	c.kubeReleased = true
+	held := c.listedKube
+	c.listedKube = nil
+	slices.SortStableFunc(held, func(a, b Event) int {
+		if c := a.Kube.EventTime.Compare(b.Kube.EventTime); c != 0 {
+			return c
+		}
+		// Within one second (the controllers' Events have no finer time): the order they
+		// were written in.
+		return compareRV(a.ResourceVersion, b.ResourceVersion)
+	})
+	var out []Event
+	for _, kev := range held {
+		out = append(out, c.tree.observeKube(kev)...)
+	}
+	return out
 }
 
 // stop waits for the owned informers, then for the lines they sent. The watched informers must
@@ -84,12 +137,23 @@ func (c *causality) stop() {
 
 func (c *causality) handle(ev Event) []Event {
 	c.cfg.InFlight.passed(&ev)
+	isEvents := c.cfg.Events != nil && ev.Resource.GVR() == c.cfg.Events.GVR()
 	if !ev.Type.IsObject() {
+		if ev.Type == Synced && c.cfg.Events != nil && (isEvents || c.roots[ev.Resource.String()]) && c.synced(ev.Resource.String()) {
+			return append(c.initialKube(), ev)
+		}
 		return []Event{ev}
 	}
-	if c.cfg.Events != nil && ev.Resource.GVR() == c.cfg.Events.GVR() {
+	if isEvents {
 		kev, ok := kubeEventOf(ev)
 		if !ok {
+			return nil
+		}
+		if kev.InitialList && !c.kubeReleased {
+			// The Events already there come in the list's order (by name, not time): held
+			// until the list is in, and the watched objects they regard too, then handed on in
+			// the order they happened.
+			c.listedKube = append(c.listedKube, kev)
 			return nil
 		}
 		return c.tree.observeKube(kev)
@@ -190,6 +254,13 @@ func kubeEventOf(ev Event) (Event, bool) {
 	} else if n, ok, _ := unstructured.NestedInt64(o, "deprecatedCount"); ok && n > 0 {
 		info.Count = n
 	}
+	for _, path := range [][]string{{"series", "lastObservedTime"}, {"eventTime"}, {"deprecatedLastTimestamp"},
+		{"deprecatedFirstTimestamp"}, {"metadata", "creationTimestamp"}} {
+		if t, err := time.Parse(time.RFC3339Nano, str(path...)); err == nil {
+			info.EventTime = t
+			break
+		}
+	}
 	return Event{Type: KubeEvent, Time: ev.Time, Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name,
 		ResourceVersion: ev.ResourceVersion, OldResourceVersion: ev.OldResourceVersion, InitialList: ev.InitialList,
 		Delta: ev.Delta, Kube: info}, true
@@ -224,4 +295,15 @@ func eventsInformer(cfg Config, out chan<- Event) (*resourceInformer, error) {
 		return nil, fmt.Errorf("events: %w", err)
 	}
 	return ri, nil
+}
+
+// compareRV orders two resourceVersions as the numbers they are on one API server; ones that
+// are not numbers (never from a real server) as strings.
+func compareRV(a, b string) int {
+	an, errA := strconv.ParseUint(a, 10, 64)
+	bn, errB := strconv.ParseUint(b, 10, 64)
+	if errA != nil || errB != nil {
+		return strings.Compare(a, b)
+	}
+	return cmp.Compare(an, bn)
 }

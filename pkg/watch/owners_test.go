@@ -2,6 +2,7 @@ package watch
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -189,6 +190,15 @@ func TestKubeEventOf(t *testing.T) {
 		ReportingController: "deployment-controller", ReportingInstance: "kcm", Action: "ScaleUp",
 		Regarding: Regarding{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "demo", Name: "web", UID: "d1"}, Count: 1}
 	withCount := func(n int64) *KubeEventInfo { k := base; k.Count = n; return &k }
+	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return t }
+	withTime := func(s string) *KubeEventInfo { k := base; k.EventTime = at(s); return &k }
+	times := func(series bool, eventTime, last, first string) map[string]any {
+		m := map[string]any{"eventTime": eventTime, "deprecatedLastTimestamp": last, "deprecatedFirstTimestamp": first}
+		if series {
+			m["series"] = map[string]any{"count": int64(1), "lastObservedTime": "2026-11-23T10:00:04.000004Z"}
+		}
+		return m
+	}
 	tests := []struct {
 		name string
 		ev   Event
@@ -197,6 +207,14 @@ func TestKubeEventOf(t *testing.T) {
 		{"added", Event{Type: Added, Delta: DeltaAdded, Object: event(nil), ResourceVersion: "7"}, &base},
 		{"a series", Event{Type: Updated, Delta: DeltaUpdated, Object: event(map[string]any{"series": map[string]any{"count": int64(5)}}), ResourceVersion: "8", OldResourceVersion: "7"}, withCount(5)},
 		{"a legacy count", Event{Type: Added, Delta: DeltaAdded, Object: event(map[string]any{"deprecatedCount": int64(3)})}, withCount(3)},
+		{"series.lastObservedTime first", Event{Type: Added, Delta: DeltaAdded, Object: event(times(true, "2026-11-23T10:00:01.000001Z", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))},
+			withTime("2026-11-23T10:00:04.000004Z")},
+		{"then eventTime", Event{Type: Added, Delta: DeltaAdded, Object: event(times(false, "2026-11-23T10:00:01.000001Z", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))},
+			withTime("2026-11-23T10:00:01.000001Z")},
+		{"then the legacy last", Event{Type: Added, Delta: DeltaAdded, Object: event(times(false, "", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))},
+			withTime("2026-11-23T10:00:02Z")},
+		{"then the legacy first", Event{Type: Added, Delta: DeltaAdded, Object: event(times(false, "", "", "2026-11-23T10:00:03Z"))},
+			withTime("2026-11-23T10:00:03Z")},
 		{"deleted (time to live)", Event{Type: Deleted, Delta: DeltaDeleted, Object: event(nil)}, nil},
 		{"resync", Event{Type: Updated, Delta: DeltaSync, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
 		{"relist, unchanged", Event{Type: Updated, Delta: DeltaReplaced, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
@@ -236,5 +254,50 @@ func TestEventsFieldSelector(t *testing.T) {
 		if got := EventsFieldSelector(tt.cfg); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// Events already there when the watch starts come in the list's order (by name): the causality
+// stage hands them on in the order they happened, once the Events' and the watched resources'
+// initial lists are in (before the last Synced line).
+func TestInitialKubeEventsInTimeOrder(t *testing.T) {
+	evRes := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	c := newCausality(t.Context(), Config{Resources: []discovery.Resource{deployRes}, Events: &evRes}, nil)
+	c.tree.observe(objEvent(Added, deployRes, "web", "d1"), true)
+	listed := func(name, when string, rv ...string) Event {
+		o := map[string]any{"apiVersion": "events.k8s.io/v1", "kind": "Event",
+			"metadata": map[string]any{"name": name, "namespace": "demo", "resourceVersion": "7"},
+			"reason":   "R", "type": "Normal", "eventTime": when,
+			"regarding": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "demo", "name": "web", "uid": "d1"}}
+		ev := Event{Type: Added, Resource: evRes, Name: name, Delta: DeltaReplaced, InitialList: true, Object: &unstructured.Unstructured{Object: o}}
+		if len(rv) > 0 {
+			ev.ResourceVersion = rv[0]
+		}
+		return ev
+	}
+	var got []string
+	for _, ev := range []Event{
+		listed("web.a", "2026-11-23T10:00:03.000000Z"),
+		listed("web.b", "2026-11-23T10:00:01.000000Z"),
+		listed("web.c", "2026-11-23T10:00:02.000000Z"),
+		// Within one second, the order they were written in.
+		listed("web.f", "2026-11-23T10:00:05.000000Z", "1000"),
+		listed("web.e", "2026-11-23T10:00:05.000000Z", "999"),
+		{Type: Synced, Resource: evRes},
+		{Type: Synced, Resource: deployRes}, // the Events wait for the objects they regard too
+	} {
+		for _, out := range c.handle(ev) {
+			got = append(got, string(out.Type)+" "+out.Name)
+		}
+	}
+	want := []string{"Synced ", "KubeEvent web.b", "KubeEvent web.c", "KubeEvent web.a", "KubeEvent web.e", "KubeEvent web.f", "Synced "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	// A live Event is not held.
+	live := listed("web.d", "2026-11-23T10:00:09.000000Z")
+	live.InitialList, live.Delta = false, DeltaAdded
+	if out := c.handle(live); len(out) != 1 || out[0].Name != "web.d" {
+		t.Errorf("a live Event: %v", summary(out))
 	}
 }

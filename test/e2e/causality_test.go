@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -250,6 +253,73 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 		}
 	}
 	replayJSON(t, file, live)
+
+	// Started after the rollout, a watch gets the Events so far in its initial list. The list
+	// comes by name (other's Events before web's); they are shown in the order they happened,
+	// each with its own time. The controllers' Events have a time to the second: other is
+	// scaled once more in a second after web's last Event, so that its Event, listed before
+	// web's, happened after them.
+	var lastWeb time.Time
+	for _, m := range lines {
+		if m["type"] == "KubeEvent" && regarding(m)["name"] == "web" {
+			at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["eventTime"]))
+			if err != nil {
+				t.Fatalf("a KubeEvent without its eventTime: %v", m)
+			}
+			if at.After(lastWeb) {
+				lastWeb = at
+			}
+		}
+	}
+	time.Sleep(time.Until(lastWeb.Truncate(time.Second).Add(time.Second))) // the clock, not a guess
+	if _, err := c.Kubectl(ctx, "scale", "deployment", "other", "-n", ns, "--replicas=3"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(await); ; time.Sleep(100 * time.Millisecond) {
+		evs, err := c.Clientset.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(evs.Items, func(e eventsv1.Event) bool { return strings.HasSuffix(e.Note, "from 2 to 3") }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no Event of other's scale-up from 2 to 3")
+		}
+	}
+	late := c.RunPlugin(t, ctx, "watch", "deploy", "--events", "-n", ns, "-o", "json")
+	awaitSeen(t, late, await, "deployments synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "deployments" })
+	awaitSeen(t, late, await, "events synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "events" })
+	var times []time.Time
+	var order []string
+	regards := map[string]bool{}
+	for _, l := range stopAndLines(t, late) {
+		var m map[string]any
+		if err := jsonLine([]byte(l), &m); err != nil {
+			t.Fatalf("not JSON: %s", l)
+		}
+		if m["type"] != "KubeEvent" || m["initialList"] != true {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["eventTime"]))
+		if err != nil {
+			t.Fatalf("an initial-list KubeEvent without its eventTime: %s", l)
+		}
+		times = append(times, at)
+		name := fmt.Sprint(regarding(m)["name"])
+		regards[name] = true
+		order = append(order, at.Format("15:04:05.000000")+" "+name+": "+fmt.Sprint(m["note"]))
+	}
+	t.Logf("initial-list KubeEvents:\n%s", strings.Join(order, "\n"))
+	if len(times) < 4 || !regards["web"] || !regards["other"] {
+		t.Fatalf("initial list has %d KubeEvents, regarding %v; want web's and other's", len(times), regards)
+	}
+	for i := 1; i < len(times); i++ {
+		if times[i].Before(times[i-1]) {
+			t.Errorf("initial-list KubeEvent %d happened before the one shown ahead of it:\n%s", i, strings.Join(order, "\n"))
+			break
+		}
+	}
 }
 
 // Without a name, every Deployment of the namespace is a root; with --metadata-only the owned
