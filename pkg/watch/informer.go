@@ -432,7 +432,8 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 	var inner lister
 	switch {
 	case cfg.Metadata != nil:
-		inner = metadataLister{r: cfg.Metadata.Resource(res.GVR()).Namespace(ns), gvk: res.GVK()}
+		ml := metadataLister{r: cfg.Metadata.Resource(res.GVR()).Namespace(ns), gvk: res.GVK()}
+		ri.example, inner = ml.example(), ml
 	case cfg.REST != nil && Protobuf(res, cfg.Wire):
 		if cfg.typed == nil {
 			cfg.typed = newTypedClients(cfg.REST)

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -35,11 +34,19 @@ func (d dynamicLister) Watch(ctx context.Context, opts metav1.ListOptions) (watc
 }
 
 // metadataLister serves a resource through the metadata client (PartialObjectMetadata, in
-// protobuf), as unstructured objects holding apiVersion, kind and metadata only, so everything
-// downstream works unchanged at a fraction of the decoding and memory cost.
+// protobuf). The objects stay typed, as the protobuf path's do: the cache keeps a
+// PartialObjectMetadata (a fraction of the unstructured map it was once converted to) and a line
+// converts it when it needs it (toUnstructured: apiVersion, kind and metadata, as before).
 type metadataLister struct {
 	r   metadata.ResourceInterface
 	gvk schema.GroupVersionKind
+}
+
+// example is what the reflector's type check expects.
+func (m metadataLister) example() runtime.Object {
+	p := &metav1.PartialObjectMetadata{}
+	p.SetGroupVersionKind(m.gvk)
+	return p
 }
 
 func (m metadataLister) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -47,16 +54,11 @@ func (m metadataLister) List(ctx context.Context, opts metav1.ListOptions) (runt
 	if err != nil {
 		return nil, err
 	}
-	out := &unstructured.UnstructuredList{Object: map[string]interface{}{
-		"apiVersion": m.gvk.GroupVersion().String(), "kind": m.gvk.Kind + "List",
-	}}
-	out.SetResourceVersion(l.ResourceVersion)
-	out.SetContinue(l.Continue)
-	out.Items = make([]unstructured.Unstructured, 0, len(l.Items))
+	l.SetGroupVersionKind(m.gvk.GroupVersion().WithKind(m.gvk.Kind + "List"))
 	for i := range l.Items {
-		out.Items = append(out.Items, *m.convert(&l.Items[i]))
+		l.Items[i].SetGroupVersionKind(m.gvk)
 	}
-	return out, nil
+	return l, nil
 }
 
 func (m metadataLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
@@ -66,20 +68,8 @@ func (m metadataLister) Watch(ctx context.Context, opts metav1.ListOptions) (wat
 	}
 	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
 		if p, ok := ev.Object.(*metav1.PartialObjectMetadata); ok {
-			ev.Object = m.convert(p)
+			p.SetGroupVersionKind(m.gvk)
 		}
 		return ev, true
 	}), nil
-}
-
-func (m metadataLister) convert(p *metav1.PartialObjectMetadata) *unstructured.Unstructured {
-	md, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&p.ObjectMeta)
-	if err != nil {
-		md = map[string]interface{}{"name": p.Name, "namespace": p.Namespace, "resourceVersion": p.ResourceVersion}
-	}
-	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": m.gvk.GroupVersion().String(),
-		"kind":       m.gvk.Kind,
-		"metadata":   md,
-	}}
 }
