@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -109,14 +111,41 @@ func TestReplayNoiseAndHistory(t *testing.T) {
 	if count(out, "Updated ") != 5 || !strings.Contains(summary, fmt.Sprintf("%d updates out of focus", n-5)) {
 		t.Errorf("--only-path metadata.labels: %d Updated lines, want 5 (the label flips and back); summary:\n%s", count(out, "Updated "), summary)
 	}
-	out, _ = run("--history", "demo/busy", "--ignore-path", "data")
+	out, _ = run("--history", "demo/busy", "--ignore-path", "data", "--fold=off")
 	rows := strings.Split(strings.TrimSpace(out), "\n")
 	if len(rows) != 1+1+n+1 || !strings.HasPrefix(rows[0], "EVENT") {
-		t.Fatalf("--history: %d rows, want a header and %d:\n%s", len(rows), n+2, out)
+		t.Fatalf("--history --fold=off: %d rows, want a header and %d:\n%s", len(rows), n+2, out)
 	}
 	for _, want := range []string{"Added ", "100→101", `(+1 ignored)`, `metadata.labels.app: "web" → "api"; (+1 ignored)`, "HotLoop ", "HOT LOOP: 4 updates in 1m0s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--history lacks %q:\n%s", want, strings.Join(rows[:8], "\n"))
 		}
+	}
+	// Folded (the default): in the hot loop, a run of alike updates (same writers, same fields)
+	// is one row; the label's flip to api and back breaks the runs.
+	out, _ = run("--history", "demo/busy", "--ignore-path", "data")
+	want := `EVENT                   RV       STATE  BY  CHANGES
+Added                   100                 
+Updated                 100→101             (+1 ignored)
+Updated                 101→102             (+1 ignored)
+Updated                 102→103             (+1 ignored)
+Updated                 103→104             (+1 ignored)
+HotLoop                                     HOT LOOP: 4 updates in 1m0s; flipping: data.v
+Updated ×95 over 940ms  104→199             (+1 ignored)
+Updated ×2 over 10ms    199→201             metadata.labels.app: "web" → … → "web"; (+1 ignored)
+Updated ×98 over 970ms  201→299             (+1 ignored)
+Updated ×2 over 10ms    299→301             metadata.labels.app: "web" → … → "web"; (+1 ignored)
+Updated ×98 over 970ms  301→399             (+1 ignored)
+Updated                 399→400             metadata.labels.app: "web" → "api"; (+1 ignored)`
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		got = append(got, strings.TrimRight(l, " "))
+	}
+	var wantRows []string
+	for _, l := range strings.Split(want, "\n") {
+		wantRows = append(wantRows, strings.TrimRight(l, " "))
+	}
+	if diff := cmp.Diff(wantRows, got); diff != "" {
+		t.Errorf("--history, folded (-want +got):\n%s", diff)
 	}
 }

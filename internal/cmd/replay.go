@@ -289,6 +289,7 @@ func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replay
 	s.step = analysis.New(cfg)
 	if o.History != "" {
 		s.history = printer.NewHistory(printer.Options{Timestamps: d.Timestamps, ShowSecrets: d.ShowSecrets})
+		s.history.Fold = o.Noise.fold > 0 // a hot loop's alike updates in one row, as human output folds them
 	}
 	s.pOpts = d.ToOptions(o.Out, o.ErrOut)
 	s.pOpts.QueueColumn = s.pOpts.ShowReconciles

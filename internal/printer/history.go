@@ -3,8 +3,10 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -12,12 +14,30 @@ import (
 
 // History is one object's life as a compact table (`replay --history`): one row per event about
 // it (adds, updates, deletes, reconciles, hot-loop diagnoses), with who made each update and what
-// it changed. Changes under an --ignore-path are left out and counted. It is used from one
-// goroutine; Write prints the table at the end.
+// it changed. Changes under an --ignore-path are left out and counted. In a hot loop (after its
+// HotLoop row, until its HotLoopEnded row), consecutive updates by the same writers that changed
+// the same fields fold into one row, as human output folds them (unless Fold is off): "Updated
+// ×N over D", the resourceVersions from the first to the last, each field from its first old
+// value to its last new one. It is used from one goroutine; Write prints the table at the end.
 type History struct {
 	p         *Printer
 	rows      [][]string
 	resources map[string]bool
+	// Fold folds a hot loop's alike updates (replay's --fold; off: one row per event).
+	Fold bool
+	// inLoop: between a HotLoop row and its HotLoopEnded row; fold is the row updates fold into.
+	inLoop bool
+	fold   *historyFold
+}
+
+// historyFold is a row of folded updates.
+type historyFold struct {
+	row         int
+	res, key    string // the resource, and the writers and changed fields that make an update alike
+	n           int
+	first, last time.Time
+	firstOld    string        // the first update's old resourceVersion
+	changes     []diff.Change // each field's first old and last new value
 }
 
 // historyChangesShown is how many changes a row names; the rest are counted.
@@ -43,6 +63,7 @@ func (h *History) Add(ev *watch.Event) {
 	h.resources[res] = true
 	row := []string{p.timeColumn(ev.Time), string(ev.Type), "", "", "", ""}
 	var what string
+	var fold *historyFold // an update that may start a fold, or go into one
 	switch {
 	case ev.Type.IsObject():
 		row[1] = historyEvent(ev)
@@ -59,13 +80,23 @@ func (h *History) Add(ev *watch.Event) {
 			var by strings.Builder
 			p.writeAttribution(&by, u.attribution)
 			row[4] = strings.TrimPrefix(strings.TrimSpace(by.String()), "by ")
-			what = historyChanges(u.changes)
+			what = historyChanges(u.changes, false)
+			if h.Fold && h.inLoop && ev.Delta == watch.DeltaUpdated {
+				fold = &historyFold{res: res, key: row[4] + "\x00" + changedPaths(u.changes), n: 1, first: ev.Time, last: ev.Time,
+					firstOld: ev.OldResourceVersion, changes: slices.Clone(u.changes)}
+				if f := h.fold; f != nil && f.row == len(h.rows)-1 && f.res == fold.res && f.key == fold.key {
+					h.foldInto(f, ev, u.changes, row[3])
+					return
+				}
+			}
 		}
 	case ev.Type == watch.HotLoop:
+		h.inLoop = true
 		var b strings.Builder
 		p.hotLoopDetail(&b, ev)
 		what = strings.TrimPrefix(b.String(), Escape(ev.Key)+"  ")
 	case ev.Type == watch.HotLoopEnded:
+		h.inLoop = false
 		var b strings.Builder
 		p.hotLoopEndedDetail(&b, ev)
 		what = strings.TrimPrefix(b.String(), Escape(ev.Key)+"  ")
@@ -85,6 +116,38 @@ func (h *History) Add(ev *watch.Event) {
 		row[i] = Escape(row[i])
 	}
 	h.rows = append(h.rows, append([]string{res}, row...))
+	h.fold = fold
+	if fold != nil {
+		fold.row = len(h.rows) - 1
+	}
+}
+
+// foldInto folds one more alike update (its changes, its state) into f's row.
+func (h *History) foldInto(f *historyFold, ev *watch.Event, changes []diff.Change, state string) {
+	f.n++
+	f.last = ev.Time
+	for i := range f.changes {
+		for _, c := range changes {
+			if c.Path == f.changes[i].Path {
+				f.changes[i].New, f.changes[i].HasNew, f.changes[i].Sensitive = c.New, c.HasNew, f.changes[i].Sensitive || c.Sensitive
+			}
+		}
+	}
+	row := h.rows[f.row]
+	row[2] = Escape(fmt.Sprintf("Updated ×%d over %s", f.n, ms(f.last.Sub(f.first))))
+	row[3] = Escape(f.firstOld + "→" + ev.ResourceVersion)
+	row[4] = Escape(state)
+	row[6] = Escape(historyChanges(f.changes, true))
+}
+
+// changedPaths names the fields an update changed (the ignored ones too), in order.
+func changedPaths(changes []diff.Change) string {
+	var b strings.Builder
+	for _, c := range changes {
+		b.WriteString(c.Path)
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // historyEvent names an object event with what caused it, when that is not a watch event.
@@ -104,7 +167,9 @@ func historyEvent(ev *watch.Event) string {
 }
 
 // historyChanges is a row's CHANGES column: the first changes, the rest and the ignored counted.
-func historyChanges(changes []diff.Change) string {
+// folded: a folded row's, each field from its first old value to its last new one, with "… →"
+// between when they are the same (it changed, and changed back).
+func historyChanges(changes []diff.Change, folded bool) string {
 	var parts []string
 	ignored, more := 0, 0
 	for _, c := range changes {
@@ -114,7 +179,11 @@ func historyChanges(changes []diff.Change) string {
 		case len(parts) == historyChangesShown:
 			more++
 		default:
-			parts = append(parts, c.Path+": "+humanValue(c.Old, c.HasOld, c.Sensitive)+" → "+humanValue(c.New, c.HasNew, c.Sensitive))
+			old, cur := humanValue(c.Old, c.HasOld, c.Sensitive), humanValue(c.New, c.HasNew, c.Sensitive)
+			if folded && old == cur {
+				old += " → …"
+			}
+			parts = append(parts, c.Path+": "+old+" → "+cur)
 		}
 	}
 	if more > 0 {

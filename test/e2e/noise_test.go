@@ -175,8 +175,8 @@ func TestRealFoldSelfLoop(t *testing.T) {
 	if ru+rf != total || rl > int(last.Sub(first)/time.Second)+2 || rl == 0 {
 		t.Errorf("replay: %d Updated lines + %d folded in %d lines, want %d in about one line a second", ru, rf, rl, total)
 	}
-	// --history: the object's whole life, one row per event, with its diagnoses.
-	h := runPlugin(t, c, "replay", file, "--history", key, "--no-summary")
+	// --history --fold=off: the object's whole life, one row per event, with its diagnoses.
+	h := runPlugin(t, c, "replay", file, "--history", key, "--no-summary", "--fold=off")
 	rows := splitLines(strings.TrimSpace(h.stdout))
 	var hotRows int
 	for _, r := range rows {
@@ -197,6 +197,29 @@ func TestRealFoldSelfLoop(t *testing.T) {
 		if i < 6 || strings.Contains(r, "HotLoop") {
 			t.Log(r)
 		}
+	}
+	// Folded (the default): the self-loop's updates, alike (one writer, the same fields), are
+	// a few rows that count them all.
+	hf := runPlugin(t, c, "replay", file, "--history", key, "--no-summary")
+	folded, updates := 0, 0
+	for _, r := range splitLines(strings.TrimSpace(hf.stdout)) {
+		f := strings.Fields(r) // TIME EVENT ...
+		switch {
+		case len(f) > 2 && f[1] == "Updated" && strings.HasPrefix(f[2], "×"):
+			n, err := strconv.Atoi(strings.TrimPrefix(f[2], "×"))
+			if err != nil {
+				t.Fatalf("folded row %q", r)
+			}
+			folded++
+			updates += n
+		case len(f) > 1 && f[1] == "Updated":
+			updates++
+		}
+	}
+	t.Logf("--history, folded:\n%s", hf.stdout)
+	if hf.code != 0 || updates != total || folded == 0 || len(splitLines(hf.stdout)) > len(rows)/4 {
+		t.Errorf("--history (folded): exit %d, %d updates in %d folded rows, %d rows in all; want all %d updates in a quarter of %d rows:\n%s",
+			hf.code, updates, folded, len(splitLines(hf.stdout)), total, len(rows), hf.stdout)
 	}
 	for _, args := range [][]string{{"-o", "json"}, append([]string{"--fold=off"}, humanArgs...)} {
 		r := runPlugin(t, c, append([]string{"replay", file}, args...)...)
