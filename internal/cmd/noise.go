@@ -33,7 +33,7 @@ func (n *NoiseFlags) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&n.IgnorePaths, "ignore-path", n.IgnorePaths, "A field whose changes are noise (repeatable), in --diff's path syntax with * for a map key and [*] for a list element (e.g. 'status.conditions[*].lastTransitionTime', 'metadata.annotations[\"example.com/seen\"]'): an update that changed only ignored fields is hidden from human output (counted in the summary; \"ignored\": true in -o json), and ignored fields leave --diff. Added to the default heartbeats, "+
 		strings.Join(noise.DefaultIgnore, ", ")+"; --ignore-path=- turns the defaults off.")
 	f.StringArrayVar(&n.OnlyPaths, "only-path", n.OnlyPaths, "Show only the updates that change this field or a field under it (repeatable; --ignore-path's syntax); the other updates are hidden from human output and counted (\"outOfFocus\": true in -o json).")
-	f.StringVar(&n.Fold, "fold", n.Fold, "Fold the updates of an object in a hot loop (after its HotLoop line, until its HotLoopEnded line) into one Folded line per this interval in human output; off shows every update. -o json and --record never fold.")
+	f.StringVar(&n.Fold, "fold", n.Fold, "Fold the updates of an object in a hot loop (after its HotLoop line, until its HotLoopEnded line) into one Folded line per this interval in human output (and replay --history's alike updates into one row); off shows every update. -o json and --record never fold.")
 }
 
 // Validate parses the paths and the interval.
