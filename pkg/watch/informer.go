@@ -445,7 +445,17 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 			return nil, err
 		}
 		inner = tl
-	default:
+	case cfg.REST != nil:
+		if cfg.typed == nil {
+			cfg.typed = newTypedClients(cfg.REST)
+		}
+		cl, err := newCompactLister(cfg.typed, res, ns)
+		if err != nil {
+			return nil, err
+		}
+		ri.example = &compactObject{}
+		inner = cl
+	default: // no REST configuration (the fake clients of tests): the dynamic client
 		inner = dynamicLister{r: cfg.Client.Resource(res.GVR()).Namespace(ns)}
 	}
 	if ri.example == nil {
@@ -587,9 +597,11 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 }
 
 // dropManagedFieldsTransform is the informer transform behind --drop-managed-fields, for
-// unstructured and typed objects alike.
+// compact, unstructured and typed objects alike.
 func dropManagedFieldsTransform(obj interface{}) (interface{}, error) {
 	switch o := obj.(type) {
+	case *compactObject:
+		o.dropManagedFields()
 	case *unstructured.Unstructured:
 		if md, ok := o.Object["metadata"].(map[string]interface{}); ok {
 			delete(md, "managedFields")

@@ -24,7 +24,7 @@ const (
 	// WireAuto lists and watches the resources client-go's scheme knows (the built-in ones) in
 	// protobuf, the others (custom resources) in JSON.
 	WireAuto = "auto"
-	// WireJSON lists and watches everything in JSON through the dynamic client.
+	// WireJSON lists and watches everything in JSON (compact objects, see compact.go).
 	WireJSON = "json"
 	// WireProtobuf is what a resource served in protobuf is said to use.
 	WireProtobuf = "protobuf"
@@ -55,25 +55,32 @@ func (cfg *Config) wireOf(res discovery.Resource) string {
 	return WireJSON
 }
 
-// typedClients builds one protobuf REST client per group/version, over one HTTP client (one
-// connection pool, as the dynamic client has).
+// typedClients builds one REST client per group/version and wire (protobuf for built-in
+// resources, compact JSON for the others), over one HTTP client (one connection pool, as the
+// dynamic client has).
 type typedClients struct {
 	base *rest.Config
 
 	mu      sync.Mutex
 	http    *http.Client
-	clients map[schema.GroupVersion]rest.Interface
+	clients map[clientKey]rest.Interface
+}
+
+type clientKey struct {
+	gv       schema.GroupVersion
+	protobuf bool
 }
 
 func newTypedClients(base *rest.Config) *typedClients {
-	return &typedClients{base: base, clients: map[schema.GroupVersion]rest.Interface{}}
+	return &typedClients{base: base, clients: map[clientKey]rest.Interface{}}
 }
 
-// forGroupVersion returns the protobuf REST client of gv.
-func (t *typedClients) forGroupVersion(gv schema.GroupVersion) (rest.Interface, error) {
+// forGroupVersion returns the REST client of gv: protobuf, or JSON decoded to compact objects.
+func (t *typedClients) forGroupVersion(gv schema.GroupVersion, protobuf bool) (rest.Interface, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c, ok := t.clients[gv]; ok {
+	key := clientKey{gv: gv, protobuf: protobuf}
+	if c, ok := t.clients[key]; ok {
 		return c, nil
 	}
 	cfg := rest.CopyConfig(t.base)
@@ -82,10 +89,16 @@ func (t *typedClients) forGroupVersion(gv schema.GroupVersion) (rest.Interface, 
 	if gv.Group == "" {
 		cfg.APIPath = "/api"
 	}
-	cfg.ContentType = protobufContentType
-	cfg.AcceptContentTypes = protobufContentType + "," + runtime.ContentTypeJSON
-	// Decoded as sent: no conversion, no defaulting (the objects are the server's).
-	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	if protobuf {
+		cfg.ContentType = protobufContentType
+		cfg.AcceptContentTypes = protobufContentType + "," + runtime.ContentTypeJSON
+		// Decoded as sent: no conversion, no defaulting (the objects are the server's).
+		cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	} else {
+		cfg.ContentType = runtime.ContentTypeJSON
+		cfg.AcceptContentTypes = runtime.ContentTypeJSON
+		cfg.NegotiatedSerializer = compactJSONCodecs{}
+	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
@@ -100,7 +113,7 @@ func (t *typedClients) forGroupVersion(gv schema.GroupVersion) (rest.Interface, 
 	if err != nil {
 		return nil, err
 	}
-	t.clients[gv] = c
+	t.clients[key] = c
 	return c, nil
 }
 
@@ -115,7 +128,7 @@ type typedLister struct {
 }
 
 func newTypedLister(clients *typedClients, res discovery.Resource, ns string) (typedLister, error) {
-	c, err := clients.forGroupVersion(res.GVR().GroupVersion())
+	c, err := clients.forGroupVersion(res.GVR().GroupVersion(), true)
 	if err != nil {
 		return typedLister{}, fmt.Errorf("protobuf client for %s: %w", res, err)
 	}
@@ -178,6 +191,17 @@ func toUnstructured(o interface{}) *unstructured.Unstructured {
 		return nil
 	case *unstructured.Unstructured:
 		return v
+	case *compactObject:
+		u, err := v.decode()
+		if err != nil {
+			// Never lose the line: keep what identifies the object.
+			u = &unstructured.Unstructured{Object: map[string]interface{}{}}
+			u.SetGroupVersionKind(v.gvk)
+			u.SetNamespace(v.meta.Namespace)
+			u.SetName(v.meta.Name)
+			u.SetResourceVersion(v.meta.ResourceVersion)
+		}
+		return u
 	case runtime.Object:
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(v)
 		if err != nil {
@@ -196,8 +220,11 @@ func toUnstructured(o interface{}) *unstructured.Unstructured {
 	return nil
 }
 
-// resourceVersionOf is a cached object's resourceVersion, typed or not.
+// resourceVersionOf is a cached object's resourceVersion, compact, typed or not.
 func resourceVersionOf(o interface{}) string {
+	if c, ok := o.(*compactObject); ok {
+		return c.meta.ResourceVersion
+	}
 	if a, err := meta.Accessor(o); err == nil {
 		return a.GetResourceVersion()
 	}
