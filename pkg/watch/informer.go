@@ -408,8 +408,8 @@ type resourceInformer struct {
 	// shadow is fed every event, predicates or not (with --predicate only).
 	shadow *workQueue
 	ctx    context.Context // the run's context, for the delta processor
-	// example is an empty object of the type the lister returns: unstructured (JSON, metadata
-	// only) or the built-in Go type (protobuf).
+	// example is an empty object of the type the lister returns: a compactObject, or unstructured
+	// (metadata only; the dynamic client without a REST configuration).
 	example runtime.Object
 }
 
@@ -441,9 +441,7 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 		if err != nil {
 			return nil, err
 		}
-		if ri.example, err = tl.example(); err != nil {
-			return nil, err
-		}
+		ri.example = &compactObject{}
 		inner = tl
 	case cfg.REST != nil:
 		if cfg.typed == nil {

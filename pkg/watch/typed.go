@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync"
-	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -118,8 +119,9 @@ func (t *typedClients) forGroupVersion(gv schema.GroupVersion, protobuf bool) (r
 }
 
 // typedLister lists and watches one built-in resource in protobuf, as client-go's typed clients
-// do. Objects stay typed (the informer's cache keeps them so, far smaller than unstructured
-// maps); their apiVersion and kind are set, as protobuf lists and the decoder leave them empty.
+// do, and hands the reflector compact objects (compact.go): each object decoded to its Go type
+// for its metadata, then kept as its protobuf message, with its apiVersion and kind (protobuf
+// lists and the decoder leave them empty).
 type typedLister struct {
 	client   rest.Interface
 	resource string
@@ -135,56 +137,90 @@ func newTypedLister(clients *typedClients, res discovery.Resource, ns string) (t
 	return typedLister{client: c, resource: res.Resource, ns: ns, gvk: res.GVK()}, nil
 }
 
-// example is an empty object of the resource's type, for the reflector's type check.
-func (l typedLister) example() (runtime.Object, error) {
-	return scheme.Scheme.New(l.gvk)
-}
-
 func (l typedLister) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	list, err := scheme.Scheme.New(l.gvk.GroupVersion().WithKind(l.gvk.Kind + "List"))
+	listGVK := l.gvk.GroupVersion().WithKind(l.gvk.Kind + "List")
+	list, err := scheme.Scheme.New(listGVK)
 	if err != nil {
 		return nil, err
-	}
-	var timeout time.Duration
-	if opts.TimeoutSeconds != nil {
-		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
 	err = l.client.Get().NamespaceIfScoped(l.ns, l.ns != "").Resource(l.resource).
-		VersionedParams(&opts, scheme.ParameterCodec).Timeout(timeout).Do(ctx).Into(list)
+		VersionedParams(&opts, scheme.ParameterCodec).Timeout(timeoutOf(opts)).Do(ctx).Into(list)
 	if err != nil {
 		return nil, err
 	}
-	list.GetObjectKind().SetGroupVersionKind(l.gvk.GroupVersion().WithKind(l.gvk.Kind + "List"))
-	err = meta.EachListItem(list, func(o runtime.Object) error {
-		o.GetObjectKind().SetGroupVersionKind(l.gvk)
-		return nil
-	})
-	return list, err
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, err
+	}
+	out := &compactList{TypeMeta: metav1.TypeMeta{APIVersion: listGVK.GroupVersion().String(), Kind: listGVK.Kind},
+		ListMeta: metav1.ListMeta{ResourceVersion: lm.GetResourceVersion(), Continue: lm.GetContinue(),
+			RemainingItemCount: lm.GetRemainingItemCount()}}
+	itemsPtr, err := meta.GetItemsPtr(list)
+	if err != nil {
+		return nil, err
+	}
+	items := reflect.ValueOf(itemsPtr).Elem()
+	out.Items = make([]*compactObject, 0, items.Len())
+	for i := range items.Len() {
+		it := items.Index(i)
+		o, ok := it.Addr().Interface().(runtime.Object)
+		if !ok {
+			return nil, fmt.Errorf("%s holds %s items", listGVK.Kind, it.Type())
+		}
+		c, err := compactTyped(o, l.gvk)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, c)
+		// The decoded item is garbage now: let it go before the next is encoded.
+		it.SetZero()
+	}
+	return out, nil
 }
 
 func (l typedLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	var timeout time.Duration
-	if opts.TimeoutSeconds != nil {
-		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
-	}
 	opts.Watch = true
 	w, err := l.client.Get().NamespaceIfScoped(l.ns, l.ns != "").Resource(l.resource).
-		VersionedParams(&opts, scheme.ParameterCodec).Timeout(timeout).Watch(ctx)
+		VersionedParams(&opts, scheme.ParameterCodec).Timeout(timeoutOf(opts)).Watch(ctx)
 	if err != nil {
 		return nil, err
 	}
 	gvk := l.gvk
 	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
-		if ev.Type != watch.Error && ev.Object != nil {
-			ev.Object.GetObjectKind().SetGroupVersionKind(gvk)
+		if ev.Type == watch.Error || ev.Object == nil {
+			return ev, true
 		}
+		c, err := compactTyped(ev.Object, gvk)
+		if err != nil {
+			return watch.Event{Type: watch.Error, Object: &apierrors.NewInternalError(err).ErrStatus}, true
+		}
+		ev.Object = c
 		return ev, true
 	}), nil
 }
 
-// toUnstructured returns a cached object in the form events carry: the object itself on the
-// JSON path, a conversion of the typed object on the protobuf path (made for the line that needs
-// it; the cache keeps the typed object).
+// compactTyped keeps a decoded built-in object as its protobuf message and its metadata.
+func compactTyped(o runtime.Object, gvk schema.GroupVersionKind) (*compactObject, error) {
+	pm, ok := o.(interface{ Marshal() ([]byte, error) })
+	if !ok {
+		return nil, fmt.Errorf("%T has no protobuf encoding", o)
+	}
+	a, err := meta.Accessor(o)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := pm.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	c := &compactObject{raw: raw, codec: compactProtobuf, gvk: gvk}
+	c.setMeta(a.GetName(), a.GetNamespace(), a.GetUID(), a.GetResourceVersion(), a.GetAnnotations())
+	return c, nil
+}
+
+// toUnstructured returns a cached object in the form events carry: a compact object decoded
+// (for the line that needs it; the cache keeps the compact object), an unstructured one itself,
+// a typed one converted.
 func toUnstructured(o interface{}) *unstructured.Unstructured {
 	switch v := o.(type) {
 	case nil:

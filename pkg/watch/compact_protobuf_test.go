@@ -1,0 +1,124 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+)
+
+var podsRes = discovery.Resource{Version: "v1", Kind: "Pod", Resource: "pods", Namespaced: true}
+
+func typedPod() *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "u-p", ResourceVersion: "7",
+			Labels: map[string]string{"app": "x"}, Annotations: map[string]string{"a": "b"},
+			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i", Args: []string{"a", "b"},
+			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}}},
+			NodeSelector: map[string]string{}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+}
+
+// A built-in object kept as protobuf bytes decodes to what the typed cache converted before.
+func TestCompactProtobufObject(t *testing.T) {
+	p := typedPod()
+	c, err := compactTyped(p, podsRes.GVK())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := p.DeepCopy()
+	want.SetGroupVersionKind(podsRes.GVK())
+	wantMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toUnstructured(c); !reflect.DeepEqual(got.Object, wantMap) {
+		t.Errorf("(-typed +compact):\n%s", cmp.Diff(wantMap, got.Object))
+	}
+	a, err := meta.Accessor(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.GetName() != "p" || a.GetNamespace() != "ns" || a.GetUID() != "u-p" || a.GetResourceVersion() != "7" || a.GetAnnotations() != nil {
+		t.Errorf("metadata %+v", c.meta)
+	}
+	// --drop-managed-fields re-encodes without them.
+	n := len(c.raw)
+	c.dropManagedFields()
+	if len(c.raw) >= n || c.noManagedFields {
+		t.Errorf("managedFields not dropped from the bytes (%d -> %d)", n, len(c.raw))
+	}
+	want.ManagedFields = nil
+	wantMap, _ = runtime.DefaultUnstructuredConverter.ToUnstructured(want)
+	if got := toUnstructured(c); !reflect.DeepEqual(got.Object, wantMap) {
+		t.Errorf("after dropping managedFields (-typed +compact):\n%s", cmp.Diff(wantMap, got.Object))
+	}
+}
+
+// A protobuf list becomes compact objects with their kind and metadata; the list keeps its own.
+func TestTypedListerList(t *testing.T) {
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "30", Continue: "more"},
+		Items: []corev1.Pod{*typedPod(), *typedPod()}}
+	list.Items[1].Name, list.Items[1].ResourceVersion = "q", "8"
+	list.Items[1].Annotations = map[string]string{initialEventsEndAnnotation: "true", "z": "y"}
+	var body bytes.Buffer
+	if err := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(list, &body); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", protobufContentType)
+		_, _ = w.Write(body.Bytes())
+	}))
+	defer srv.Close()
+	l, err := newTypedLister(newTypedClients(&rest.Config{Host: srv.URL}), podsRes, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := l.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, _ := meta.ListAccessor(obj)
+	if lm.GetResourceVersion() != "30" || lm.GetContinue() != "more" {
+		t.Errorf("list meta %q %q", lm.GetResourceVersion(), lm.GetContinue())
+	}
+	items, err := meta.ExtractList(obj)
+	if err != nil || len(items) != 2 {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	for i, o := range items {
+		c := o.(*compactObject)
+		want := typedPod()
+		want.Name, want.ResourceVersion, want.Annotations = list.Items[i].Name, list.Items[i].ResourceVersion, list.Items[i].Annotations
+		want.SetGroupVersionKind(podsRes.GVK())
+		wantMap, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
+		if got := toUnstructured(c); !reflect.DeepEqual(got.Object, wantMap) {
+			t.Errorf("item %d (-typed +compact):\n%s", i, cmp.Diff(wantMap, got.Object))
+		}
+		if c.gvk != podsRes.GVK() || c.meta.Name != want.Name || resourceVersionOf(c) != want.ResourceVersion {
+			t.Errorf("item %d: %v %+v", i, c.gvk, c.meta)
+		}
+	}
+	if got := items[1].(*compactObject).meta.Annotations; !reflect.DeepEqual(got, map[string]string{initialEventsEndAnnotation: "true"}) {
+		t.Errorf("annotations kept: %v", got)
+	}
+}
