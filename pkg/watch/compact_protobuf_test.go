@@ -11,13 +11,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	restclientwatch "k8s.io/client-go/rest/watch"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
@@ -120,5 +124,62 @@ func TestTypedListerList(t *testing.T) {
 	}
 	if got := items[1].(*compactObject).meta.Annotations; !reflect.DeepEqual(got, map[string]string{initialEventsEndAnnotation: "true"}) {
 		t.Errorf("annotations kept: %v", got)
+	}
+}
+
+// A protobuf watch stream: each object kept as its bytes with its metadata (a bookmark's
+// initial-events-end annotation too), an error a metav1.Status.
+func TestTypedListerWatch(t *testing.T) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), protobufContentType)
+	if !ok {
+		t.Fatal("no protobuf serializer")
+	}
+	p := typedPod()
+	p.SetGroupVersionKind(podsRes.GVK())
+	bm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "9",
+		Annotations: map[string]string{initialEventsEndAnnotation: "true", "other": "x"}}}
+	bm.SetGroupVersionKind(podsRes.GVK())
+	st := &apierrors.NewResourceExpired("too old").ErrStatus
+	st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", protobufContentType+";stream=watch")
+		enc := restclientwatch.NewEncoder(streaming.NewEncoder(info.StreamSerializer.Framer.NewFrameWriter(w),
+			info.StreamSerializer.Serializer), info.Serializer)
+		for _, ev := range []watch.Event{{Type: watch.Added, Object: p}, {Type: watch.Bookmark, Object: bm}, {Type: watch.Error, Object: st}} {
+			if err := enc.Encode(&ev); err != nil {
+				t.Error(err)
+			}
+		}
+	}))
+	defer srv.Close()
+	l, err := newTypedLister(newTypedClients(&rest.Config{Host: srv.URL}), podsRes, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := l.Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ev := next(t, w)
+	c, ok := ev.Object.(*compactObject)
+	if !ok || ev.Type != watch.Added {
+		t.Fatalf("%s %T", ev.Type, ev.Object)
+	}
+	want, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
+	if got := toUnstructured(c); !reflect.DeepEqual(got.Object, want) {
+		t.Errorf("(-typed +compact):\n%s", cmp.Diff(want, got.Object))
+	}
+	if c.meta.Name != "p" || c.meta.Namespace != "ns" || c.meta.UID != "u-p" || c.meta.ResourceVersion != "7" || c.meta.Annotations != nil {
+		t.Errorf("metadata %+v", c.meta)
+	}
+	ev = next(t, w)
+	if c, ok := ev.Object.(*compactObject); !ok || ev.Type != watch.Bookmark || c.meta.ResourceVersion != "9" ||
+		!reflect.DeepEqual(c.meta.Annotations, map[string]string{initialEventsEndAnnotation: "true"}) {
+		t.Errorf("bookmark %s %#v", ev.Type, ev.Object)
+	}
+	ev = next(t, w)
+	if s, ok := ev.Object.(*metav1.Status); !ok || ev.Type != watch.Error || !apierrors.IsResourceExpired(apierrors.FromObject(s)) {
+		t.Errorf("error event %s %#v", ev.Type, ev.Object)
 	}
 }

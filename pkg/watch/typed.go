@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -93,8 +94,9 @@ func (t *typedClients) forGroupVersion(gv schema.GroupVersion, protobuf bool) (r
 	if protobuf {
 		cfg.ContentType = protobufContentType
 		cfg.AcceptContentTypes = protobufContentType + "," + runtime.ContentTypeJSON
-		// Decoded as sent: no conversion, no defaulting (the objects are the server's).
-		cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+		// Decoded as sent: no conversion, no defaulting (the objects are the server's); the
+		// objects of watch events kept compact (compact_protobuf.go).
+		cfg.NegotiatedSerializer = compactProtobufCodecs{scheme.Codecs.WithoutConversion()}
 	} else {
 		cfg.ContentType = runtime.ContentTypeJSON
 		cfg.AcceptContentTypes = runtime.ContentTypeJSON
@@ -119,9 +121,10 @@ func (t *typedClients) forGroupVersion(gv schema.GroupVersion, protobuf bool) (r
 }
 
 // typedLister lists and watches one built-in resource in protobuf, as client-go's typed clients
-// do, and hands the reflector compact objects (compact.go): each object decoded to its Go type
-// for its metadata, then kept as its protobuf message, with its apiVersion and kind (protobuf
-// lists and the decoder leave them empty).
+// do, and hands the reflector compact objects (compact.go): each object's protobuf message as the
+// server sent it, cut out of the list or the watch event with its metadata read field by field
+// (compact_protobuf.go), never decoded to its Go type here; with its apiVersion and kind
+// (protobuf lists leave them empty).
 type typedLister struct {
 	client   rest.Interface
 	resource string
@@ -139,13 +142,22 @@ func newTypedLister(clients *typedClients, res discovery.Resource, ns string) (t
 
 func (l typedLister) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 	listGVK := l.gvk.GroupVersion().WithKind(l.gvk.Kind + "List")
+	res := l.client.Get().NamespaceIfScoped(l.ns, l.ns != "").Resource(l.resource).
+		VersionedParams(&opts, scheme.ParameterCodec).Timeout(timeoutOf(opts)).Do(ctx)
+	if err := res.Error(); err != nil {
+		return nil, err
+	}
+	// Protobuf, as asked: each item's bytes cut out of the body, none decoded.
+	body, _ := res.Raw()
+	if out, err := compactProtobufList(body, listGVK, l.gvk); !errors.Is(err, errNotProtobuf) {
+		return out, err
+	}
+	// Another encoding (JSON from a server without protobuf): decoded, then kept re-encoded.
 	list, err := scheme.Scheme.New(listGVK)
 	if err != nil {
 		return nil, err
 	}
-	err = l.client.Get().NamespaceIfScoped(l.ns, l.ns != "").Resource(l.resource).
-		VersionedParams(&opts, scheme.ParameterCodec).Timeout(timeoutOf(opts)).Do(ctx).Into(list)
-	if err != nil {
+	if err := res.Into(list); err != nil {
 		return nil, err
 	}
 	lm, err := meta.ListAccessor(list)
@@ -188,6 +200,10 @@ func (l typedLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 	gvk := l.gvk
 	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
 		if ev.Type == watch.Error || ev.Object == nil {
+			return ev, true
+		}
+		if c, ok := ev.Object.(*compactObject); ok {
+			c.gvk = gvk
 			return ev, true
 		}
 		c, err := compactTyped(ev.Object, gvk)
