@@ -47,6 +47,22 @@ var mutations = []mutation{
 		run:  []string{"TestObjectLineSaysWhereItCameFrom"},
 	},
 	{
+		name: "a compact object forgets the initial-events-end annotation: a streaming list never ends",
+		file: "pkg/watch/compact.go",
+		old:  "if v, ok := annotations[initialEventsEndAnnotation]; ok {",
+		new:  "if v, ok := annotations[initialEventsEndAnnotation]; ok && false {",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestCompactWatch"},
+	},
+	{
+		name: "a compact JSON object decodes its numbers unlike the dynamic client (every one a float64)",
+		file: "pkg/watch/compact.go",
+		old:  "if err := utiljson.Unmarshal(c.raw, &m); err != nil {",
+		new:  "if err := json.Unmarshal(c.raw, &m); err != nil {",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestCompactList"},
+	},
+	{
 		name: "an unchanged relist delivery is labelled a resync (delta Sync) in JSON",
 		file: "pkg/watch/process.go",
 		old:  "ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)",

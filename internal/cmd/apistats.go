@@ -55,7 +55,7 @@ func (a *APIOptions) AddFlags(f *pflag.FlagSet) {
 	if env := os.Getenv(WireEnv); env != "" {
 		wire = env
 	}
-	f.StringVar(&a.Wire, "wire", wire, "Wire format of the informers' lists and watches: auto (built-in resources in protobuf, as client-go's typed clients and kube-controller-manager use them; custom resources in JSON) or json (everything in JSON through the dynamic client, for comparison or a server that misbehaves). Default: $KUBECTL_INFORMER_WIRE, else auto.")
+	f.StringVar(&a.Wire, "wire", wire, "Wire format of the informers' lists and watches: auto (built-in resources in protobuf, as client-go's typed clients and kube-controller-manager use them; custom resources in JSON) or json (everything in JSON, for comparison or a server that misbehaves). Default: $KUBECTL_INFORMER_WIRE, else auto.")
 	f.Int64Var(&a.ChunkSize, "chunk-size", a.ChunkSize, "Page size (limit) of the informers' LIST requests, as kubectl's --chunk-size. 0: as a controller lists (the reflector's first list, at resourceVersion 0, comes whole from the watch cache; client-go pages others by 500); with a page size the first list is a consistent read (resourceVersion \"\"), which the server pages.")
 }
 

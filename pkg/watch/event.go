@@ -1,5 +1,7 @@
 // Package watch runs informers for resolved resources and emits what they receive as typed
-// events on a channel. It never prints: internal/printer turns events into lines.
+// events on a channel. Its informers' caches hold compact objects (the encoded bytes and a few
+// metadata fields, see compact.go), decoded only for the events that carry them. It never
+// prints: internal/printer turns events into lines.
 package watch
 
 import (

@@ -408,8 +408,9 @@ type resourceInformer struct {
 	// shadow is fed every event, predicates or not (with --predicate only).
 	shadow *workQueue
 	ctx    context.Context // the run's context, for the delta processor
-	// example is an empty object of the type the lister returns: unstructured (JSON, metadata
-	// only) or the built-in Go type (protobuf).
+	// example is an empty object of the type the lister returns: a compactObject, a
+	// PartialObjectMetadata (--metadata-only), or unstructured (the dynamic client without a
+	// REST configuration).
 	example runtime.Object
 }
 
@@ -442,11 +443,19 @@ func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (
 		if err != nil {
 			return nil, err
 		}
-		if ri.example, err = tl.example(); err != nil {
+		ri.example = &compactObject{}
+		inner = tl
+	case cfg.REST != nil:
+		if cfg.typed == nil {
+			cfg.typed = newTypedClients(cfg.REST)
+		}
+		cl, err := newCompactLister(cfg.typed, res, ns)
+		if err != nil {
 			return nil, err
 		}
-		inner = tl
-	default:
+		ri.example = &compactObject{}
+		inner = cl
+	default: // no REST configuration (the fake clients of tests): the dynamic client
 		inner = dynamicLister{r: cfg.Client.Resource(res.GVR()).Namespace(ns)}
 	}
 	if ri.example == nil {
@@ -588,9 +597,11 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 }
 
 // dropManagedFieldsTransform is the informer transform behind --drop-managed-fields, for
-// unstructured and typed objects alike.
+// compact, unstructured and typed objects alike.
 func dropManagedFieldsTransform(obj interface{}) (interface{}, error) {
 	switch o := obj.(type) {
+	case *compactObject:
+		o.dropManagedFields()
 	case *unstructured.Unstructured:
 		if md, ok := o.Object["metadata"].(map[string]interface{}); ok {
 			delete(md, "managedFields")

@@ -11,14 +11,15 @@ import (
 	"k8s.io/client-go/metadata"
 )
 
-// lister is what the tap calls: the dynamic client (JSON), a protobuf client of a built-in
-// resource (typedLister) or the metadata client, adapted. List returns a list object.
+// lister is what the tap calls: a compact JSON client (compactLister), a protobuf client of a
+// built-in resource (typedLister) or the metadata client, adapted. List returns a list object.
 type lister interface {
 	List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
-// dynamicLister serves a resource through the dynamic client, in JSON.
+// dynamicLister serves a resource through the dynamic client, in JSON: only when the run has no
+// REST configuration (the fake clients of tests); the plugin uses compactLister.
 type dynamicLister struct{ r dynamic.ResourceInterface }
 
 func (d dynamicLister) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {

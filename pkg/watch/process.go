@@ -49,10 +49,10 @@ func (ri *resourceInformer) process(obj interface{}, isInInitialList bool) error
 	return nil
 }
 
-// The indexer keeps objects as the lister returned them: unstructured on the JSON path, typed
-// on the protobuf path (the compact cache: a typed object is a fraction of its unstructured
-// map). Events carry unstructured objects, converted here for the line that needs them and
-// kept by nothing after it.
+// The indexer keeps objects as the lister returned them: compact (compact.go: the encoded bytes
+// and a few metadata fields, a fraction of an unstructured map), or PartialObjectMetadata with
+// --metadata-only. Events carry unstructured objects, decoded here for the line that needs them
+// and kept by nothing after it.
 
 func (ri *resourceInformer) upsert(obj interface{}, delta Delta, initial bool) error {
 	if _, ok := obj.(runtime.Object); !ok {
@@ -104,7 +104,7 @@ func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
 // objects gone from the list become tombstone deletes, the rest adds or updates, deletes first.
 func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool) error {
 	li, _ := ri.tap.popList()
-	// Objects as cached (typed on the protobuf path): converted one at a time when emitted.
+	// Objects as cached (compact): decoded one at a time when emitted.
 	type change struct{ old, cur interface{} }
 	changes := make([]change, 0, len(info.Objects))
 	listed := make(map[string]struct{}, len(info.Objects))

@@ -32,7 +32,7 @@ type listInfo struct {
 	fellBack  bool // a LIST after a streaming list was tried and failed
 }
 
-// tap sits between the reflector and the dynamic client. It sees every LIST, WATCH, watch event
+// tap sits between the reflector and the API client (the lister). It sees every LIST, WATCH, watch event
 // and stream end, emits lifecycle events for them, and remembers what the delta processor needs
 // to label a relist (why the watch was lost, and from which resourceVersion).
 type tap struct {

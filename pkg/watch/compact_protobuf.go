@@ -1,0 +1,188 @@
+package watch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// The protobuf side of the compact cache: a built-in object's bytes are kept as the server sent
+// them, cut out of the list or the watch event, and only its metadata is read, field by field,
+// so that no object is decoded to its Go type until a line needs it. Every Kubernetes object
+// message has its ObjectMeta as field 1; every list message its ListMeta as field 1 and its items
+// as field 2 (k8s.io/api's generated.proto).
+
+// protobufMagic starts every Kubernetes protobuf body: a runtime.Unknown envelope follows.
+var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
+
+var errNotProtobuf = errors.New("not a Kubernetes protobuf envelope")
+
+// protoFields calls fn for each field of a protobuf message, with the payload of length-delimited
+// ones (nil for the others).
+func protoFields(b []byte, fn func(num protowire.Number, v []byte)) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		var v []byte
+		if typ == protowire.BytesType {
+			v, n = protowire.ConsumeBytes(b)
+		} else {
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		if typ == protowire.BytesType {
+			fn(num, v)
+		}
+	}
+	return nil
+}
+
+// unknownOf opens a protobuf envelope (the magic, then runtime.Unknown): the object's apiVersion,
+// kind and message, which aliases data.
+func unknownOf(data []byte) (apiVersion, kind string, raw []byte, err error) {
+	if !bytes.HasPrefix(data, protobufMagic) {
+		return "", "", nil, errNotProtobuf
+	}
+	var encoding []byte
+	err = protoFields(data[len(protobufMagic):], func(num protowire.Number, v []byte) {
+		switch num {
+		case 1: // typeMeta
+			_ = protoFields(v, func(num protowire.Number, v []byte) {
+				switch num {
+				case 1:
+					apiVersion = string(v)
+				case 2:
+					kind = string(v)
+				}
+			})
+		case 2:
+			raw = v
+		case 3:
+			encoding = v
+		}
+	})
+	if err == nil && len(encoding) > 0 {
+		err = fmt.Errorf("protobuf content encoding %q", encoding)
+	}
+	return apiVersion, kind, raw, err
+}
+
+// compactFromProtobuf makes a compact object of one object message, keeping raw itself (the
+// caller gives it away): the metadata is read from the message's ObjectMeta, nothing else.
+func compactFromProtobuf(raw []byte, gvk schema.GroupVersionKind) (*compactObject, error) {
+	var name, namespace, uid, rv string
+	var ann map[string]string
+	var inner error
+	err := protoFields(raw, func(num protowire.Number, v []byte) {
+		if num != 1 {
+			return
+		}
+		if err := protoFields(v, func(num protowire.Number, v []byte) {
+			switch num {
+			case 1:
+				name = string(v)
+			case 3:
+				namespace = string(v)
+			case 5:
+				uid = string(v)
+			case 6:
+				rv = string(v)
+			case 12: // an annotation: a map entry, key 1, value 2
+				var k, val []byte
+				if err := protoFields(v, func(num protowire.Number, v []byte) {
+					switch num {
+					case 1:
+						k = v
+					case 2:
+						val = v
+					}
+				}); err != nil {
+					inner = err
+				}
+				if string(k) == initialEventsEndAnnotation {
+					ann = map[string]string{initialEventsEndAnnotation: string(val)}
+				}
+			}
+		}); err != nil {
+			inner = err
+		}
+	})
+	if err == nil {
+		err = inner
+	}
+	if err != nil {
+		return nil, fmt.Errorf("protobuf %s: %w", gvk.Kind, err)
+	}
+	c := &compactObject{raw: raw, codec: compactProtobuf, gvk: gvk}
+	c.setMeta(name, namespace, types.UID(uid), rv, ann)
+	return c, nil
+}
+
+// compactProtobufList cuts a protobuf list body into compact objects of kind gvk, each owning a
+// copy of its bytes. It returns errNotProtobuf for another encoding.
+func compactProtobufList(body []byte, listGVK, gvk schema.GroupVersionKind) (*compactList, error) {
+	_, _, raw, err := unknownOf(body)
+	if err != nil {
+		return nil, err
+	}
+	out := &compactList{TypeMeta: metav1.TypeMeta{APIVersion: listGVK.GroupVersion().String(), Kind: listGVK.Kind}}
+	var inner error
+	err = protoFields(raw, func(num protowire.Number, v []byte) {
+		if inner != nil {
+			return
+		}
+		switch num {
+		case 1:
+			inner = out.ListMeta.Unmarshal(v)
+		case 2:
+			var c *compactObject
+			if c, inner = compactFromProtobuf(bytes.Clone(v), gvk); inner == nil {
+				out.Items = append(out.Items, c)
+			}
+		}
+	})
+	if err == nil {
+		err = inner
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// compactProtobufCodecs is client-go's protobuf NegotiatedSerializer whose decoder hands out
+// compact objects for the objects of watch events (decoded without a target); lists, Status
+// errors and JSON answers decode as before.
+type compactProtobufCodecs struct{ runtime.NegotiatedSerializer }
+
+func (c compactProtobufCodecs) DecoderToVersion(d runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {
+	return compactProtobufDecoder{c.NegotiatedSerializer.DecoderToVersion(d, gv)}
+}
+
+type compactProtobufDecoder struct{ runtime.Decoder }
+
+func (d compactProtobufDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	if into == nil {
+		if apiVersion, kind, raw, err := unknownOf(data); err == nil && kind != "" && kind != "Status" {
+			gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
+			c, err := compactFromProtobuf(bytes.Clone(raw), gvk)
+			if err != nil {
+				return nil, nil, err
+			}
+			return c, &gvk, nil
+		}
+	}
+	return d.Decoder.Decode(data, defaults, into)
+}
