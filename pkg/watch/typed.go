@@ -238,38 +238,35 @@ func compactTyped(o runtime.Object, gvk schema.GroupVersionKind) (*compactObject
 // (for the line that needs it; the cache keeps the compact object), an unstructured one itself,
 // a typed one converted.
 func toUnstructured(o interface{}) *unstructured.Unstructured {
+	var u *unstructured.Unstructured
+	var err error
 	switch v := o.(type) {
 	case nil:
 		return nil
 	case *unstructured.Unstructured:
 		return v
 	case *compactObject:
-		u, err := v.decode()
-		if err != nil {
-			// Never lose the line: keep what identifies the object.
-			u = &unstructured.Unstructured{Object: map[string]interface{}{}}
-			u.SetGroupVersionKind(v.gvk)
-			u.SetNamespace(v.meta.Namespace)
-			u.SetName(v.meta.Name)
-			u.SetResourceVersion(v.meta.ResourceVersion)
-		}
-		return u
+		u, err = v.decode()
 	case runtime.Object:
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(v)
-		if err != nil {
-			// Never lose the line: keep what identifies the object.
-			u := &unstructured.Unstructured{Object: map[string]interface{}{}}
-			u.GetObjectKind().SetGroupVersionKind(v.GetObjectKind().GroupVersionKind())
-			if a, err := meta.Accessor(v); err == nil {
-				u.SetNamespace(a.GetNamespace())
-				u.SetName(a.GetName())
-				u.SetResourceVersion(a.GetResourceVersion())
-			}
-			return u
-		}
-		return &unstructured.Unstructured{Object: m}
+		var m map[string]interface{}
+		m, err = runtime.DefaultUnstructuredConverter.ToUnstructured(v)
+		u = &unstructured.Unstructured{Object: m}
+	default:
+		return nil
 	}
-	return nil
+	if err != nil {
+		// Never lose the line: keep what identifies the object (a compact object's kept
+		// metadata, or a typed object's, through meta.Accessor alike).
+		obj := o.(runtime.Object)
+		u = &unstructured.Unstructured{Object: map[string]interface{}{}}
+		u.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+		if a, err := meta.Accessor(obj); err == nil {
+			u.SetNamespace(a.GetNamespace())
+			u.SetName(a.GetName())
+			u.SetResourceVersion(a.GetResourceVersion())
+		}
+	}
+	return u
 }
 
 // resourceVersionOf is a cached object's resourceVersion, compact, typed or not.
