@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
 // ErrorLine turns an error into the one line kubectl would print for it; an error made of

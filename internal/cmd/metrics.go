@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/portforward"
-	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
+	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

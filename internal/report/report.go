@@ -19,9 +19,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/printer"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
-	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -257,7 +257,7 @@ type Entry struct {
 	OldResourceVersion string
 	Series             string
 	Tombstone          bool
-	// Managers and Rule say who made an update that changed it (pkg/diff's attribution).
+	// Managers and Rule say who made an update that changed it (internal/diff's attribution).
 	Managers []string
 	Rule     string
 	NoOp     bool

@@ -1,7 +1,7 @@
 // Package watch runs informers for resolved resources and emits what they receive as typed
 // events on a channel. Its informers' caches hold compact objects (the encoded bytes and a few
 // metadata fields, see compact.go), decoded only for the events that carry them. It never
-// prints: internal/printer turns events into lines.
+// prints: pkg/printer turns events into lines.
 package watch
 
 import (
@@ -9,10 +9,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 )
 
 // Type names an event: an object event (Added, Updated, Deleted) or a lifecycle marker.

@@ -24,7 +24,7 @@ func TestMetricsScrape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := os.ReadFile(root + "/pkg/scrape/testdata/workqueue.txt")
+	body, err := os.ReadFile(root + "/internal/scrape/testdata/workqueue.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

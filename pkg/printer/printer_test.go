@@ -16,8 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -88,10 +88,10 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/printer -update to create it)", err)
+		t.Fatalf("%v (run go test ./pkg/printer -update to create it)", err)
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./internal/printer -update rewrites it):\n%s", name, diff)
+		t.Errorf("%s differs (-want +got; go test ./pkg/printer -update rewrites it):\n%s", name, diff)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
+	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

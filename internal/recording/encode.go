@@ -3,7 +3,7 @@
 // line. It encodes a watch.Event to its line (Encode), decodes a line back (DecodeLine, and
 // Decoder for a whole stream), and writes recording files (Writer). What a line says beyond
 // the event (an object's state, who made an update, Secret redaction) the caller derives:
-// internal/printer does, through Options.Derive.
+// pkg/printer does, through Options.Derive.
 package recording
 
 import (
@@ -15,7 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -243,7 +243,7 @@ type Options struct {
 	// stream, and whether its Secret values are redacted.
 	PluginVersion   string
 	SecretsRedacted bool
-	// Derive gives an object line's object as written and what was read from it (internal/printer's
+	// Derive gives an object line's object as written and what was read from it (pkg/printer's
 	// Printer.Derive). Nil: the object as it is, and nothing derived.
 	Derive func(ev *watch.Event) Derived
 }
@@ -260,7 +260,7 @@ type Derived struct {
 
 // Update is what an update changed and who made it.
 type Update struct {
-	// Attribution names the managers of the update (pkg/diff).
+	// Attribution names the managers of the update (internal/diff).
 	Attribution diff.Attribution
 	// Changes are the changed fields (with --diff; nil without); Diff is a unified diff of the
 	// object as YAML (with --diff=full).

@@ -1,7 +1,7 @@
 package recording
 
 import (
-	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
+	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -1,7 +1,7 @@
 package printer
 
 // The printer's -o json lines are the recording format's: these tests encode with the printer,
-// decode with pkg/recording, and check that the two give the same bytes and human lines back.
+// decode with internal/recording, and check that the two give the same bytes and human lines back.
 
 import (
 	"bufio"
@@ -15,9 +15,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
-	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
-	"github.com/kubectl-informer/kubectl-informer/pkg/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/printer"
-	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -71,7 +71,7 @@ func TestDecodeErrors(t *testing.T) {
 func FuzzDecodeLine(f *testing.F) {
 	names, _ := filepath.Glob(filepath.Join("..", "..", "internal", "printer", "testdata", "*.ndjson"))
 	if len(names) == 0 {
-		f.Fatal("no seeds: internal/printer/testdata/*.ndjson")
+		f.Fatal("no seeds: pkg/printer/testdata/*.ndjson")
 	}
 	for _, name := range names {
 		b, err := os.ReadFile(name)
