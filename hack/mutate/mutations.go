@@ -189,12 +189,12 @@ var mutations = []mutation{
 		run:  []string{"TestHostileTextHuman", "TestHostileTextAllForms"},
 	},
 	{
-		name: "-o json folds the updates of a hot object (JSON must keep every update)",
-		file: "internal/cmd/noise.go",
-		old:  "\tif !human {\n\t\treturn nil\n\t}",
-		new:  "\tif false {\n\t\treturn nil\n\t}",
-		pkg:  "./internal/cmd",
-		run:  []string{"TestReplayNoiseAndHistory"},
+		name: "-o json hides noise and folds the updates of a hot object (JSON must keep every update)",
+		file: "internal/pipeline/stages.go",
+		old:  "hides: cfg.Human}",
+		new:  "hides: true}",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestNoiseHiddenFromHumanOutputOnly"},
 	},
 	{
 		name: "replay -l keeps a reconcile whose object's recorded labels do not match",

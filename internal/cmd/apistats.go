@@ -21,7 +21,6 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
-	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -191,42 +190,6 @@ func (n *apfNames) resolve(ctx context.Context, a apistats.APF) apistats.APF {
 		a.Note = "names not found: created after the plugin started, or deleted"
 	}
 	return a
-}
-
-// apiEvents turns the recorder's figures and notices into lines.
-type apiEvents struct {
-	stats     *apistats.Recorder
-	resources map[string]discovery.Resource
-}
-
-func newAPIEvents(stats *apistats.Recorder, resources []discovery.Resource) *apiEvents {
-	m := map[string]discovery.Resource{}
-	for _, r := range resources {
-		m[r.String()] = r
-	}
-	return &apiEvents{stats: stats, resources: m}
-}
-
-// figures returns an ApiStats event per resource.
-func (a *apiEvents) figures(final bool) []watch.Event {
-	var evs []watch.Event
-	now := time.Now()
-	for _, s := range a.stats.Snapshots() {
-		s := s
-		evs = append(evs, watch.Event{Type: watch.ApiStats, Time: now, Resource: a.resources[s.Resource], API: &s, Final: final})
-	}
-	return evs
-}
-
-// throttled turns a notice into a Throttled event.
-func (a *apiEvents) throttled(n apistats.Notice) watch.Event {
-	ev := watch.Event{Type: watch.Throttled, Time: n.Time, Resource: a.resources[n.Resource], Verb: n.Verb, Reason: string(n.Kind),
-		Duration: n.Delay, RetryAfter: n.RetryAfter}
-	if n.APF.FlowSchemaUID != "" || n.APF.PriorityLevelUID != "" {
-		apf := n.APF
-		ev.APF = &apf
-	}
-	return ev
 }
 
 // isTerminal reports whether w is a terminal.

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/noise"
-	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // NoiseFlags are the flags watch and replay share to keep noise out of human output:
@@ -57,75 +56,3 @@ func (n *NoiseFlags) Validate() error {
 	}
 	return nil
 }
-
-// noiseStage hides noise from human output, after the summary and the recording have every
-// event: updates marked ignored or out of focus, and the updates of objects in a hot loop,
-// folded into Folded lines. Machine-readable output gets every event (a nil stage passes all).
-type noiseStage struct {
-	folder *noise.Folder
-}
-
-// newNoiseStage returns the stage of an output: human output hides, others pass everything.
-func newNoiseStage(n *NoiseFlags, human bool) *noiseStage {
-	if !human {
-		return nil
-	}
-	s := &noiseStage{}
-	if n.fold > 0 {
-		s.folder = noise.NewFolder(n.fold)
-	}
-	return s
-}
-
-// folds reports whether the stage folds hot objects' updates (it reads their changes then).
-func (s *noiseStage) folds() bool { return s != nil && s.folder != nil }
-
-// pass returns what human output shows for ev, in order: Folded lines due before it, then ev
-// unless it is noise. shows says whether the output shows an event at all (--types, hidden
-// types): an update it would not show is not folded either.
-func (s *noiseStage) pass(ev *watch.Event, shows func(*watch.Event) bool) []watch.Event {
-	if s == nil {
-		if shows(ev) {
-			return []watch.Event{*ev}
-		}
-		return nil
-	}
-	var out []watch.Event
-	switch {
-	case ev.Type == watch.HotLoop:
-		s.folder.Loop(ev)
-	case ev.Type == watch.HotLoopEnded:
-		out = append(out, s.folder.End(ev)...)
-	case noise.Hidden(ev):
-		return nil
-	case ev.Type.IsObject() && shows(ev):
-		before, folded := s.folder.Fold(ev)
-		out = append(out, before...)
-		if folded {
-			return out
-		}
-	}
-	if shows(ev) {
-		out = append(out, *ev)
-	}
-	return out
-}
-
-// due returns the Folded lines whose interval is over by now.
-func (s *noiseStage) due(now time.Time) []watch.Event {
-	if s == nil {
-		return nil
-	}
-	return s.folder.Due(now)
-}
-
-// flush returns every pending Folded line.
-func (s *noiseStage) flush() []watch.Event {
-	if s == nil {
-		return nil
-	}
-	return s.folder.Flush()
-}
-
-// foldTick bounds how late a live run prints a Folded line after its interval (wall clock).
-const foldTick = 100 * time.Millisecond

@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -216,13 +217,11 @@ type replayState struct {
 	ctx      context.Context
 	name     string // the recording, as messages name it
 	p        *printer.Printer
-	pOpts    printer.Options // PluginVersion and ShowSecrets set by setPrinter
-	redacted bool            // the recording's Secret values were redacted when recorded
-	step     *analysis.Step  // changes, attribution, noise marks and, with --hot-loop-*, hot loops
-	analyzed []watch.Event   // what the step handed on for the current line
+	pOpts    printer.Options    // PluginVersion and ShowSecrets set by setPrinter
+	redacted bool               // the recording's Secret values were redacted when recorded
+	pipe     *pipeline.Pipeline // analysis, summary, noise and folding, then the printer
 	summary  *analysis.Summary
 	preds    *predicateCheck  // --predicate
-	stage    *noiseStage      // human output: noise hidden, hot objects folded
 	history  *printer.History // --history: one object's rows, printed at the end
 	filter   *replay.Filter
 	pacer    *replay.Pacer // --speed; nil: as fast as possible
@@ -280,17 +279,28 @@ func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replay
 	}
 	human := d.OutputFormat().IsHuman()
 	s.summary.HidesNoise = human
-	s.stage = newNoiseStage(o.Noise, human)
-	cfg := analysis.Config{Filter: o.Noise.filter, Changes: d.Diff != "" || o.History != "" || s.stage.folds()}
+	cfg := pipeline.Config{
+		Analysis: analysis.Config{Filter: o.Noise.filter, Changes: d.Diff != "" || o.History != ""},
+		Summary:  s.summary, Human: human, Fold: o.Noise.fold,
+		// Folded lines are due by the recording's clock, as the live run's were by its own.
+		FoldByEventTime: true,
+		Keep:            s.filter.Keep, Wait: s.wait, Observe: s.observe, Shows: s.shows, Emit: s.emit,
+	}
 	if o.redetect {
 		// Detecting again replaces the recorded HotLoop lines.
-		cfg.HotLoopUpdates, cfg.HotLoopWindow, cfg.Redetect = d.HotLoopUpdates, d.HotLoopWindow, true
+		cfg.Analysis.HotLoopUpdates, cfg.Analysis.HotLoopWindow, cfg.Analysis.Redetect = d.HotLoopUpdates, d.HotLoopWindow, true
 	}
-	s.step = analysis.New(cfg)
 	if o.History != "" {
 		s.history = printer.NewHistory(printer.Options{Timestamps: d.Timestamps, ShowSecrets: d.ShowSecrets})
 		s.history.Fold = o.Noise.fold > 0 // a hot loop's alike updates in one row, as human output folds them
+		// One object's rows, at the end: nothing printed, paced or folded as it goes.
+		cfg.Human, cfg.Wait, cfg.Emit = false, nil, nil
+		cfg.Keep = func(ev *watch.Event) bool {
+			_, _, ok := s.filter.ObjectOf(ev)
+			return s.filter.Keep(ev) && ok && ev.Type != watch.KubeEvent
+		}
 	}
+	s.pipe = pipeline.New(cfg)
 	s.pOpts = d.ToOptions(o.Out, o.ErrOut)
 	s.pOpts.QueueColumn = s.pOpts.ShowReconciles
 	s.pOpts.ShowAPIStats = d.NamesType(watch.ApiStats)
@@ -370,10 +380,7 @@ func (s *replayState) line(line replay.Line) error {
 		s.preds.observe(&ev)
 	}
 	s.seen(&ev)
-	s.analyzed = s.step.Analyze(s.analyzed[:0], &ev)
-	for i := range s.analyzed {
-		s.handle(s.analyzed[i])
-	}
+	s.pipe.Process(&ev)
 	return nil
 }
 
@@ -381,7 +388,7 @@ func (s *replayState) line(line replay.Line) error {
 // replay's error.
 func (s *replayState) finish(fatal error) error {
 	o, name := s.o, s.name
-	s.show(s.stage.flush())
+	s.pipe.Flush()
 	if s.p != nil && s.writeErr == nil {
 		s.writeErr = s.p.Flush()
 	}
@@ -494,39 +501,27 @@ func (s *replayState) seen(ev *watch.Event) {
 	s.filter.Observe(ev)
 }
 
-// handle filters, paces and prints one analyzed event.
-func (s *replayState) handle(ev watch.Event) {
-	if s.writeErr != nil || s.interrupted {
-		return
+// wait paces a kept line (--speed); an interrupt or a failed flush stops the replay.
+func (s *replayState) wait(ev *watch.Event) error {
+	if s.pacer == nil {
+		return nil
 	}
-	if !s.filter.Keep(&ev) {
-		return
-	}
-	if s.history != nil {
-		if _, _, ok := s.filter.ObjectOf(&ev); ok && ev.Type != watch.KubeEvent {
-			s.summary.Add(&ev)
-			s.shown++
-			s.history.Add(&ev)
+	err := s.pacer.Wait(s.ctx, ev.Time, s.flush)
+	if err != nil {
+		if s.ctx.Err() == nil {
+			s.writeErr = err
 		}
-		return
+		s.interrupted = true
 	}
-	if s.p == nil {
-		s.setPrinter("")
-	}
-	if s.pacer != nil {
-		if err := s.pacer.Wait(s.ctx, ev.Time, s.flush); err != nil {
-			if s.ctx.Err() == nil {
-				s.writeErr = err
-			}
-			s.interrupted = true
-			return
-		}
-	}
-	s.summary.Add(&ev)
+	return err
+}
+
+// observe counts a kept line as replayed; --history takes it into its table.
+func (s *replayState) observe(ev *watch.Event) {
 	s.shown++
-	// Folded lines are due by the recording's clock, as the live run's were by its own.
-	s.show(s.stage.due(ev.Time))
-	s.show(s.stage.pass(&ev, s.shows))
+	if s.history != nil {
+		s.history.Add(ev)
+	}
 }
 
 // shows says whether the printer shows an event (the filters passed): Folded lines stand for
@@ -538,22 +533,15 @@ func (s *replayState) shows(ev *watch.Event) bool {
 	return true
 }
 
-// show prints what the noise stage passed.
-func (s *replayState) show(evs []watch.Event) {
-	for i := range evs {
-		if s.writeErr != nil {
-			return
-		}
-		if evs[i].Type == watch.Folded {
-			s.summary.Add(&evs[i])
-		}
-		if s.p == nil {
-			s.setPrinter("")
-		}
-		if err := s.p.PrintRecorded(&evs[i], s.redacted); err != nil {
-			s.writeErr = err
-		}
+// emit prints what the pipeline passed.
+func (s *replayState) emit(ev *watch.Event) error {
+	if s.p == nil {
+		s.setPrinter("")
 	}
+	if s.writeErr == nil {
+		s.writeErr = s.p.PrintRecorded(ev, s.redacted)
+	}
+	return s.writeErr
 }
 
 // learnResources hands a run's whole resource list (a header, an Informer line) to --resource.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -306,10 +307,20 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
-	l := o.newWatchLoop(ctx, cancel, t, rec)
-	l.scrapers, l.stopScrapes, l.reorder, l.predStats = scrapers, stopScrapes, reorder, cfg.PredicateStats
-	l.run(events)
-	return l.exit(done)
+	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
+	r.pipe.Run(pipeline.Live{
+		Informers: events, Reorder: reorder, Lines: scrapers.events,
+		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
+		StdoutGone: r.stdoutGone.Load, Progress: r.progress,
+	})
+	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
+	if cfg.PredicateStats != nil {
+		r.summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
+	}
+	// The scrapes end with the watch, also when it ends by itself (an error).
+	stopScrapes()
+	scrapers.Wait()
+	return r.exit(done)
 }
 
 // watchTargets is what a watch resolves before it starts: the server, the resources (the
@@ -468,34 +479,24 @@ func (o *WatchOptions) openRecording(t *watchTargets) (*recording.Writer, error)
 		t.resources, o.Display.ShowSecrets, Version)
 }
 
-// watchLoop is a watch's way from the informers to stdout: the analysis stages, the
-// recording, the summary, and the outbox a writer goroutine drains to the printer.
-type watchLoop struct {
-	o           *WatchOptions
-	ctx         context.Context
-	cancel      context.CancelFunc
-	t           *watchTargets
-	rec         *recording.Writer
-	scrapers    *scrapers
-	stopScrapes context.CancelFunc
-	reorder     *watch.Reorder
-	predStats   *watch.PredicateStats
-
-	p              *printer.Printer
-	omitReconciles bool
-	step           *analysis.Step
-	stdoutGone     *atomic.Bool
-	start          time.Time
-	summary        *analysis.Summary
-	stage          *noiseStage
-	outbox         *printer.Outbox
-	progress       *printer.ProgressLine
-	printed        chan error
-	recErr         error
+// watchRun is what a watch's pipeline writes to: the printer behind the outbox, the summary,
+// the progress line, and whether stdout went away.
+type watchRun struct {
+	o          *WatchOptions
+	ctx        context.Context
+	pipe       *pipeline.Pipeline
+	out        *pipeline.Output
+	summary    *analysis.Summary
+	progress   *printer.ProgressLine
+	stdoutGone *atomic.Bool
+	start      time.Time
+	rec        *recording.Writer
+	resources  int // watched resources
+	synced     int // Synced lines seen, for --memprofile's FILE.synced
 }
 
-// newWatchLoop makes the printer, the stages and the outbox, and starts the writer goroutine.
-func (o *WatchOptions) newWatchLoop(ctx context.Context, cancel context.CancelFunc, t *watchTargets, rec *recording.Writer) *watchLoop {
+// newWatchRun makes the printer, the pipeline and the outbox, and starts the writer goroutine.
+func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec *recording.Writer, resources int) *watchRun {
 	d := o.Display
 	omitReconciles := !d.ShowReconciles && !d.NamesType(watch.Reconciled)
 	popts := d.ToOptions(o.Out, o.ErrOut)
@@ -505,25 +506,18 @@ func (o *WatchOptions) newWatchLoop(ctx context.Context, cancel context.CancelFu
 	popts.OmitReconciles = omitReconciles
 	popts.PluginVersion = Version
 	p := printer.New(o.Out, popts)
-	stdoutGone := new(atomic.Bool)
+	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: analysis.NewSummary(), stdoutGone: new(atomic.Bool), start: time.Now()}
 	watchClosedStdout(ctx, o.Out, func() {
-		stdoutGone.Store(true)
+		r.stdoutGone.Store(true)
 		cancel()
 	})
-	start, summary := time.Now(), analysis.NewSummary()
 	// The informers do not wait for a terminal: human output goes through a bounded, lossy
 	// outbox (adds and updates dropped or folded, counted; deletes, lifecycle lines and
 	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
 	// instead, saying so once per streak.
 	lossy := d.OutputFormat().IsHuman()
 	// Human output hides noise (counted); JSON and the recording keep every line.
-	summary.HidesNoise = lossy
-	stage := newNoiseStage(o.Noise, lossy)
-	// Every update is analyzed once, here, for every output (internal/analysis).
-	step := analysis.New(analysis.Config{
-		Filter: o.Noise.filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
-		Changes: d.Diff != "" || stage.folds(),
-	})
+	r.summary.HidesNoise = lossy
 	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
 		if lossy {
 			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
@@ -533,177 +527,57 @@ func (o *WatchOptions) newWatchLoop(ctx context.Context, cancel context.CancelFu
 	})
 	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
 	// clears it before it writes a line.
-	progress := newProgressLine(o.ErrOut)
+	r.progress = newProgressLine(o.ErrOut)
 	clearProgress := func() {}
 	if isTerminal(o.Out) { // the same screen, most likely: the line goes before stdout writes
-		clearProgress = progress.Clear
+		clearProgress = r.progress.Clear
 	}
-	printed := make(chan error, 1)
-	go func() { printed <- drainOutbox(outbox, p, cancel, clearProgress) }()
-	return &watchLoop{o: o, ctx: ctx, cancel: cancel, t: t, rec: rec, p: p, omitReconciles: omitReconciles, step: step,
-		stdoutGone: stdoutGone, start: start, summary: summary, stage: stage, outbox: outbox, progress: progress, printed: printed}
-}
-
-// run is the event loop: every line of the informers, the scrapers and the API accounting goes
-// through the analysis stages to the recording, the summary and the outbox, until the informers
-// end; then what the stages hold is flushed.
-func (l *watchLoop) run(events <-chan watch.Event) {
-	o, d, cancel := l.o, l.o.Display, l.cancel
-	p, rec, omitReconciles, step, stdoutGone := l.p, l.rec, l.omitReconciles, l.step, l.stdoutGone
-	summary, stage, outbox, progress := l.summary, l.stage, l.outbox, l.progress
-	resources, owned, eventsRes, stats := l.t.resources, l.t.owned, l.t.eventsRes, l.t.stats
-	reorder, scrapers := l.reorder, l.scrapers
-	eventsIn := events // set to nil once closed
-	var recErr error
-	defer func() { l.recErr = recErr }()
-	shows := func(ev *watch.Event) bool {
-		t := ev.Type
-		if t == watch.Folded { // stands for updates
-			t = watch.Updated
-		}
-		return p.Shows(ev) && d.ShowsType(t)
+	r.out = pipeline.StartOutput(outbox, p, cancel, clearProgress)
+	cfg := pipeline.Config{
+		// Every update is analyzed once, here, for every output (internal/analysis).
+		Analysis: analysis.Config{Filter: o.Noise.filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow, Changes: d.Diff != ""},
+		Summary:  r.summary, Human: lossy, Fold: o.Noise.fold,
+		Observe: r.observe,
+		Shows: func(ev *watch.Event) bool {
+			t := ev.Type
+			if t == watch.Folded { // stands for updates
+				t = watch.Updated
+			}
+			return p.Shows(ev) && d.ShowsType(t)
+		},
+		Emit: r.out.Emit,
 	}
-	show := func(evs []watch.Event) {
-		for i := range evs {
-			if evs[i].Type == watch.Folded {
-				summary.Add(&evs[i])
-			}
-			if shows(&evs[i]) {
-				outbox.Put(evs[i])
-			}
-		}
-	}
-	synced := 0 // Synced lines of the watched resources, for --memprofile's FILE.synced
-	handle := func(ev watch.Event) {
-		summary.Add(&ev)
-		if ev.Type == watch.Synced && o.MemProfile != "" {
-			if synced++; synced == len(resources) {
-				writeHeapProfile(o.MemProfile + ".synced")
-			}
-		}
+	if rec != nil {
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
-		if rec != nil && recErr == nil && (ev.Type != watch.Reconciled || !omitReconciles) {
-			if recErr = rec.Write(&ev); recErr != nil {
-				cancel()
+		cfg.Record = func(ev *watch.Event) error {
+			if ev.Type == watch.Reconciled && omitReconciles {
+				return nil
 			}
+			return rec.Write(ev)
 		}
-		show(stage.pass(&ev, shows))
+		cfg.RecordFailed = func(error) { cancel() }
 	}
-	var analyzed []watch.Event
-	process := func(evs []watch.Event) {
-		for i := range evs {
-			analyzed = step.Analyze(analyzed[:0], &evs[i])
-			for j := range analyzed {
-				handle(analyzed[j])
-			}
-		}
+	r.pipe = pipeline.New(cfg)
+	return r
+}
+
+// observe writes --memprofile's FILE.synced once every watched resource has synced.
+func (r *watchRun) observe(ev *watch.Event) {
+	if ev.Type != watch.Synced || r.o.MemProfile == "" {
+		return
 	}
-	var tick <-chan time.Time
-	if reorder.Window > 0 {
-		t := time.NewTicker(max(reorder.Window/4, 10*time.Millisecond))
-		defer t.Stop()
-		tick = t.C
-	}
-	// A hot loop ends when a whole window passes without an update: looked for every second.
-	var hotTick <-chan time.Time
-	if step.Detects() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		hotTick = t.C
-	}
-	// A Folded line is due when its interval is over, also when no later update closes it.
-	var foldTicks <-chan time.Time
-	if stage != nil && stage.folder != nil {
-		t := time.NewTicker(foldTick)
-		defer t.Stop()
-		foldTicks = t.C
-	}
-	// Every informer's figures carry its resource: the watched ones, and those --owned and
-	// --events start while the run goes.
-	accounted := append([]discovery.Resource{}, resources...)
-	if owned != nil {
-		accounted = append(accounted, owned.Resources...)
-	}
-	if eventsRes != nil {
-		accounted = append(accounted, *eventsRes)
-	}
-	apiEvents := newAPIEvents(stats, accounted)
-	var apiTick <-chan time.Time
-	if o.API.Interval > 0 {
-		t := time.NewTicker(o.API.Interval)
-		defer t.Stop()
-		apiTick = t.C
-	}
-	var progressTick <-chan time.Time
-	if progress != nil {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		progressTick = t.C
-	}
-	for eventsIn != nil {
-		select {
-		case <-foldTicks:
-			show(stage.due(time.Now()))
-		case n := <-stats.Notices():
-			handle(apiEvents.throttled(n))
-		case <-apiTick:
-			for _, ev := range apiEvents.figures(false) {
-				handle(ev)
-			}
-		case <-progressTick:
-			progress.Update(stats.Progress())
-		case ev, ok := <-eventsIn:
-			if !ok {
-				eventsIn = nil
-				process(reorder.Flush())
-				continue
-			}
-			process(reorder.Push(ev, time.Now()))
-		case <-tick:
-			process(reorder.Due(time.Now()))
-		case <-hotTick:
-			for _, ev := range step.Ended(time.Now()) {
-				handle(ev)
-			}
-		case ev := <-scrapers.events:
-			handle(ev)
-		}
-	}
-	progress.Clear()
-	for _, ev := range step.Ended(time.Now()) { // deleted objects, windows passed
-		handle(ev)
-	}
-	show(stage.flush())
-	for drained := false; !drained; {
-		select {
-		case n := <-stats.Notices():
-			handle(apiEvents.throttled(n))
-		default:
-			drained = true
-		}
-	}
-	if !stdoutGone.Load() {
-		for _, ev := range apiEvents.figures(true) {
-			handle(ev)
-		}
-	}
-	summary.Ongoing = step.Ongoing(time.Now())
-	if l.predStats != nil {
-		summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: l.predStats.Unfiltered.Load()}
+	if r.synced++; r.synced == r.resources {
+		writeHeapProfile(r.o.MemProfile + ".synced")
 	}
 }
 
-// exit waits for the scrapers, stdout and the informers, closes the recording and prints the
-// summary.
-func (l *watchLoop) exit(done <-chan error) error {
-	o, d, ctx, rec, recErr, summary := l.o, l.o.Display, l.ctx, l.rec, l.recErr, l.summary
-	stopScrapes, scrapers, outbox, printed, stdoutGone := l.stopScrapes, l.scrapers, l.outbox, l.printed, l.stdoutGone
-	stopScrapes()
-	scrapers.Wait()
-	outbox.Close()
-	writeErr := waitPrinted(ctx, printed, outbox)
+// exit waits for stdout and the informers, closes the recording and prints the summary.
+func (r *watchRun) exit(done <-chan error) error {
+	o, d := r.o, r.o.Display
+	writeErr := r.out.Close(r.ctx)
 	err := <-done
-	if err == nil && recErr != nil {
+	rec := r.rec
+	if recErr := r.pipe.RecordErr(); err == nil && recErr != nil {
 		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)
 	}
 	if rec != nil && err == nil {
@@ -712,10 +586,23 @@ func (l *watchLoop) exit(done <-chan error) error {
 		}
 	}
 	// A reader that went away (| head) ends the run quietly.
-	if err == nil && writeErr == nil && !stdoutGone.Load() && !d.NoSummary {
-		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(l.start).Round(time.Millisecond).String(), summary)
+	if err == nil && writeErr == nil && !r.stdoutGone.Load() && !d.NoSummary {
+		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(r.start).Round(time.Millisecond).String(), r.summary)
 	}
 	return err
+}
+
+// accounted are the resources whose API figures the run reports: the watched ones, and
+// those --owned and --events start while the run goes.
+func (t *watchTargets) accounted() []discovery.Resource {
+	out := append([]discovery.Resource{}, t.resources...)
+	if t.owned != nil {
+		out = append(out, t.owned.Resources...)
+	}
+	if t.eventsRes != nil {
+		out = append(out, *t.eventsRes)
+	}
+	return out
 }
 
 // orderWindow is how long lines are held to be put in resourceVersion order: only with
@@ -766,60 +653,6 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 
 // outboxSize bounds the events waiting for stdout.
 const outboxSize = 10000
-
-// drainOutbox prints what the outbox hands out, flushing whenever it runs empty (so a live
-// terminal sees every line at once, and a busy pipe gets large writes). After a write error
-// (stdout gone) it keeps draining without printing, so nothing waits on it.
-func drainOutbox(outbox *printer.Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
-	var werr error
-	for {
-		ev, dropped, ok := outbox.Get()
-		if !ok {
-			break
-		}
-		if werr != nil {
-			continue
-		}
-		clearProgress()
-		if dropped > 0 {
-			werr = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
-		}
-		if werr == nil && ev.Type != "" {
-			werr = p.Print(&ev)
-		}
-		if werr == nil && outbox.Len() == 0 {
-			werr = p.Flush()
-		}
-		if werr != nil {
-			cancel()
-		}
-	}
-	if werr == nil {
-		werr = p.Flush()
-	}
-	return werr
-}
-
-// waitPrinted waits for the printer to drain the outbox. Once the run was stopped (signal,
-// --timeout, a closed stdout), it gives up when the reader has taken nothing for a second: a
-// stuck pager must not keep the process alive after Ctrl-C.
-func waitPrinted(ctx context.Context, printed <-chan error, outbox *printer.Outbox) error {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	last := -1
-	for {
-		select {
-		case err := <-printed:
-			return err
-		case <-tick.C:
-			n := outbox.Len()
-			if ctx.Err() != nil && n == last {
-				return nil
-			}
-			last = n
-		}
-	}
-}
 
 // predicateUsage is the help of --predicate, shared by watch and replay.
 var predicateUsage = "Drop events before the simulated workqueue as a controller-runtime predicate would: " + strings.Join(watch.Predicates, ", ") +

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
@@ -328,15 +329,17 @@ func Read(r io.Reader, source string) (*Report, error) {
 type builder struct {
 	r       *Report
 	good    int
-	step    *analysis.Step
+	pipe    *pipeline.Pipeline
 	summary *analysis.Summary
-	res     map[string]int // resource name -> index
-	ticks   []tick
-	objects map[string]*Object
-	sim     map[string]*QueueSeries
-	scraped map[string]*QueueSeries
-	watched map[string]bool // resources with a Watch line in this run
-	lines   int
+	// pluginVersion is the version of the plugin that recorded the line in the pipeline.
+	pluginVersion string
+	res           map[string]int // resource name -> index
+	ticks         []tick
+	objects       map[string]*Object
+	sim           map[string]*QueueSeries
+	scraped       map[string]*QueueSeries
+	watched       map[string]bool // resources with a Watch line in this run
+	lines         int
 }
 
 type tick struct {
@@ -348,11 +351,8 @@ type tick struct {
 func newBuilder(source string) *builder {
 	summary := analysis.NewSummary()
 	summary.FromRecording = true
-	return &builder{
-		r: &Report{Source: source},
-		// What each update changed and who made it, as replay shows them; the recorded marks
-		// and hot loops stay.
-		step:    analysis.New(analysis.Config{Changes: true}),
+	b := &builder{
+		r:       &Report{Source: source},
 		summary: summary,
 		res:     map[string]int{},
 		objects: map[string]*Object{},
@@ -360,6 +360,15 @@ func newBuilder(source string) *builder {
 		scraped: map[string]*QueueSeries{},
 		watched: map[string]bool{},
 	}
+	b.pipe = pipeline.New(pipeline.Config{
+		Analysis: analysis.Config{Changes: true},
+		Summary:  summary,
+		Emit: func(ev *watch.Event) error {
+			b.aggregate(*ev)
+			return nil
+		},
+	})
+	return b
 }
 
 // resource returns the index of a resource's timeline, making it on first sight.
@@ -375,8 +384,17 @@ func (b *builder) resource(name, kind string) int {
 	return len(b.r.Resources) - 1
 }
 
+// add takes a recorded line through the pipeline: analyzed (what each update changed and
+// who made it, as replay shows them; the recorded marks and hot loops stay), counted in the
+// summary, then aggregated.
 func (b *builder) add(ev watch.Event, pluginVersion string) {
-	r := b.r
+	b.pluginVersion = pluginVersion
+	b.pipe.Process(&ev)
+}
+
+// aggregate adds an analyzed line to the report.
+func (b *builder) aggregate(ev watch.Event) {
+	r, pluginVersion := b.r, b.pluginVersion
 	b.lines++
 	r.Events++
 	if r.First.IsZero() || ev.Time.Before(r.First) {
@@ -385,8 +403,6 @@ func (b *builder) add(ev watch.Event, pluginVersion string) {
 	if ev.Time.After(r.Last) {
 		r.Last = ev.Time
 	}
-	b.step.Analyze(nil, &ev)
-	b.summary.Add(&ev)
 	resName := ev.Resource.String()
 	switch {
 	case ev.Type == watch.Informer:

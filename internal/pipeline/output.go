@@ -1,0 +1,86 @@
+package pipeline
+
+import (
+	"context"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Output is a live run's last stage: a bounded outbox (human output may drop or fold, JSON
+// waits) drained by one writer goroutine, the only one that writes stdout.
+type Output struct {
+	outbox  *printer.Outbox
+	printed chan error
+}
+
+// StartOutput starts the writer goroutine printing what outbox hands out. cancel stops the run
+// after a write error; clearProgress runs before each write (the progress line shares the
+// screen).
+func StartOutput(outbox *printer.Outbox, p *printer.Printer, cancel, clearProgress func()) *Output {
+	o := &Output{outbox: outbox, printed: make(chan error, 1)}
+	go func() { o.printed <- drain(outbox, p, cancel, clearProgress) }()
+	return o
+}
+
+// Emit puts a line in the outbox; it is the pipeline's Emit for a live run.
+func (o *Output) Emit(ev *watch.Event) error {
+	o.outbox.Put(*ev)
+	return nil
+}
+
+// Close closes the outbox and waits for the writer to drain it: its write error, if any.
+// Once ctx is done (signal, --timeout, a closed stdout) it gives up when the reader has taken
+// nothing for a second: a stuck pager must not keep the process alive after Ctrl-C.
+func (o *Output) Close(ctx context.Context) error {
+	o.outbox.Close()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := -1
+	for {
+		select {
+		case err := <-o.printed:
+			return err
+		case <-tick.C:
+			n := o.outbox.Len()
+			if ctx.Err() != nil && n == last {
+				return nil
+			}
+			last = n
+		}
+	}
+}
+
+// drain prints what the outbox hands out, flushing whenever it runs empty (so a live terminal
+// sees every line at once, and a busy pipe gets large writes). After a write error (stdout
+// gone) it keeps draining without printing, so nothing waits on it.
+func drain(outbox *printer.Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
+	var werr error
+	for {
+		ev, dropped, ok := outbox.Get()
+		if !ok {
+			break
+		}
+		if werr != nil {
+			continue
+		}
+		clearProgress()
+		if dropped > 0 {
+			werr = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
+		}
+		if werr == nil && ev.Type != "" {
+			werr = p.Print(&ev)
+		}
+		if werr == nil && outbox.Len() == 0 {
+			werr = p.Flush()
+		}
+		if werr != nil {
+			cancel()
+		}
+	}
+	if werr == nil {
+		werr = p.Flush()
+	}
+	return werr
+}

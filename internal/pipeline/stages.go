@@ -1,0 +1,207 @@
+// Package pipeline is the one path every line takes, whatever its source (the informers, the
+// scrapers, the API accounting, a recording) and whatever the command (watch, replay, report):
+//
+//	source → order → analysis → summary and recording → noise (hide, fold) → output
+//
+// Commands build a Config from their flags and hand the pipeline their events; nothing else
+// assembles these steps. The analysis step (internal/analysis) computes what a line needs once;
+// the stages after it only read it.
+package pipeline
+
+import (
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/noise"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Config says what the stages do with each line. Only Summary is required; a nil hook is
+// skipped.
+type Config struct {
+	// Analysis configures the analysis step (changes, noise marks, hot loops).
+	Analysis analysis.Config
+	// Summary counts every kept line (and every Folded line human output shows).
+	Summary *analysis.Summary
+	// Human output hides noise and, with Fold > 0, folds the updates of objects in a hot loop
+	// into Folded lines; other outputs get every line.
+	Human bool
+	Fold  time.Duration
+	// FoldByEventTime makes Folded lines due by the lines' own times (a recording's clock)
+	// instead of the wall clock's ticks.
+	FoldByEventTime bool
+
+	// Keep filters an analyzed line before anything counts it (replay's filters).
+	Keep func(*watch.Event) bool
+	// Wait runs before a kept line is counted (replay --speed); an error stops the pipeline.
+	Wait func(*watch.Event) error
+	// Observe sees every kept line once it is counted.
+	Observe func(*watch.Event)
+	// Record writes a kept line to the recording; after its first error the recording stops
+	// and RecordFailed is told.
+	Record       func(*watch.Event) error
+	RecordFailed func(error)
+	// Shows says whether the output shows a line at all (its type, --types; a Folded line
+	// stands for updates). An update the output would not show is not folded either.
+	Shows func(*watch.Event) bool
+	// Emit hands a shown line to the output; an error stops the pipeline.
+	Emit func(*watch.Event) error
+}
+
+// Pipeline runs lines through the stages, one at a time (it is not safe for concurrent use).
+type Pipeline struct {
+	cfg      Config
+	step     *analysis.Step
+	hides    bool          // human output: noise hidden, hot objects folded
+	folder   *noise.Folder // human output with --fold; nil otherwise
+	analyzed []watch.Event
+	recErr   error
+	err      error
+}
+
+// New returns the stages of cfg.
+func New(cfg Config) *Pipeline {
+	p := &Pipeline{cfg: cfg, hides: cfg.Human}
+	if p.hides && cfg.Fold > 0 {
+		p.folder = noise.NewFolder(cfg.Fold)
+		// Folding reads an update's changes.
+		cfg.Analysis.Changes = true
+	}
+	p.step = analysis.New(cfg.Analysis)
+	return p
+}
+
+// Step is the analysis step, for what it knows at the end (ongoing hot loops).
+func (p *Pipeline) Step() *analysis.Step { return p.step }
+
+// Err is the error that stopped the pipeline (Wait's or Emit's), nil while it runs.
+func (p *Pipeline) Err() error { return p.err }
+
+// RecordErr is the recording's first write error.
+func (p *Pipeline) RecordErr() error { return p.recErr }
+
+// Process analyzes a line as it came from its source and passes on what the analysis hands
+// on (the line, and the hot-loop lines it starts).
+func (p *Pipeline) Process(ev *watch.Event) {
+	if p.err != nil {
+		return
+	}
+	p.analyzed = p.step.Analyze(p.analyzed[:0], ev)
+	for i := range p.analyzed {
+		p.Handle(p.analyzed[i])
+	}
+}
+
+// Handle passes a line that needs no analysis (the scrapers', the API accounting's, a hot
+// loop's end) through the stages after the analysis.
+func (p *Pipeline) Handle(ev watch.Event) {
+	if p.err != nil {
+		return
+	}
+	c := p.cfg
+	if c.Keep != nil && !c.Keep(&ev) {
+		return
+	}
+	if c.Wait != nil {
+		if p.err = c.Wait(&ev); p.err != nil {
+			return
+		}
+	}
+	c.Summary.Add(&ev)
+	if c.Observe != nil {
+		c.Observe(&ev)
+	}
+	if c.Record != nil && p.recErr == nil {
+		if p.recErr = c.Record(&ev); p.recErr != nil && c.RecordFailed != nil {
+			c.RecordFailed(p.recErr)
+		}
+	}
+	if c.FoldByEventTime {
+		p.emit(p.foldDue(ev.Time))
+	}
+	p.emit(p.pass(&ev))
+}
+
+// Ended passes the hot-loop ends that are due by now (a window passed without an update).
+func (p *Pipeline) Ended(now time.Time) {
+	for _, ev := range p.step.Ended(now) {
+		p.Handle(ev)
+	}
+}
+
+// FoldDue emits the Folded lines whose interval is over by now.
+func (p *Pipeline) FoldDue(now time.Time) { p.emit(p.foldDue(now)) }
+
+// Close passes what the stages still hold: the hot loops that ended by now, every pending
+// Folded line.
+func (p *Pipeline) Close(now time.Time) {
+	p.Ended(now)
+	p.Flush()
+}
+
+// Flush emits every pending Folded line.
+func (p *Pipeline) Flush() {
+	if p.folder != nil {
+		p.emit(p.folder.Flush())
+	}
+}
+
+// Folds reports whether the stages fold hot objects' updates.
+func (p *Pipeline) Folds() bool { return p.folder != nil }
+
+func (p *Pipeline) foldDue(now time.Time) []watch.Event {
+	if p.folder == nil {
+		return nil
+	}
+	return p.folder.Due(now)
+}
+
+// shows says whether the output shows ev.
+func (p *Pipeline) shows(ev *watch.Event) bool {
+	return p.cfg.Shows == nil || p.cfg.Shows(ev)
+}
+
+// pass returns what the output shows for ev, in order: Folded lines due before it, then ev
+// unless human output hides it as noise or folds it.
+func (p *Pipeline) pass(ev *watch.Event) []watch.Event {
+	if !p.hides {
+		if p.shows(ev) {
+			return []watch.Event{*ev}
+		}
+		return nil
+	}
+	var out []watch.Event
+	switch {
+	case p.folder != nil && ev.Type == watch.HotLoop:
+		p.folder.Loop(ev)
+	case p.folder != nil && ev.Type == watch.HotLoopEnded:
+		out = append(out, p.folder.End(ev)...)
+	case noise.Hidden(ev):
+		return nil
+	case p.folder != nil && ev.Type.IsObject() && p.shows(ev):
+		before, folded := p.folder.Fold(ev)
+		out = append(out, before...)
+		if folded {
+			return out
+		}
+	}
+	if p.shows(ev) {
+		out = append(out, *ev)
+	}
+	return out
+}
+
+// emit hands shown lines to the output; a Folded line is also counted, once, here.
+func (p *Pipeline) emit(evs []watch.Event) {
+	for i := range evs {
+		if p.err != nil {
+			return
+		}
+		if evs[i].Type == watch.Folded {
+			p.cfg.Summary.Add(&evs[i])
+		}
+		if p.cfg.Emit != nil {
+			p.err = p.cfg.Emit(&evs[i])
+		}
+	}
+}

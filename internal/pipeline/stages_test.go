@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// run passes evs through a pipeline of cfg (Summary and Emit set here) and returns what it
+// emitted.
+func run(cfg Config, evs ...watch.Event) []watch.Event {
+	var out []watch.Event
+	cfg.Summary = analysis.NewSummary()
+	cfg.Emit = func(ev *watch.Event) error {
+		out = append(out, *ev)
+		return nil
+	}
+	p := New(cfg)
+	for _, ev := range evs {
+		p.Handle(ev)
+	}
+	p.Flush()
+	return out
+}
+
+func TestNoiseHiddenFromHumanOutputOnly(t *testing.T) {
+	now := time.Now()
+	evs := []watch.Event{
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "2", Ignored: true},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "3", OutOfFocus: true},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "4"},
+	}
+	tests := []struct {
+		name  string
+		human bool
+		want  []string
+	}{
+		{"human output hides noise", true, []string{"4"}},
+		{"machine-readable output keeps every line", false, []string{"2", "3", "4"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, ev := range run(Config{Human: tt.human, Fold: time.Second}, evs...) {
+				got = append(got, ev.ResourceVersion)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("emitted resourceVersions %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("emitted resourceVersions %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestHotObjectsUpdatesFolded(t *testing.T) {
+	now := time.Now()
+	hot := watch.Event{Type: watch.HotLoop, Time: now, Name: "a", Namespace: "ns"}
+	var evs []watch.Event
+	evs = append(evs, hot)
+	for i := range 5 {
+		evs = append(evs, watch.Event{Type: watch.Updated, Time: now.Add(time.Duration(i) * time.Millisecond), Name: "a", Namespace: "ns", ResourceVersion: string(rune('2' + i))})
+	}
+	summary := analysis.NewSummary()
+	var folded int
+	p := New(Config{Summary: summary, Human: true, Fold: time.Hour, Emit: func(ev *watch.Event) error {
+		if ev.Type == watch.Folded {
+			folded++
+		}
+		return nil
+	}})
+	for _, ev := range evs {
+		p.Handle(ev)
+	}
+	p.Flush()
+	if folded == 0 {
+		t.Fatalf("no Folded line for a hot object's updates")
+	}
+}
+
+func TestKeepAndShows(t *testing.T) {
+	now := time.Now()
+	evs := []watch.Event{
+		{Type: watch.Added, Time: now, Name: "a"},
+		{Type: watch.Deleted, Time: now, Name: "b"},
+		{Type: watch.Added, Time: now, Name: "c"},
+	}
+	var observed int
+	out := run(Config{
+		Keep:    func(ev *watch.Event) bool { return ev.Name != "c" },
+		Observe: func(*watch.Event) { observed++ },
+		Shows:   func(ev *watch.Event) bool { return ev.Type != watch.Deleted },
+	}, evs...)
+	if len(out) != 1 || out[0].Name != "a" {
+		t.Fatalf("emitted %v, want only a", out)
+	}
+	if observed != 2 {
+		t.Fatalf("observed %d kept lines, want 2 (a filtered line is not counted)", observed)
+	}
+}
