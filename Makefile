@@ -77,8 +77,16 @@ bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local 
 # reproducible.
 DIST_STAMP = $(if $(filter command line environment,$(origin COMMIT)),COMMIT="$(COMMIT)") \
 	$(if $(filter command line environment,$(origin DATE)),DATE="$(DATE)")
-dist: $(GORELEASER) ## release archives for 5 platforms, checksums.txt and krew/informer.yaml in ./dist (goreleaser, .goreleaser.yaml): make dist VERSION=vX.Y.Z
+dist: $(GORELEASER) ## release archives for 5 platforms, checksums.txt and krew/informer.yaml in ./dist (goreleaser, .goreleaser.yaml), copied to ./krew.yaml: make dist VERSION=vX.Y.Z
 	@VERSION="$(VERSION)" GORELEASER=$(GORELEASER) $(DIST_STAMP) hack/dist.sh
+	@cp dist/krew/informer.yaml krew.yaml && echo "krew.yaml: the manifest of $(VERSION), from dist/krew/informer.yaml"
+
+# The release krew.yaml describes (its spec.version): `make krew.yaml` writes it again from a
+# release of HEAD, after a change to .goreleaser.yaml. test/dist fails when the two drift.
+KREW_VERSION = $(shell sed -n 's/^  version: //p' krew.yaml 2>/dev/null)
+.PHONY: krew.yaml
+krew.yaml: ## regenerate ./krew.yaml (the plugin manifest at the top) for its own version, from goreleaser's output
+	@$(MAKE) --no-print-directory dist VERSION=$(KREW_VERSION)
 
 goreleaser: $(GORELEASER) ## install the pinned goreleaser into ./bin
 

@@ -518,7 +518,7 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	lossy := d.OutputFormat().IsHuman()
 	// Human output hides noise (counted); JSON and the recording keep every line.
 	r.summary.HidesNoise = lossy
-	outbox := printer.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
+	outbox := pipeline.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
 		if lossy {
 			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
 			return

@@ -11,14 +11,14 @@ import (
 // Output is a live run's last stage: a bounded outbox (human output may drop or fold, JSON
 // waits) drained by one writer goroutine, the only one that writes stdout.
 type Output struct {
-	outbox  *printer.Outbox
+	outbox  *Outbox
 	printed chan error
 }
 
 // StartOutput starts the writer goroutine printing what outbox hands out. cancel stops the run
 // after a write error; clearProgress runs before each write (the progress line shares the
 // screen).
-func StartOutput(outbox *printer.Outbox, p *printer.Printer, cancel, clearProgress func()) *Output {
+func StartOutput(outbox *Outbox, p *printer.Printer, cancel, clearProgress func()) *Output {
 	o := &Output{outbox: outbox, printed: make(chan error, 1)}
 	go func() { o.printed <- drain(outbox, p, cancel, clearProgress) }()
 	return o
@@ -55,7 +55,7 @@ func (o *Output) Close(ctx context.Context) error {
 // drain prints what the outbox hands out, flushing whenever it runs empty (so a live terminal
 // sees every line at once, and a busy pipe gets large writes). After a write error (stdout
 // gone) it keeps draining without printing, so nothing waits on it.
-func drain(outbox *printer.Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
+func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
 	var werr error
 	for {
 		ev, dropped, ok := outbox.Get()

@@ -32,6 +32,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"sort"
@@ -142,6 +143,10 @@ func TestDist(t *testing.T) {
 
 	t.Run("krew install", func(t *testing.T) {
 		krewInstall(t, p, archives, stamp{commit, date})
+	})
+
+	t.Run("krew.yaml at the top is what the release writes", func(t *testing.T) {
+		checkCommittedManifest(t, filepath.Join(root, "krew.yaml"), manifestPath)
 	})
 
 	t.Run("reproducible", func(t *testing.T) {
@@ -769,5 +774,39 @@ func krewInstall(t *testing.T, p Plugin, archives map[string][]byte, st stamp) {
 	}
 	if !found {
 		t.Errorf("kubectl plugin list does not list %s:\nstdout: %s\nstderr: %s", link, stdout, stderr)
+	}
+}
+
+// checkCommittedManifest fails when the committed krew.yaml drifts from the manifest this
+// release wrote: every field equal once the built one's test version is replaced by the
+// committed one's, except the sha256 of each archive, which moves with every commit (the
+// committed ones must still be sha256s, and are those of the release that wrote the file).
+func checkCommittedManifest(t *testing.T, committedPath, builtPath string) {
+	t.Helper()
+	// Equal to the release's manifest once stripped, the committed one passes its checks.
+	committed := readManifest(t, committedPath)
+	v := committed.Spec.Version
+	builtYAML, err := os.ReadFile(builtPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built Plugin
+	if err := yaml.UnmarshalStrict([]byte(strings.ReplaceAll(string(builtYAML), testVersion, v)), &built); err != nil {
+		t.Fatal(err)
+	}
+	strip := func(p *Plugin) {
+		for i := range p.Spec.Platforms {
+			p.Spec.Platforms[i].Sha256 = ""
+		}
+	}
+	for _, pl := range committed.Spec.Platforms {
+		if !validSHA256.MatchString(pl.Sha256) {
+			t.Errorf("krew.yaml: %s: sha256 %q is not a sha256", pl.URI, pl.Sha256)
+		}
+	}
+	strip(&committed)
+	strip(&built)
+	if !reflect.DeepEqual(committed, built) {
+		t.Errorf("krew.yaml drifted from what `make dist VERSION=%s` writes; run `make krew.yaml` and commit it\ncommitted: %+v\nrelease:   %+v", v, committed, built)
 	}
 }

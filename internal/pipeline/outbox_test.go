@@ -1,7 +1,8 @@
-package printer
+package pipeline
 
 import (
 	"fmt"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"math/rand/v2"
 	"testing"
 
@@ -342,3 +343,8 @@ func TestOutboxBoundedSlice(t *testing.T) {
 		t.Errorf("%d objects remembered for 8 waiting lines", len(o2.last))
 	}
 }
+
+var (
+	deploy  = discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	secrets = discovery.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+)

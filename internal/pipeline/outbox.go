@@ -1,4 +1,4 @@
-package printer
+package pipeline
 
 import (
 	"sync"
@@ -211,21 +211,4 @@ func (o *Outbox) Len() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.waiting
-}
-
-// Shows reports whether p prints anything for ev, so that hidden events (bookmarks and
-// reconciles in human output, unless asked for) neither fill an outbox nor count as dropped.
-func (p *Printer) Shows(ev *watch.Event) bool {
-	if !p.opts.Output.IsHuman() {
-		return ev.Type != watch.Reconciled || !p.opts.OmitReconciles
-	}
-	switch ev.Type {
-	case watch.Bookmark:
-		return p.opts.ShowBookmarks
-	case watch.Reconciled:
-		return p.opts.ShowReconciles
-	case watch.ApiStats:
-		return !ev.Final || p.opts.ShowAPIStats
-	}
-	return true
 }
