@@ -43,14 +43,14 @@ func AddPrinterColumns(ctx context.Context, client dynamic.Interface, resources 
 			warnings = append(warnings, fmt.Sprintf("no printer columns for %s: reading its CustomResourceDefinition: %v", r, err))
 			continue
 		}
-		r.PrinterColumns = PrinterColumnsOf(crd, r.Version)
+		r.PrinterColumns = printerColumnsOf(crd, r.Version)
 	}
 	return warnings
 }
 
-// PrinterColumnsOf returns the additionalPrinterColumns that crd (an apiextensions.k8s.io/v1
+// printerColumnsOf returns the additionalPrinterColumns that crd (an apiextensions.k8s.io/v1
 // CustomResourceDefinition) declares for version.
-func PrinterColumnsOf(crd *unstructured.Unstructured, version string) []PrinterColumn {
+func printerColumnsOf(crd *unstructured.Unstructured, version string) []PrinterColumn {
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	for _, v := range versions {
 		vm, _ := v.(map[string]any)

@@ -15,14 +15,14 @@ func apiStatsDetail(b *strings.Builder, ev *watch.Event) {
 	if s == nil {
 		return
 	}
-	b.WriteString(APIFigures(s))
+	b.WriteString(apiFigures(s))
 	if ev.Final {
 		b.WriteString(" (at exit)")
 	}
 }
 
-// APIFigures is one resource's API figures in a few words, for ApiStats lines and the summary.
-func APIFigures(s *apistats.Snapshot) string {
+// apiFigures is one resource's API figures in a few words, for ApiStats lines and the summary.
+func apiFigures(s *apistats.Snapshot) string {
 	var reqs []string
 	for _, q := range s.Requests {
 		code := fmt.Sprint(q.Code)
@@ -39,12 +39,12 @@ func APIFigures(s *apistats.Snapshot) string {
 	if s.LastListPages > 0 {
 		fmt.Fprintf(&b, " (last list %d)", s.LastListPages)
 	}
-	fmt.Fprintf(&b, "; received %s", ByteSize(s.BytesReceived))
+	fmt.Fprintf(&b, "; received %s", byteSize(s.BytesReceived))
 	if s.BytesDecoded != s.BytesReceived {
-		fmt.Fprintf(&b, " (%s decoded)", ByteSize(s.BytesDecoded))
+		fmt.Fprintf(&b, " (%s decoded)", byteSize(s.BytesDecoded))
 	}
 	if m := s.Elapsed.Minutes(); m >= 1.0/60 {
-		fmt.Fprintf(&b, ", %s/min", ByteSize(int64(float64(s.BytesReceived)/m)))
+		fmt.Fprintf(&b, ", %s/min", byteSize(int64(float64(s.BytesReceived)/m)))
 	}
 	fmt.Fprintf(&b, "; %d objects, %d bookmarks; %d watch streams (%d reconnects, %d open", s.Objects, s.Bookmarks, s.WatchStreams, s.Reconnects, s.WatchOpen)
 	if s.WatchesClosed > 0 {
@@ -62,8 +62,8 @@ func APIFigures(s *apistats.Snapshot) string {
 	return Escape(b.String())
 }
 
-// ByteSize is a byte count in B, KiB or MiB.
-func ByteSize(n int64) string {
+// byteSize is a byte count in B, KiB or MiB.
+func byteSize(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))

@@ -72,7 +72,7 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 // redactPair redacts two versions of a Secret so that a value that changed still shows as
 // changed in a diff of the two, even when its length did not: the new one says ", changed".
 func redactPair(old, cur map[string]any) (map[string]any, map[string]any) {
-	ro, rc := RedactSecret(old), RedactSecret(cur)
+	ro, rc := redactSecret(old), redactSecret(cur)
 	for _, field := range []string{"data", "stringData"} {
 		om, _ := old[field].(map[string]any)
 		cm, _ := cur[field].(map[string]any)

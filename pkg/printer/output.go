@@ -44,8 +44,8 @@ func AllowedOutputs() []string {
 	return f
 }
 
-// ValidateOutput checks an -o value as OutputFormat.Validate does.
-func ValidateOutput(output string) error { return OutputFormat(output).Validate() }
+// validateOutput checks an -o value as OutputFormat.Validate does.
+func validateOutput(output string) error { return OutputFormat(output).Validate() }
 
 func parseOutput(f OutputFormat) (outputKind, printers.ResourcePrinter, error) {
 	switch f {
@@ -93,7 +93,7 @@ func (p *Printer) writeYAML(ev *watch.Event) error {
 	if err != nil {
 		return err
 	}
-	text, err := JSONToYAML(b)
+	text, err := jsonToYAML(b)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (p *Printer) writeTemplate(ev *watch.Event) error {
 		_, werr := fmt.Fprintln(p.opts.ErrOut, "error: "+Escape(msg))
 		return werr
 	}
-	out := EscapeKeepLayout(buf.String())
+	out := escapeKeepLayout(buf.String())
 	if out == "" {
 		return nil // a template that prints nothing for this event (e.g. a filter)
 	}
@@ -135,9 +135,9 @@ func firstLine(s string) string {
 	return strings.TrimSuffix(strings.TrimSpace(s), ".")
 }
 
-// EscapeKeepLayout is Escape for multi-line text: tabs and newlines stay, every other control
+// escapeKeepLayout is Escape for multi-line text: tabs and newlines stay, every other control
 // character is escaped.
-func EscapeKeepLayout(s string) string {
+func escapeKeepLayout(s string) string {
 	if !needsEscape(s) {
 		return s
 	}
@@ -152,11 +152,11 @@ func EscapeKeepLayout(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// JSONToYAML converts one JSON value to a YAML document, keeping the order of object keys.
+// jsonToYAML converts one JSON value to a YAML document, keeping the order of object keys.
 // Strings holding control characters come out double-quoted with escapes (the YAML library's
 // for C0 and C1 controls, \uXXXX for the format characters it would leave raw, such as
 // bidirectional overrides).
-func JSONToYAML(b []byte) (string, error) {
+func jsonToYAML(b []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	node, err := yamlNode(dec)

@@ -502,7 +502,7 @@ func TestTemplateErrors(t *testing.T) {
 		"jsonpath=":          "template format specified but no template given",
 		"custom-columns=A:B": `unable to match a printer suitable for the output format "custom-columns=A:B", allowed formats are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,template,templatefile,wide,yaml`,
 	} {
-		if err := ValidateOutput(output); err == nil || err.Error() != want {
+		if err := validateOutput(output); err == nil || err.Error() != want {
 			t.Errorf("ValidateOutput(%q) = %v, want %q", output, err, want)
 		}
 		if err := New(io.Discard, Options{Output: OutputFormat(output)}).Print(&events[0]); err == nil {

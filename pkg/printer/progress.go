@@ -46,7 +46,7 @@ func (p *ProgressLine) Update(lists []apistats.Progress) {
 		if !l.Streaming {
 			s += fmt.Sprintf(", %d pages", l.Pages)
 		}
-		parts = append(parts, s+fmt.Sprintf(", %s, %s", ByteSize(l.Bytes), l.Elapsed.Round(100*time.Millisecond)))
+		parts = append(parts, s+fmt.Sprintf(", %s, %s", byteSize(l.Bytes), l.Elapsed.Round(100*time.Millisecond)))
 	}
 	text := []rune(Escape(strings.Join(parts, "; ")))
 	if len(text) > p.width-1 { // a wrapped line could not be rewritten in place

@@ -23,12 +23,12 @@ func (p *Printer) redact(res discovery.Resource, obj map[string]any) map[string]
 	if p.opts.ShowSecrets || !IsSecret(res) {
 		return obj
 	}
-	return RedactSecret(obj)
+	return redactSecret(obj)
 }
 
-// RedactSecret returns a copy of a Secret object with its data, stringData and last-applied
+// redactSecret returns a copy of a Secret object with its data, stringData and last-applied
 // annotation values redacted.
-func RedactSecret(obj map[string]any) map[string]any {
+func redactSecret(obj map[string]any) map[string]any {
 	if obj == nil {
 		return map[string]any{}
 	}

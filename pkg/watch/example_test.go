@@ -29,6 +29,7 @@ func Example() {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	events := make(chan watch.Event, 100)
 	done := make(chan error, 1)
 	go func() {

@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 	if cfg.REST != nil {
 		cfg.typed = newTypedClients(cfg.REST)
 	}
-	info := Describe(cfg)
+	info := describe(cfg)
 	select {
 	case out <- Event{Type: Informer, Time: time.Now(), Info: &info}:
 	case <-ctx.Done():
@@ -323,8 +323,8 @@ func (ri *resourceInformer) namespace() string {
 	return ""
 }
 
-// Describe reports the machinery Run will use for cfg.
-func Describe(cfg Config) InformerInfo {
+// describe reports the machinery Run will use for cfg.
+func describe(cfg Config) InformerInfo {
 	gates := clientfeatures.FeatureGates()
 	info := InformerInfo{
 		ClientGoVersion:       clientGoVersion(),

@@ -266,10 +266,10 @@ func kubeEventOf(ev Event) (Event, bool) {
 		Delta: ev.Delta, Kube: info}, true
 }
 
-// EventsFieldSelector is the narrowest field selector the Events informer may list with: the
+// eventsFieldSelector is the narrowest field selector the Events informer may list with: the
 // watched kind (and name) when one resource is watched and nothing it owns; nothing otherwise
 // (a field selector cannot say "any of these").
-func EventsFieldSelector(cfg Config) string {
+func eventsFieldSelector(cfg Config) string {
 	if cfg.Owned != nil || len(cfg.Resources) != 1 {
 		return ""
 	}
@@ -289,7 +289,7 @@ func eventsInformer(cfg Config, out chan<- Event) (*resourceInformer, error) {
 	ecfg.DropManagedFields = true
 	ecfg.Resources = []discovery.Resource{*cfg.Events}
 	ecfg.LabelSelector, ecfg.Name = "", ""
-	ecfg.FieldSelector = EventsFieldSelector(cfg)
+	ecfg.FieldSelector = eventsFieldSelector(cfg)
 	ri, err := newResourceInformer(ecfg, *cfg.Events, out)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)

@@ -251,7 +251,7 @@ func TestEventsFieldSelector(t *testing.T) {
 		{"--owned: Events about owned kinds too", Config{Resources: []discovery.Resource{deployRes}, Name: "web", Owned: &discovery.Owned{}}, ""},
 	}
 	for _, tt := range tests {
-		if got := EventsFieldSelector(tt.cfg); got != tt.want {
+		if got := eventsFieldSelector(tt.cfg); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
