@@ -107,15 +107,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`),
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	f := cmd.Flags()
 	o.Display.AddFlags(cmd)

@@ -77,22 +77,14 @@ that is not a recording writes nothing. See docs/report.md.`),
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Write the HTML page to this file (created or truncated); '-' for standard output even when it is a terminal. Default: standard output, unless it is a terminal.")
 	return cmd
 }
 
 // Complete takes the arguments.
-func (o *ReportOptions) Complete(args []string) error {
+func (o *ReportOptions) Complete(_ *cobra.Command, args []string) error {
 	o.file = args[0]
 	return nil
 }

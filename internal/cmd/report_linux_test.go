@@ -41,7 +41,7 @@ func TestReportRefusesTerminal(t *testing.T) {
 	for _, output := range []string{"", "-"} {
 		o := NewReportOptions(genericiooptions.IOStreams{Out: tty})
 		o.Output = output
-		_ = o.Complete([]string{"a.ndjson"})
+		_ = o.Complete(nil, []string{"a.ndjson"})
 		err := o.Validate()
 		switch {
 		case output == "" && (err == nil || !strings.Contains(err.Error(), "refusing to write HTML to a terminal")):

@@ -52,7 +52,7 @@ func TestReportRun(t *testing.T) {
 			if tt.output != "" {
 				o.Output = filepath.Join(dir, tt.output)
 			}
-			if err := o.Complete([]string{tt.file}); err != nil {
+			if err := o.Complete(nil, []string{tt.file}); err != nil {
 				t.Fatal(err)
 			}
 			if err := o.Validate(); err != nil {
@@ -91,7 +91,7 @@ func TestReportValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := NewReportOptions(genericiooptions.IOStreams{Out: &bytes.Buffer{}})
 			o.Output = tt.output
-			_ = o.Complete([]string{tt.file})
+			_ = o.Complete(nil, []string{tt.file})
 			err := o.Validate()
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr) {
 				t.Errorf("err = %v, want %q", err, tt.wantErr)

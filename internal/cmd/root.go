@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +24,27 @@ var (
 	Commit  = "none"
 	Date    = "unknown"
 )
+
+// runner is a command's options, run as kubectl's commands run theirs: Complete (flags and
+// arguments into a typed config; the I/O it needs), Validate (pure), Run.
+type runner interface {
+	Complete(cmd *cobra.Command, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// runE is the RunE of a command whose options are o.
+func runE(o runner) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
+}
 
 // NewCmdInformer returns the root command, `kubectl informer`.
 func NewCmdInformer(streams genericiooptions.IOStreams) *cobra.Command {

@@ -114,15 +114,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", o.AllNamespaces, "Watch across all namespaces. The --namespace flag is ignored.")
