@@ -69,28 +69,10 @@ func hasManager(m map[string]any, manager, subresource string) bool {
 	return false
 }
 
-// awaitSeen waits until any stdout line so far, in any order, matches pred, and returns it. Lines
-// of different resources come from different informers, so their order is not the server's;
-// AwaitJSON's "after the previous match" is for one resource's sequence.
+// awaitSeen is PluginRun.AwaitSeen: any line so far, in any order, satisfying pred.
 func awaitSeen(t *testing.T, p *testenv.PluginRun, timeout time.Duration, what string, pred func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		for _, l := range p.All() {
-			var m map[string]any
-			if jsonLine(l, &m) == nil && pred(m) {
-				return m
-			}
-		}
-		select {
-		case <-p.Done():
-			t.Fatalf("kubectl informer exited before a line with %s; stderr: %s", what, p.Stderr())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no line with %s within %s", what, timeout)
-		}
-	}
+	return p.AwaitSeen(t, timeout, what, pred)
 }
 
 // number reads a number of the line's object (JSON numbers decode as float64, which
@@ -199,16 +181,9 @@ func TestRealRollout(t *testing.T) {
 		a, _ := number(m, "status", "availableReplicas")
 		return u == 3 && a == 3
 	})
-	var statusByKCM bool
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) == nil && m["resource"] == "deployments" && hasManager(m, "kube-controller-manager", "status") {
-			statusByKCM = true
-		}
-	}
-	if !statusByKCM {
-		t.Error("no Deployment update names kube-controller-manager on the status subresource")
-	}
+	awaitSeen(t, p, await, "a Deployment update naming kube-controller-manager on the status subresource", func(m map[string]any) bool {
+		return m["resource"] == "deployments" && hasManager(m, "kube-controller-manager", "status")
+	})
 }
 
 // Deleting a namespace leaves the deleting to the namespace controller: every object in it gets
@@ -224,6 +199,11 @@ func TestRealNamespaceDeletion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// kube-controller-manager publishes kube-root-ca.crt into a new namespace in its own time.
+	testenv.Eventually(t, await, "kube-root-ca.crt published in "+ns, func() (bool, error) {
+		_, err := c.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil, err
+	})
 	p := c.RunPlugin(t, ctx, "watch", "configmaps", "-n", ns, "-o", "json")
 	p.AwaitJSON(t, await, is("Synced", ""))
 	// The initial list: the 300 plus kube-root-ca.crt, which kube-controller-manager publishes.
@@ -272,14 +252,7 @@ func TestRealOperatorQueueScraped(t *testing.T) {
 	for range 2 {
 		p.AwaitJSON(t, await, is("Synced", ""))
 	}
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w1", "namespace": ns},
-		"spec":     map[string]any{"size": int64(2), "color": "red"},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w1", Size: 2, Color: "red"})
 	d := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Added" && m["resource"] == "deployments" })
 	if own := objectOf(d).GetOwnerReferences(); len(own) != 1 || own[0].Kind != "Widget" || own[0].Name != "w1" {
 		t.Errorf("Deployment owners %+v, want Widget w1", own)
@@ -320,15 +293,7 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 	// summary says how many reconciles it saved, against a shadow queue fed every event).
 	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--hot-loop-window", "3s", "--predicate", "generation")
 	p.AwaitJSON(t, await, is("Synced", ""))
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "loop", "namespace": ns,
-			"annotations": map[string]any{testenv.OperatorBugAnnotation: "status-loop"}},
-		"spec": map[string]any{"size": int64(0)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "loop", Bug: "status-loop"})
 	h := p.AwaitJSON(t, await, is("HotLoop", "loop"))
 	s := fmt.Sprint(h)
 	if !strings.Contains(s, "status.lastReconciled") {
@@ -352,12 +317,7 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 		t.Errorf("HotLoopEnded updates %v, fewer than when found (%v)", u, h["updates"])
 	}
 	// The exit summary lists it.
-	if err := p.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v", code, err)
-	}
+	p.Stop(t)
 	if !strings.Contains(p.Stderr(), "hot loops: 1 found, 1 ended") || !strings.Contains(p.Stderr(), "widgets.example.com "+ns+"/loop: self by "+testenv.OperatorName) {
 		t.Errorf("summary does not list the loop:\n%s", p.Stderr())
 	}
@@ -505,15 +465,7 @@ func TestRealOperatorFight(t *testing.T) {
 	t.Cleanup(func() { _ = op.Stop() })
 	p := c.RunPlugin(t, ctx, "watch", "replicasets", "-n", ns, "-o", "json")
 	p.AwaitJSON(t, await, is("Synced", ""))
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "fought", "namespace": ns,
-			"annotations": map[string]any{testenv.OperatorBugAnnotation: "fight"}},
-		"spec": map[string]any{"size": int64(1)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fought", Size: 1, Bug: "fight"})
 	h := p.AwaitJSON(t, 2*await, is("HotLoop", ""))
 	wantField(t, h, "reason", "alternating")
 	wantField(t, h, "loop", "fight")
