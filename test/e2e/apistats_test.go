@@ -16,7 +16,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -30,11 +29,7 @@ var widgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", R
 func createWidgets(t *testing.T, c *testenv.Cluster, ns string, n int) {
 	t.Helper()
 	for i := range n {
-		w := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
-			"metadata": map[string]any{"name": fmt.Sprintf("w%d", i)}, "spec": map[string]any{"size": int64(i)}}}
-		if _, err := c.Dynamic.Resource(widgets).Namespace(ns).Create(context.Background(), w, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: fmt.Sprintf("w%d", i), Size: int64(i)})
 	}
 }
 
@@ -146,9 +141,7 @@ func TestAPIStatsPaginatedList(t *testing.T) {
 	wantField(t, synced, "listMode", "list")
 	wantField(t, synced, "fellBack", false)
 	// The reflector opens the watch while the list's objects are processed: before or after Synced.
-	if !anyLine(p, is("Watch", "")) {
-		p.AwaitJSON(t, await, is("Watch", ""))
-	}
+	p.AwaitSeen(t, await, "the Watch line", is("Watch", ""))
 	if err := p.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,11 +58,7 @@ func TestTwentyResources(t *testing.T) {
 	}
 	createConfigMaps(t, cluster.Clientset, ns, "one")
 	p.AwaitJSON(t, await, is("Added", "one"))
-	w := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w"}, "spec": map[string]any{"size": int64(2)}}}
-	if _, err := cluster.Dynamic.Resource(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}).Namespace(ns).Create(ctx, w, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	cluster.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w", Size: 2})
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Added" && m["kind"] == "Widget" })
 }
 

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -390,14 +389,7 @@ func TestRealOwnedCustomResource(t *testing.T) {
 		t.Errorf("ownedResources %v, want deployments,replicasets,pods", owned)
 	}
 	awaitSeen(t, p, await, "widgets synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "widgets" })
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w1", "namespace": ns},
-		"spec":     map[string]any{"size": int64(1), "color": "red"},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w1", Size: 1, Color: "red"})
 	awaitSeen(t, p, await, "the operator's Deployment owned by the Widget", func(m map[string]any) bool {
 		o := ownersChain(m)
 		return m["resource"] == "deployments" && m["name"] == "w1" && len(o) == 1 && o[0] == "Widget/w1"

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -282,12 +281,7 @@ func TestDisplayMultiResourceSecretsAndName(t *testing.T) {
 
 	// No form shows a secret value, in base64 or not.
 	for _, run := range []*testenv.PluginRun{p, slashed, human, tmpl} {
-		if err := run.Signal(syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-		if code, err := run.Wait(); err != nil || code != 0 {
-			t.Errorf("exit %d, %v", code, err)
-		}
+		run.Stop(t)
 		out := bytes.Join(run.All(), []byte("\n"))
 		for _, leak := range []string{pw1, pw2, base64.StdEncoding.EncodeToString([]byte(pw1)), base64.StdEncoding.EncodeToString([]byte(pw2))} {
 			if bytes.Contains(out, []byte(leak)) {
@@ -333,12 +327,7 @@ func TestDisplayYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitLine(t, p, "type: Updated")
-	if err := p.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v", code, err)
-	}
+	p.Stop(t)
 	dec := yaml.NewDecoder(bytes.NewReader(bytes.Join(p.All(), []byte("\n"))))
 	var kinds []string
 	var updated map[string]any

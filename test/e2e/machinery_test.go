@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -84,9 +83,7 @@ func TestInitialList(t *testing.T) {
 			// The reflector opens the watch while the list's objects are processed: its line
 			// may come before or after Synced.
 			watching := func(m map[string]any) bool { return m["type"] == "Watch" && m["sendInitialEvents"] == false }
-			if !anyLine(p, watching) {
-				p.AwaitJSON(t, await, watching)
-			}
+			p.AwaitSeen(t, await, "the Watch line", watching)
 		}
 		live := createConfigMaps(t, cluster.Clientset, ns, "c")
 		a := p.AwaitJSON(t, await, is("Added", "c"))
@@ -132,27 +129,8 @@ func TestRelist(t *testing.T) {
 		p := c.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json")
 		p.AwaitJSON(t, await, is("Synced", ""))
 
-		second, err := c.StartSecondAPIServer(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.KillAPIServer(); err != nil {
-			t.Fatal(err)
-		}
-		cms := second.Clientset.CoreV1().ConfigMaps(ns)
-		if err := cms.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		changed := pre["changed"].DeepCopy()
-		changed.Data["v"] = "2"
-		changed, err = cms.Update(ctx, changed, metav1.UpdateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh := createConfigMaps(t, second.Clientset, ns, "fresh")["fresh"]
-		if err := c.RestartAPIServer(ctx); err != nil {
-			t.Fatal(err)
-		}
+		res := c.Relist(t, ctx, testenv.RelistChanges{Namespace: ns, Delete: "gone", Update: "changed", Create: "fresh"})
+		changed, fresh := res.Updated, res.Created
 
 		relist := p.AwaitJSON(t, 3*await, is("Relist", ""))
 		for field, want := range map[string]int{"added": 1, "updated": 1, "deleted": 1, "unchanged": 1} {
@@ -219,14 +197,3 @@ func TestRelist(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
-// anyLine reports whether a line printed so far satisfies pred.
-func anyLine(p *testenv.PluginRun, pred func(map[string]any) bool) bool {
-	for _, l := range p.All() {
-		var m map[string]any
-		if json.Unmarshal(l, &m) == nil && m != nil && pred(m) {
-			return true
-		}
-	}
-	return false
-}

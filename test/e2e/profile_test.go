@@ -25,12 +25,7 @@ func TestMemProfileAtSyncAndExit(t *testing.T) {
 	if _, err := os.Stat(file); err == nil {
 		t.Fatalf("%s written before the run ended", file)
 	}
-	if err := p.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v; stderr: %s", code, err, p.Stderr())
-	}
+	p.Stop(t)
 	wantHeapProfile(t, file)
 }
 

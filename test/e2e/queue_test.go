@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,8 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 func queueDepth(m map[string]any) int {
@@ -106,12 +103,7 @@ func TestQueueCoalescing(t *testing.T) {
 
 	// replay --predicate labels on the recording: the data patches change no label, so every
 	// update is filtered, and the reconciles that ran only for updates would not have run.
-	if err := p.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("watch: exit %d, %v", code, err)
-	}
+	p.Stop(t)
 	r := runPlugin(t, cluster, "replay", file, "-o", "json", "--predicate", "labels")
 	if r.code != 0 {
 		t.Fatalf("replay: exit %d; stderr %s", r.code, r.stderr)
@@ -124,21 +116,10 @@ func TestQueueCoalescing(t *testing.T) {
 			filtered++
 		}
 	}
-	want := fmt.Sprintf("predicates labels: %d of %d object events filtered; of %d recorded reconciles, %d ran only for filtered events", filtered, objects, reconcilesAll(p), onlyUpdates)
+	want := fmt.Sprintf("predicates labels: %d of %d object events filtered; of %d recorded reconciles, %d ran only for filtered events", filtered, objects, p.Count(is("Reconciled", "")), onlyUpdates)
 	if filtered != updates || !strings.Contains(r.stderr, want) {
 		t.Errorf("replay --predicate labels: %d updates filtered (want %d); summary lacks %q:\n%s", filtered, updates, want, r.stderr)
 	}
-}
-
-func reconcilesAll(p *testenv.PluginRun) int {
-	n := 0
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) == nil && m["type"] == "Reconciled" {
-			n++
-		}
-	}
-	return n
 }
 
 // A key whose reconcile always fails is retried with growing backoff, and retries are counted.

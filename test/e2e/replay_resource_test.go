@@ -39,12 +39,7 @@ func TestReplayResourceNames(t *testing.T) {
 	for range 3 {
 		live.AwaitJSON(t, await, is("Synced", ""))
 	}
-	if err := live.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := live.Wait(); code != 0 || err != nil {
-		t.Fatalf("watch --record: exit %d, %v", code, err)
-	}
+	live.StopWith(t, syscall.SIGTERM)
 
 	for _, tt := range []struct{ arg, want string }{
 		{"rs", "web-1"}, {"replicaset", "web-1"}, {"ReplicaSet", "web-1"}, {"replicasets.apps", "web-1"},

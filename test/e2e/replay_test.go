@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -125,25 +124,9 @@ func TestReplay(t *testing.T) {
 	live.AwaitJSON(t, await, is("Added", "c3"))
 	awaitLine(t, human, ns+"/c3")
 
-	for _, p := range []interface {
-		Signal(os.Signal) error
-		Wait() (int, error)
-		Stderr() string
-	}{live, human} {
-		if err := p.Signal(syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-		if code, err := p.Wait(); err != nil || code != 0 {
-			t.Fatalf("after SIGINT: exit %d, %v; stderr: %s", code, err, p.Stderr())
-		}
-	}
-	var liveLines, humanLines []string
-	for _, l := range live.All() {
-		liveLines = append(liveLines, string(l))
-	}
-	for _, l := range human.All() {
-		humanLines = append(humanLines, string(l))
-	}
+	live.Stop(t)
+	human.Stop(t)
+	liveLines, humanLines := live.Strings(), human.Strings()
 
 	// The file: private, a header, then exactly the live stream.
 	st, err := os.Stat(file)
@@ -347,34 +330,12 @@ func TestReplayRelistIntoInformer(t *testing.T) {
 	p := c.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--record", file)
 	p.AwaitJSON(t, await, is("Synced", ""))
 
-	second, err := c.StartSecondAPIServer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.KillAPIServer(); err != nil {
-		t.Fatal(err)
-	}
-	cms := second.Clientset.CoreV1().ConfigMaps(ns)
-	if err := cms.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cms.Patch(ctx, "changed", types.MergePatchType, []byte(`{"data":{"v":"2"}}`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	createConfigMaps(t, second.Clientset, ns, "fresh")
-	if err := c.RestartAPIServer(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c.Relist(t, ctx, testenv.RelistChanges{Namespace: ns, Delete: "gone", Update: "changed", Create: "fresh"})
 	p.AwaitJSON(t, 3*await, is("Relist", ""))
 	// After the relist, one more watch event.
 	createConfigMaps(t, c.Clientset, ns, "after")
 	p.AwaitJSON(t, await, is("Added", "after"))
-	if err := p.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("after SIGINT: exit %d, %v; stderr: %s", code, err, p.Stderr())
-	}
+	p.Stop(t)
 
 	rec, err := replay.Open(file)
 	if err != nil {

@@ -57,26 +57,7 @@ func TestRecordReplayFixture(t *testing.T) {
 	p.AwaitJSON(t, await, is("Deleted", "d"))
 	p.AwaitJSON(t, await, is("Resync", ""))
 
-	second, err := c.StartSecondAPIServer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.KillAPIServer(); err != nil {
-		t.Fatal(err)
-	}
-	cms2 := second.Clientset.CoreV1().ConfigMaps("demo")
-	if err := cms2.Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	cc := pre["c"].DeepCopy()
-	cc.Data["v"] = "2"
-	if _, err := cms2.Update(ctx, cc, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e := createConfigMaps(t, second.Clientset, "demo", "e")["e"]
-	if err := c.RestartAPIServer(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e := c.Relist(t, ctx, testenv.RelistChanges{Namespace: "demo", Delete: "b", Update: "c", Create: "e"}).Created
 	p.AwaitJSON(t, 3*await, is("Relist", ""))
 	p.AwaitJSON(t, await, is("Added", "e"))
 
@@ -85,12 +66,7 @@ func TestRecordReplayFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.AwaitJSON(t, await, is("Updated", "e"))
-	if err := p.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); code != 0 || err != nil {
-		t.Fatalf("exit %d, %v", code, err)
-	}
+	p.Stop(t)
 	b, err := os.ReadFile(rec)
 	if err != nil {
 		t.Fatal(err)

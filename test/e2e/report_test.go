@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,8 +23,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/report"
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
@@ -201,7 +198,7 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = op.Stop() })
-	pre := createConfigMaps(t, c.Clientset, ns, "gone", "changed", "same")
+	createConfigMaps(t, c.Clientset, ns, "gone", "changed", "same")
 	dir := artifactDir(t)
 	rec := filepath.Join(dir, "recording.ndjson")
 	dead := "http://127.0.0.1:" + closedPort(t) + "/metrics"
@@ -212,15 +209,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 
 	// The operator's status loop: found, then switched off and ended.
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "loop", "namespace": ns,
-			"annotations": map[string]any{testenv.OperatorBugAnnotation: "status-loop"}},
-		"spec": map[string]any{"size": int64(0)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "loop", Bug: "status-loop"})
 	p.AwaitJSON(t, await, is("HotLoop", "loop"))
 	if _, err := c.Kubectl(ctx, "annotate", "widget/loop", "-n", ns, testenv.OperatorBugAnnotation+"-"); err != nil {
 		t.Fatal(err)
@@ -229,25 +218,7 @@ func TestReportInBrowser(t *testing.T) {
 
 	// The API server crashes; meanwhile a second one deletes and changes configmaps: the
 	// informers relist when it is back.
-	second, err := c.StartSecondAPIServer(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.KillAPIServer(); err != nil {
-		t.Fatal(err)
-	}
-	cms := second.Clientset.CoreV1().ConfigMaps(ns)
-	if err := cms.Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	changed := pre["changed"].DeepCopy()
-	changed.Data["v"] = "2"
-	if _, err := cms.Update(ctx, changed, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.RestartAPIServer(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c.Relist(t, ctx, testenv.RelistChanges{Namespace: ns, Delete: "gone", Update: "changed"})
 	p.AwaitJSON(t, 3*await, func(m map[string]any) bool { return m["type"] == "Relist" && m["resource"] == "configmaps" })
 	p.AwaitJSON(t, await, func(m map[string]any) bool {
 		return m["type"] == "Deleted" && m["name"] == "gone" && m["tombstone"] == true
@@ -259,12 +230,7 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerQueue" && m["name"] == "widget" })
-	if err := p.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("watch: exit %d, %v", code, err)
-	}
+	p.Stop(t)
 
 	page := filepath.Join(dir, "report.html")
 	r := runPlugin(t, c, "report", rec, "-o", page)

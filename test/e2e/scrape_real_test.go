@@ -10,14 +10,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -80,12 +78,7 @@ func kcmCAFile(t *testing.T, c *testenv.Cluster) string {
 // recording: the exact tokens given, or anything shaped like a JWT.
 func stopAndCheckNoToken(t *testing.T, p *testenv.PluginRun, recording string, tokens ...string) (stderr string) {
 	t.Helper()
-	if err := p.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); code != 0 {
-		t.Errorf("exit %d (%v); stderr: %s", code, err, p.Stderr())
-	}
+	p.StopWith(t, syscall.SIGTERM)
 	rec, err := os.ReadFile(recording)
 	if err != nil {
 		t.Fatal(err)
@@ -102,17 +95,6 @@ func stopAndCheckNoToken(t *testing.T, p *testenv.PluginRun, recording string, t
 		}
 	}
 	return p.Stderr()
-}
-
-func countLines(p *testenv.PluginRun, pred func(map[string]any) bool) int {
-	n := 0
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) == nil && pred(m) {
-			n++
-		}
-	}
-	return n
 }
 
 func isScrapeError(m map[string]any) bool { return m["type"] == "Error" && m["verb"] == "scrape" }
@@ -160,7 +142,7 @@ func TestRealScrapeControllerManagerTokenFile(t *testing.T) {
 		return deployment(m) && adds > adds0 && rate > 0
 	})
 	t.Logf("deployment queue: adds %v -> %v (%v/s)", adds0, moved["adds"], moved["addsPerSecond"])
-	if n := countLines(p, isScrapeError); n != 0 {
+	if n := p.Count(isScrapeError); n != 0 {
 		t.Errorf("%d scrape errors; stderr: %s", n, p.Stderr())
 	}
 	stderr := stopAndCheckNoToken(t, p, rec, tr.Status.Token)
@@ -195,12 +177,15 @@ func TestRealScrapeServiceAccountForbiddenThenAllowed(t *testing.T) {
 			t.Errorf("error message lacks %q: %s", want, msg)
 		}
 	}
-	// Several 403 scrapes later, still one line for the streak.
-	time.Sleep(2 * time.Second)
-	if n := countLines(p, isScrapeError); n != 1 {
+	// Several 403 scrapes later (counted in the -v=10 log of each request, not guessed from a
+	// sleep), still one line for the streak.
+	p.AwaitStderr(t, await, "three scrapes answered 403", func(stderr string) bool {
+		return strings.Count(stderr, "GET "+url+" 403 Forbidden") >= 3
+	})
+	if n := p.Count(isScrapeError); n != 1 {
 		t.Errorf("%d scrape error lines while forbidden, want 1", n)
 	}
-	if n := countLines(p, is("ControllerQueue", "")); n != 0 {
+	if n := p.Count(is("ControllerQueue", "")); n != 0 {
 		t.Errorf("%d ControllerQueue lines while forbidden", n)
 	}
 
@@ -242,14 +227,7 @@ func TestRealScrapeOperatorReconcileErrors(t *testing.T) {
 	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--record", rec,
 		"--metrics-url", op.MetricsURL, "--metrics-serviceaccount", ns+"/scraper", "--metrics-insecure-skip-tls-verify", "--metrics-interval", "300ms")
 	p.AwaitJSON(t, await, is("Synced", ""))
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w1", "namespace": ns},
-		"spec":     map[string]any{"size": int64(0)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w1"})
 	failing := func(m map[string]any) bool {
 		r, _ := m["reconciles"].(map[string]any)
 		errs, _ := r["error"].(float64)
@@ -276,7 +254,7 @@ func TestRealScrapeOperatorReconcileErrors(t *testing.T) {
 		return failing(m) && ok
 	})
 	t.Logf("widget queue: reconciles %v, %v/s, errors %v", rated["reconciles"], rated["reconcilesPerSecond"], rated["reconcileErrors"])
-	if n := countLines(p, isScrapeError); n != 0 {
+	if n := p.Count(isScrapeError); n != 0 {
 		t.Errorf("%d scrape errors: %s", n, fmt.Sprint(p.Stderr()))
 	}
 	stopAndCheckNoToken(t, p, rec)
@@ -303,22 +281,18 @@ func TestRealScrapeMetricsFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pod string
-	deadline := time.Now().Add(await)
-	for pod == "" && time.Now().Before(deadline) {
+	testenv.Eventually(t, await, "a running pod of deployment "+deploy, func() (bool, error) {
 		pods, err := c.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + deploy})
 		if err != nil {
-			t.Fatal(err)
+			return false, err
 		}
 		for _, p := range pods.Items {
 			if p.Status.Phase == corev1.PodRunning {
 				pod = p.Name
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if pod == "" {
-		t.Fatalf("no running pod of deployment %s", deploy)
-	}
+		return pod != "", nil
+	})
 	newServiceAccount(t, c, ns, "scraper")
 	grantMetrics(t, c, ns, "scraper")
 	rec := filepath.Join(t.TempDir(), "rec.ndjson")
@@ -327,14 +301,7 @@ func TestRealScrapeMetricsFrom(t *testing.T) {
 		"--metrics-from", "deploy/"+deploy+":8443", "--metrics-from", ns+"/pod/"+pod+":8443/metrics",
 		"--metrics-serviceaccount", ns+"/scraper", "--metrics-insecure-skip-tls-verify", "--metrics-interval", "300ms")
 	p.AwaitJSON(t, await, is("Synced", ""))
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w1", "namespace": ns},
-		"spec":     map[string]any{"size": int64(0)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w1"})
 	for _, from := range []string{"deploy/" + deploy + ":8443", ns + "/pod/" + pod + ":8443/metrics"} {
 		q := awaitSeen(t, p, await, "the widget queue through "+from, func(m map[string]any) bool {
 			f, _ := m["from"].(string)
@@ -346,7 +313,7 @@ func TestRealScrapeMetricsFrom(t *testing.T) {
 			t.Errorf("url %q, want the forward's local https URL", u)
 		}
 	}
-	if n := countLines(p, isScrapeError); n != 0 {
+	if n := p.Count(isScrapeError); n != 0 {
 		t.Errorf("%d scrape errors: %s", n, p.Stderr())
 	}
 	stopAndCheckNoToken(t, p, rec)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,17 +47,8 @@ func stateIs(resource, name string, want map[string]string) func(map[string]any)
 // stopAndLines interrupts a plugin run and returns its stdout lines.
 func stopAndLines(t *testing.T, p *testenv.PluginRun) []string {
 	t.Helper()
-	if err := p.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("after SIGINT: exit %d, %v; stderr: %s", code, err, p.Stderr())
-	}
-	var lines []string
-	for _, l := range p.All() {
-		lines = append(lines, string(l))
-	}
-	return lines
+	p.Stop(t)
+	return p.Strings()
 }
 
 // replayJSON replays a recording as -o json, without a cluster, and says how it differs from

@@ -4,14 +4,13 @@ import (
 	"context"
 	"net"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	watchapi "k8s.io/apimachinery/pkg/watch"
@@ -115,12 +114,7 @@ func TestWatchDeploymentsJSON(t *testing.T) {
 	wantField(t, deleted, "tombstone", false)
 
 	// Interrupt: exit 0, quickly (the process is awaited, not timed).
-	if err := p.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Errorf("after SIGINT: exit %d, %v; stderr: %s", code, err, p.Stderr())
-	}
+	p.Stop(t)
 	// stderr holds the exit summary and nothing else.
 	if !strings.HasPrefix(p.Stderr(), "--- kubectl informer: summary") || !strings.Contains(p.Stderr(), "events: Added 2 (Added 1, Replaced 1); Updated 1 (Updated 1); Deleted 1 (Deleted 1)") {
 		t.Errorf("stderr is not the summary: %q", p.Stderr())
@@ -186,15 +180,7 @@ func TestWatchCustomResource(t *testing.T) {
 	p := cluster.RunPlugin(t, ctx, "watch", "wdg", "-n", ns, "-o", "json")
 	p.AwaitJSON(t, await, is("Synced", ""))
 
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w1", "namespace": ns},
-		"spec":     map[string]any{"size": int64(1), "color": "red"},
-	}}
-	created, err := widgets.Create(ctx, u, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	created := cluster.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w1", Size: 1, Color: "red"})
 	added := p.AwaitJSON(t, await, is("Added", "w1"))
 	wantField(t, added, "resourceVersion", created.GetResourceVersion())
 	wantField(t, added, "kind", "Widget")
@@ -243,25 +229,10 @@ func TestWatchHumanOutput(t *testing.T) {
 	}
 }
 
-// awaitLine waits for the next stdout line containing s.
-func awaitLine(t *testing.T, p interface {
-	Lines() <-chan []byte
-}, s string) string {
+// awaitLine is PluginRun.AwaitLine within await: the next stdout line containing s.
+func awaitLine(t *testing.T, p *testenv.PluginRun, s string) string {
 	t.Helper()
-	timeout := time.After(await)
-	for {
-		select {
-		case l, ok := <-p.Lines():
-			if !ok {
-				t.Fatalf("plugin ended before a line containing %q", s)
-			}
-			if strings.Contains(string(l), s) {
-				return string(l)
-			}
-		case <-timeout:
-			t.Fatalf("no line containing %q", s)
-		}
-	}
+	return p.AwaitLine(t, await, s)
 }
 
 // Bad input: one line on stderr starting with "error: ", exit 1, no stack trace, no klog.

@@ -34,17 +34,8 @@ func TestWatchTypes(t *testing.T) {
 	}
 	p.AwaitJSON(t, await, is("Deleted", "pre"))
 	awaitLine(t, human, ns+"/pre")
-	for _, r := range []interface {
-		Signal(os.Signal) error
-		Wait() (int, error)
-	}{p, human} {
-		if err := r.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		if code, err := r.Wait(); code != 0 || err != nil {
-			t.Fatalf("exit %d, %v", code, err)
-		}
-	}
+	p.StopWith(t, syscall.SIGTERM)
+	human.StopWith(t, syscall.SIGTERM)
 	var got []string
 	for _, l := range p.All() {
 		var m map[string]any

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -82,12 +81,7 @@ func TestBuiltinsOverProtobufSameJSON(t *testing.T) {
 			a, _ := number(m, "status", "availableReplicas")
 			return m["type"] == "Updated" && m["resource"] == "deployments" && a == 3
 		})
-		if err := p.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		if code, err := p.Wait(); err != nil || code != 0 {
-			t.Fatalf("exit %d, %v", code, err)
-		}
+		p.Stop(t)
 	}
 
 	type key struct{ resource, name, rv string }

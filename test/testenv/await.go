@@ -221,3 +221,23 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// AwaitStderr waits until the plugin's stderr so far (its last MiB) satisfies cond, and fails
+// the test naming what when timeout passes or the plugin exits first.
+func (p *PluginRun) AwaitStderr(t testing.TB, timeout time.Duration, what string, cond func(stderr string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond(p.Stderr()) {
+		select {
+		case <-p.done:
+			if cond(p.Stderr()) {
+				return
+			}
+			t.Fatalf("kubectl informer exited (code %d) before its stderr had %s\nstderr:\n%s", p.code, what, p.Stderr())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kubectl informer's stderr had no %s within %s\nstderr:\n%s", what, timeout, p.Stderr())
+		}
+	}
+}

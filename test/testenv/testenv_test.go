@@ -27,15 +27,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func newWidget(name string, size int64, color string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1",
-		"kind":       "Widget",
-		"metadata":   map[string]any{"name": name},
-		"spec":       map[string]any{"size": size, "color": color},
-	}}
-}
-
 func TestCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -59,7 +50,7 @@ func TestCluster(t *testing.T) {
 		t.Fatalf("kubectl get cm does not list hello:\n%s", out)
 	}
 
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace("default").Create(ctx, newWidget("w1", 3, "red"), metav1.CreateOptions{}); err != nil {
+	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace("default").Create(ctx, testenv.Widget{Name: "w1", Size: 3, Color: "red"}.Object(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	out, err = c.Kubectl(ctx, "get", "wdg", "-n", "default")
@@ -136,7 +127,7 @@ func TestSecondAPIServerAndRestart(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := second.Dynamic.Resource(testenv.WidgetGVR).Namespace("default").Create(ctx, newWidget("w2", 1, "blue"), metav1.CreateOptions{}); err != nil {
+	if _, err := second.Dynamic.Resource(testenv.WidgetGVR).Namespace("default").Create(ctx, testenv.Widget{Name: "w2", Size: 1, Color: "blue"}.Object(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
