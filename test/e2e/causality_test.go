@@ -52,6 +52,15 @@ func regarding(m map[string]any) map[string]any {
 	return r
 }
 
+// replicaSetOf is the ReplicaSet a ScalingReplicaSet Event's note names ("Scaled down replica
+// set web-abc from 1 to 0" → web-abc).
+func replicaSetOf(event map[string]any) string {
+	note, _ := event["note"].(string)
+	_, rest, _ := strings.Cut(note, "replica set ")
+	name, _, _ := strings.Cut(rest, " ")
+	return name
+}
+
 // `watch deploy web --owned --events` during a rollout on the real control plane (deployment and
 // replicaset controllers, scheduler, kwok nodes): the Deployment, its old and new ReplicaSets and
 // their pods going Pending → Running, each with its owner chain, and the deployment controller's
@@ -111,6 +120,19 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 		return m["type"] == "KubeEvent" && m["reason"] == "ScalingReplicaSet" && strings.HasPrefix(note, "Scaled down replica set web-") && strings.HasSuffix(note, "from 1 to 0")
 	})
 	t.Logf("last event awaited: %v", scaledDown["note"])
+	// Each ReplicaSet's scale-up Event, asserted on below: the deployment controller writes its
+	// Events in its own time, so await them rather than assume them by the scale-down.
+	for _, rs := range []string{"old", "new"} {
+		awaitSeen(t, p, await, "a ScalingReplicaSet Event scaling the "+rs+" ReplicaSet up", func(m map[string]any) bool {
+			note, _ := m["note"].(string)
+			if m["type"] != "KubeEvent" || m["reason"] != "ScalingReplicaSet" || !strings.HasPrefix(note, "Scaled up replica set web-") {
+				return false
+			}
+			// The old ReplicaSet is the one scaled down to 0.
+			old := strings.HasPrefix(note, "Scaled up replica set "+replicaSetOf(scaledDown)+" ")
+			return old == (rs == "old")
+		})
+	}
 
 	live := stopAndLines(t, p)
 	var lines []map[string]any

@@ -230,6 +230,8 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerQueue" && m["name"] == "widget" })
+	// The dead URL's failure, a marker the page must show: awaited, not assumed by now.
+	p.AwaitSeen(t, await, "the dead metrics URL's scrape error", isScrapeError)
 	p.Stop(t)
 
 	page := filepath.Join(dir, "report.html")
