@@ -59,10 +59,21 @@ fuzz: ## a short run of every fuzz target
 # Built-in resources come over protobuf by default; E2E_JSON_WIRE, the tests most sensitive to
 # the informer's data path, run a second time with everything on JSON (KUBECTL_INFORMER_WIRE
 # gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
+# hack/e2e-names.sh fails the pass when a name here is no test (renamed): the list cannot rot.
 E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplayRelistIntoInformer|TestRealRollout|TestDisplayManagersAndChanges
 e2e: testcluster chromium $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
+	GO=$(GO) hack/e2e-names.sh '$(E2E_JSON_WIRE)' ./test/e2e/
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GORELEASER=$(GORELEASER) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/
+
+# A flake hunt (docs/reliability.md, "Waits, and the soak"): the e2e suite SOAK_N times, the last
+# run beside a neighbour burning every core; prints each test's pass rate, fails below 100%.
+# SOAK_RUN selects tests (go test -run). Each run's go test -json is kept; the path is printed.
+SOAK_N ?= 5
+SOAK_RUN ?= .
+.PHONY: e2e-soak
+e2e-soak: testcluster chromium ## the e2e suite SOAK_N times (one beside a CPU-burning neighbour): each test's pass rate
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/soak -n $(SOAK_N) -run '$(value SOAK_RUN)'
 
 demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
