@@ -34,10 +34,10 @@ func TestHugeObject(t *testing.T) {
 	if got := a["object"].(map[string]any)["data"].(map[string]any)["blob"].(string); len(got) != len(big) {
 		t.Errorf("blob of %d bytes arrived as %d", len(big), len(got))
 	}
-	r := runPlugin(t, cluster, "watch", "cm", "big", "-n", ns, "--timeout", "3s", "--color", "never")
-	if r.code != 0 || !strings.Contains(r.stdout, ns+"/big  rv="+cm.ResourceVersion) {
-		t.Errorf("human run: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
-	}
+	// The human line is awaited, not expected within a --timeout: a loaded machine is slow.
+	human := cluster.RunPlugin(t, ctx, "watch", "cm", "big", "-n", ns, "--color", "never")
+	awaitLine(t, human, ns+"/big  rv="+cm.ResourceVersion)
+	human.Stop(t)
 }
 
 // Twenty resources at once, from one command line: every one lists, syncs and streams.
@@ -101,13 +101,13 @@ func TestManyVersionCRD(t *testing.T) {
 	}
 	defer func() { _ = cluster.Dynamic.Resource(gvr).Delete(ctx, name, metav1.DeleteOptions{}) }()
 	for arg, version := range map[string]string{"gz": "v1", "gizmos.v2beta1.multi.example.com": "v2beta1", "Gizmo": "v1"} {
-		r := runPlugin(t, cluster, "watch", arg, name, "-o", "json", "--timeout", "3s")
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", arg, r.code, r.stderr)
-		}
-		if !strings.Contains(r.stdout, `"version":"`+version+`","resource":"gizmos"`) ||
-			!strings.Contains(r.stdout, `"name":"`+name+`","resourceVersion":"`+created.GetResourceVersion()+`"`) {
-			t.Errorf("%s: want version %s and the gizmo:\n%s", arg, version, r.stdout)
+		p := cluster.RunPlugin(t, ctx, "watch", arg, name, "-o", "json")
+		p.AwaitJSON(t, await, is("Synced", ""))
+		p.Stop(t)
+		stdout := strings.Join(p.Strings(), "\n")
+		if !strings.Contains(stdout, `"version":"`+version+`","resource":"gizmos"`) ||
+			!strings.Contains(stdout, `"name":"`+name+`","resourceVersion":"`+created.GetResourceVersion()+`"`) {
+			t.Errorf("%s: want version %s and the gizmo:\n%s", arg, version, stdout)
 		}
 	}
 	r := runPlugin(t, cluster, "watch", "gizmos.v1alpha1.multi.example.com")

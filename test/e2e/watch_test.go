@@ -156,16 +156,14 @@ func TestResolveNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.arg, func(t *testing.T) {
-			r := runPlugin(t, cluster, "watch", tt.arg, "-n", ns, "-o", "json", "--timeout", "2s")
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
-			}
-			if !strings.Contains(r.stdout, `"resource":"`+tt.resource+`","kind"`) ||
-				!strings.Contains(r.stdout, `"group":"`+tt.group+`","version":"v1","resource":"`+tt.resource+`"`) {
-				t.Errorf("output does not name %s.%s:\n%s", tt.resource, tt.group, r.stdout)
-			}
-			if !strings.Contains(r.stdout, `"type":"Synced"`) {
-				t.Errorf("no Synced line within the run:\n%s", r.stdout)
+			// The Synced line is awaited, not expected within a --timeout: a loaded machine is slow.
+			p := cluster.RunPlugin(t, context.Background(), "watch", tt.arg, "-n", ns, "-o", "json")
+			p.AwaitJSON(t, await, is("Synced", ""))
+			p.Stop(t)
+			stdout := strings.Join(p.Strings(), "\n")
+			if !strings.Contains(stdout, `"resource":"`+tt.resource+`","kind"`) ||
+				!strings.Contains(stdout, `"group":"`+tt.group+`","version":"v1","resource":"`+tt.resource+`"`) {
+				t.Errorf("output does not name %s.%s:\n%s", tt.resource, tt.group, stdout)
 			}
 		})
 	}

@@ -180,11 +180,38 @@ func (c *Cluster) RunPlugin(t testing.TB, ctx context.Context, args ...string) *
 // RunPluginAs is RunPlugin with another kubeconfig (another user of this cluster).
 func (c *Cluster) RunPluginAs(t testing.TB, ctx context.Context, kubeconfig string, args ...string) *PluginRun {
 	t.Helper()
+	c.ensurePlugin(t)
+	return c.startPlugin(t, ctx, withKubeconfig(append([]string{"informer"}, args...), kubeconfig), c.Environ())
+}
+
+// RunPluginEnv is RunPlugin with no --kubeconfig flag and KUBECONFIG set to kubeconfigEnv (a
+// list of files, as kubectl reads it).
+func (c *Cluster) RunPluginEnv(t testing.TB, ctx context.Context, kubeconfigEnv string, args ...string) *PluginRun {
+	t.Helper()
+	c.ensurePlugin(t)
+	var env []string
+	for _, kv := range c.Environ() {
+		if !strings.HasPrefix(kv, "KUBECONFIG=") {
+			env = append(env, kv)
+		}
+	}
+	return c.startPlugin(t, ctx, append([]string{"informer"}, args...), append(env, "KUBECONFIG="+kubeconfigEnv))
+}
+
+// ensurePlugin builds the plugin into PluginDir when it is empty.
+func (c *Cluster) ensurePlugin(t testing.TB) {
+	t.Helper()
 	if c.PluginDir == "" {
 		c.PluginDir = BuildPlugin(t)
 	}
-	cmd := exec.CommandContext(ctx, "kubectl", withKubeconfig(append([]string{"informer"}, args...), kubeconfig)...)
-	cmd.Env = c.Environ()
+}
+
+// startPlugin starts kubectl with argv ("informer", ...) and env; see RunPlugin.
+func (c *Cluster) startPlugin(t testing.TB, ctx context.Context, argv, env []string) *PluginRun {
+	t.Helper()
+	args := argv[1:] // for messages: what follows "informer"
+	cmd := exec.CommandContext(ctx, "kubectl", argv...)
+	cmd.Env = env
 	// Own process group, so that killing it also gets anything the plugin started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
