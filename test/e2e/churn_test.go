@@ -112,11 +112,7 @@ func TestChurnAcrossRestart(t *testing.T) {
 			return maps.Equal(state, want)
 		})
 		var relists, tombstones int
-		for _, l := range p.All() {
-			var m map[string]any
-			if jsonLine(l, &m) != nil {
-				continue
-			}
+		for _, m := range p.JSON() {
 			if m["type"] == "Relist" {
 				relists++
 			}

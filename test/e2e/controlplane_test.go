@@ -129,9 +129,8 @@ func TestRealRollout(t *testing.T) {
 		return len(running) == 3
 	})
 	seen := map[string][]string{} // pod -> what its lines said, in order
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) != nil || m["resource"] != "pods" || !running[fmt.Sprint(m["name"])] {
+	for _, m := range p.JSON() {
+		if m["resource"] != "pods" || !running[fmt.Sprint(m["name"])] {
 			continue
 		}
 		name := m["name"].(string)
@@ -324,11 +323,7 @@ func TestRealOperatorStatusLoop(t *testing.T) {
 	// The loop's status writes leave the generation alone: each one is filtered, never
 	// enqueued, and the summary counts what the predicate saved.
 	objects, filtered, reconciles := 0, 0, 0
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) != nil {
-			continue
-		}
+	for _, m := range p.JSON() {
 		switch m["type"] {
 		case "Added", "Updated", "Deleted":
 			objects++
@@ -521,9 +516,8 @@ func TestRealOrderAcrossResources(t *testing.T) {
 	var prev uint64
 	var prevLine string
 	var n, inversions int
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) != nil || m["tombstone"] == true {
+	for _, m := range p.JSON() {
+		if m["tombstone"] == true {
 			continue
 		}
 		switch m["delta"] {

@@ -185,11 +185,7 @@ func TestDisplayHotLoop(t *testing.T) {
 	p.AwaitJSON(t, await, is("Added", "sentinel"))
 	// The fifth update made it a hot loop; the sixth, in the same episode, gives no report.
 	updates, reports := 0, 0
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) != nil {
-			continue
-		}
+	for _, m := range p.JSON() {
 		switch {
 		case is("Updated", "fought")(m):
 			updates++

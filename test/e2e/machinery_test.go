@@ -144,11 +144,7 @@ func TestRelist(t *testing.T) {
 		// Before the relist the plugin said why: the watch closed (the server died), then the
 		// re-watch from the old resourceVersion was refused as expired (410).
 		var closed, expired bool
-		for _, l := range p.All() {
-			var m map[string]any
-			if jsonLine(l, &m) != nil {
-				continue
-			}
+		for _, m := range p.JSON() {
 			if m["type"] == "Relist" {
 				break
 			}

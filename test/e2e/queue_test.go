@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -29,11 +31,25 @@ func TestQueueCoalescing(t *testing.T) {
 	p.AwaitJSON(t, await, is("Synced", ""))
 	cms := cluster.Clientset.CoreV1().ConfigMaps(ns)
 	const updates = 50
-	for i := range updates {
-		patch := fmt.Sprintf(`{"data":{"v":"update-%d"}}`, i)
-		if _, err := cms.Patch(ctx, names[i%len(names)], types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
+	// One writer per object, all at once, so that every key waits while the 200ms worker is busy
+	// (sent one after the other, how deep the queue got was decided by how fast each request came
+	// back on a loaded machine).
+	var wg sync.WaitGroup
+	errs := make(chan error, updates)
+	for k, name := range names {
+		wg.Go(func() {
+			for i := k; i < updates; i += len(names) {
+				patch := fmt.Sprintf(`{"data":{"v":"update-%d"}}`, i)
+				if _, err := cms.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 	maxDepth := 0
 	for range updates {
@@ -48,11 +64,7 @@ func TestQueueCoalescing(t *testing.T) {
 	// (depth 0 after the last reconcile of one worker), the trigger counts add up to the
 	// object lines.
 	objects, triggers, coalesced, onlyUpdates := 0, 0, 0, 0
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) != nil {
-			continue
-		}
+	for _, m := range p.JSON() {
 		switch m["type"] {
 		case "Added", "Updated", "Deleted":
 			objects++
@@ -109,9 +121,8 @@ func TestQueueCoalescing(t *testing.T) {
 		t.Fatalf("replay: exit %d; stderr %s", r.code, r.stderr)
 	}
 	filtered := 0
-	for _, l := range splitLines(r.stdout) {
-		var m map[string]any
-		if jsonLine([]byte(l), &m) == nil && m["type"] == "Updated" {
+	for _, m := range testenv.DecodeNDJSON([]byte(r.stdout)) {
+		if m["type"] == "Updated" {
 			wantField(t, m, "filtered", "labels")
 			filtered++
 		}

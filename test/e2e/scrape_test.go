@@ -79,11 +79,7 @@ func TestMetricsScrape(t *testing.T) {
 		}
 	}
 	var deadErrors, cronjobLines, emptyLines int
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) != nil {
-			continue
-		}
+	for _, m := range p.JSON() {
 		msg, _ := m["message"].(string)
 		switch {
 		case m["verb"] == "scrape" && strings.Contains(msg, dead):

@@ -87,9 +87,8 @@ func TestRealStateRollout(t *testing.T) {
 		}
 		return len(running) == 2
 	})
-	for _, l := range p.All() {
-		var m map[string]any
-		if jsonLine(l, &m) != nil || m["resource"] != "pods" || !running[fmt.Sprint(m["name"])] || m["type"] != "Added" {
+	for _, m := range p.JSON() {
+		if m["resource"] != "pods" || !running[fmt.Sprint(m["name"])] || m["type"] != "Added" {
 			continue
 		}
 		if s := stateOf(m); s["status"] != "InProgress" || s["summary"] != "0/1 Pending" {
