@@ -180,7 +180,8 @@ func TestRealScrapeServiceAccountForbiddenThenAllowed(t *testing.T) {
 	// Several 403 scrapes later (counted in the -v=10 log of each request, not guessed from a
 	// sleep), still one line for the streak.
 	p.AwaitStderr(t, await, "three scrapes answered 403", func(stderr string) bool {
-		return strings.Count(stderr, "GET "+url+" 403 Forbidden") >= 3
+		// client-go's request log at -v=6 and above: "Response" verb="GET" url="..." status="403 Forbidden".
+		return strings.Count(stderr, `url="`+url+`" status="403 Forbidden"`) >= 3
 	})
 	if n := p.Count(isScrapeError); n != 1 {
 		t.Errorf("%d scrape error lines while forbidden, want 1", n)
