@@ -90,7 +90,7 @@ func TestMeasureOwnedPodsCost(t *testing.T) {
 			awaitSeen(t, p, await, "replicasets synced", func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "replicasets" })
 		}
 		kib := peakRSS(t, p.Pid())
-		stopAndLines(t, p)
+		p.Stop(t)
 		return kib
 	}
 	base := measure("deploy")

@@ -134,7 +134,8 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 		})
 	}
 
-	live := stopAndLines(t, p)
+	p.Stop(t)
+	live := p.Strings()
 	var lines []map[string]any
 	for _, l := range live {
 		var m map[string]any
@@ -314,7 +315,8 @@ func TestRealOwnedEventsRollout(t *testing.T) {
 	var times []time.Time
 	var order []string
 	regards := map[string]bool{}
-	for _, l := range stopAndLines(t, late) {
+	late.Stop(t)
+	for _, l := range late.Strings() {
 		var m map[string]any
 		if err := jsonLine([]byte(l), &m); err != nil {
 			t.Fatalf("not JSON: %s", l)
@@ -378,7 +380,8 @@ func TestRealOwnedMetadataOnly(t *testing.T) {
 		})
 	}
 	// The loner was created before both Deployments: the pods informer had it by then.
-	lines := stopAndLines(t, p)
+	p.Stop(t)
+	lines := p.Strings()
 	for _, l := range lines {
 		if strings.Contains(l, `"name":"loner"`) {
 			t.Errorf("a line about the bare pod: %s", l)
@@ -425,7 +428,7 @@ func TestRealOwnedCustomResource(t *testing.T) {
 		o := ownersChain(m)
 		return m["type"] == "KubeEvent" && m["reason"] == "ScalingReplicaSet" && regarding(m)["name"] == "w1" && len(o) == 1 && o[0] == "Widget/w1"
 	})
-	stopAndLines(t, p)
+	p.Stop(t)
 }
 
 // Bad --owned input fails in one line, exit 1, no stack trace; a resource nothing is known to own

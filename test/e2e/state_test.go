@@ -14,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // The tests in this file check the state on object lines (issue 22): kstatus's status, the
@@ -42,13 +40,6 @@ func stateIs(resource, name string, want map[string]string) func(map[string]any)
 		}
 		return true
 	}
-}
-
-// stopAndLines interrupts a plugin run and returns its stdout lines.
-func stopAndLines(t *testing.T, p *testenv.PluginRun) []string {
-	t.Helper()
-	p.Stop(t)
-	return p.Strings()
 }
 
 // replayJSON replays a recording as -o json, without a cluster, and says how it differs from
@@ -120,7 +111,8 @@ func TestRealStateRollout(t *testing.T) {
 		return len(terminating) == 2
 	})
 
-	live := stopAndLines(t, p)
+	p.Stop(t)
+	live := p.Strings()
 	t.Logf("%d lines; replaying them", len(live))
 	replayJSON(t, file, live)
 }
@@ -251,8 +243,9 @@ func TestStateCustomColumns(t *testing.T) {
 	}
 	p.AwaitJSON(t, await, is("Deleted", "g1"))
 
-	stopAndLines(t, wide)
-	live := stopAndLines(t, p)
+	wide.Stop(t)
+	p.Stop(t)
+	live := p.Strings()
 	replayJSON(t, file, live)
 	if raw, err := os.ReadFile(file); err != nil || !strings.Contains(string(raw), `"printerColumns"`) {
 		t.Errorf("the recording's header has no printer columns (%v)", err)
