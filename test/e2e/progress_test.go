@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // syncedBuffer is a bytes.Buffer written by one goroutine and read by the test.
@@ -36,13 +38,12 @@ func (s *syncedBuffer) String() string {
 // awaitText waits until buf holds want.
 func awaitText(t *testing.T, buf *syncedBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(await)
-	for !strings.Contains(buf.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q within %s; got:\n%q", want, await, buf.String())
+	testenv.Eventually(t, await, fmt.Sprintf("%q in the output", want), func() (bool, error) {
+		if got := buf.String(); !strings.Contains(got, want) {
+			return false, fmt.Errorf("the output so far: %q", got[max(0, len(got)-2000):])
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return true, nil
+	})
 }
 
 // progressArgs make a slow initial list: one object per page, at most 10 pages a second.

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -52,14 +52,10 @@ func startUnread(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser, *bufio
 // so it shows how far the informers got while stdout is stuck).
 func awaitFile(t *testing.T, path, s string) {
 	t.Helper()
-	deadline := time.Now().Add(await)
-	for time.Now().Before(deadline) {
-		if b, _ := os.ReadFile(path); strings.Contains(string(b), s) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%s never contained %q", path, s)
+	testenv.Eventually(t, await, fmt.Sprintf("%s containing %q", path, s), func() (bool, error) {
+		b, err := os.ReadFile(path)
+		return strings.Contains(string(b), s), err
+	})
 }
 
 // A reader that does not keep up with human output (a pager, a slow terminal): the informer is
