@@ -76,6 +76,7 @@ adds, updates and deletes with their resourceVersions and where each came from
 	cmd.AddCommand(NewCmdVersion(configFlags, streams))
 	cmd.AddCommand(NewCmdReplay(configFlags, streams))
 	cmd.AddCommand(NewCmdReport(streams))
+	cmd.AddCommand(NewCmdTop(configFlags, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	return cmd
 }

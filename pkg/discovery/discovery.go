@@ -325,3 +325,31 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// Watchable returns the resources of discovery lists (ServerPreferredResources: one version of
+// each) that can be listed and watched, as an informer needs, sorted by String. A resource a
+// list names twice (in two versions) is kept once, the first.
+func Watchable(lists []*metav1.APIResourceList) []Resource {
+	var out []Resource
+	seen := map[schema.GroupResource]bool{}
+	for _, l := range lists {
+		if l == nil {
+			continue
+		}
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, ar := range l.APIResources {
+			gr := schema.GroupResource{Group: gv.Group, Resource: ar.Name}
+			if strings.Contains(ar.Name, "/") || seen[gr] ||
+				!slices.Contains(ar.Verbs, "list") || !slices.Contains(ar.Verbs, "watch") {
+				continue
+			}
+			seen[gr] = true
+			out = append(out, Resource{Group: gv.Group, Version: gv.Version, Resource: ar.Name, Kind: ar.Kind, Namespaced: ar.Namespaced})
+		}
+	}
+	slices.SortFunc(out, func(a, b Resource) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}

@@ -77,6 +77,10 @@ type Config struct {
 	REST *rest.Config
 	// Wire is --wire: WireAuto (protobuf for the kinds client-go's scheme knows) or WireJSON.
 	Wire string
+	// SkipForbidden: a resource whose initial list or watch is forbidden does not end the run
+	// (kubectl informer top): its informer stops after one Error event with Reason "Forbidden"
+	// whose Message is the ForbiddenError, and the others go on.
+	SkipForbidden bool
 
 	typed *typedClients // the protobuf clients of this run, shared by its informers
 }
@@ -163,14 +167,32 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 		ri.forbidden = func(err *ForbiddenError) { f.add(ri, err) }
 	}
 	for _, ri := range informers {
+		ictx := ctx
+		if cfg.SkipForbidden {
+			ictx = ri.skipForbidden(ctx)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ri.run(ctx)
+			ri.run(ictx)
 		}()
 	}
 	wg.Wait()
 	return f.wait()
+}
+
+// skipForbidden makes a forbidden initial list stop this informer alone, after one Error event
+// that names it; it returns the informer's context.
+func (ri *resourceInformer) skipForbidden(ctx context.Context) context.Context {
+	ictx, stop := context.WithCancel(ctx)
+	var once sync.Once
+	ri.forbidden = func(err *ForbiddenError) {
+		once.Do(func() {
+			ri.emit(ctx, Event{Type: Error, Verb: err.Verb, Reason: "Forbidden", Message: err.Error()})
+			stop()
+		})
+	}
+	return ictx
 }
 
 // forbiddanceGrace bounds how long a run that met a forbidden initial list waits for its other

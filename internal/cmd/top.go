@@ -1,0 +1,277 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/top"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+var topExample = `
+	# What is the whole cluster writing, and who? Every resource, all namespaces, live.
+	kubectl informer top
+
+	# A minute of it, then the final ranking with the command to drill into each object
+	kubectl informer top --duration 1m
+
+	# Only some resources, in one namespace, as NDJSON
+	kubectl informer top deployments,replicasets,widgets -n shop -o json`
+
+// TopOptions are the flags of `kubectl informer top`.
+type TopOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+
+	resourceArg string // "" for every resource
+	namespace   string // "" for all namespaces
+
+	Window         time.Duration
+	Interval       time.Duration
+	Duration       time.Duration
+	Limit          int
+	Output         string
+	HotLoopUpdates int
+	HotLoopWindow  time.Duration
+	Rediscover     time.Duration
+	API            APIOptions
+}
+
+// NewTopOptions holds the defaults.
+func NewTopOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *TopOptions {
+	return &TopOptions{configFlags: configFlags, IOStreams: streams, Window: time.Minute, Interval: 2 * time.Second,
+		Limit: 20, HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second, Rediscover: 30 * time.Second,
+		API: APIOptions{QPS: 50, Burst: 100}}
+}
+
+// NewCmdTop returns `kubectl informer top`.
+func NewCmdTop(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewTopOptions(configFlags, streams)
+	cmd := &cobra.Command{
+		Use:   "top [RESOURCE[,RESOURCE...]]",
+		Short: "Rank what the whole cluster is writing, and who: objects, writers and resources by writes",
+		Long: templates.LongDesc(`Follow every resource that can be listed and watched (or the ones given), in all
+namespaces unless -n is given, through metadata-only informers, and rank over a sliding window
+the objects by writes with their writers (field managers), the fields they write and the hot-loop
+diagnosis with its fix; then the writers and the resources. Heartbeats (Lease renewals, node
+status heartbeats) are counted apart. A resource you may not list is skipped and named.`),
+		Example: templates.Examples(topExample),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return fmt.Errorf("too many arguments %q: top takes [RESOURCE[,RESOURCE...]]", args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			cmd.SilenceUsage = true
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&o.Window, "window", o.Window, "The sliding window the ranking counts writes over.")
+	f.DurationVar(&o.Interval, "interval", o.Interval, "How often the ranking is redrawn (a table, or NDJSON lines, per interval).")
+	f.DurationVar(&o.Duration, "duration", o.Duration, "Stop after this long and print the final ranking, with the command to drill into each object at the top; 0 runs until interrupted.")
+	f.IntVar(&o.Limit, "limit", o.Limit, "Rows of each table (0: all).")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for tables, or json (NDJSON: Top, TopWriter, TopResource and TopSkipped lines per interval).")
+	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", o.HotLoopUpdates, "Diagnose a hot loop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns (as watch does).")
+	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", o.HotLoopWindow, "The window of --hot-loop-updates.")
+	f.DurationVar(&o.Rediscover, "rediscover", o.Rediscover, "How often discovery is read again, so that resources created later (CRDs) are followed too; 0 never.")
+	o.API.AddFlags(f)
+	f.Lookup("qps").DefValue = "50"
+	f.Lookup("burst").DefValue = "100"
+	return cmd
+}
+
+// Complete reads the arguments and the namespace: all namespaces unless -n is given.
+func (o *TopOptions) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.resourceArg = args[0]
+	}
+	if err := checkKubeconfig(o.configFlags); err != nil {
+		return err
+	}
+	if cmd != nil && cmd.Flags().Changed("namespace") && o.configFlags.Namespace != nil {
+		o.namespace = *o.configFlags.Namespace
+	}
+	return nil
+}
+
+// Validate checks the flags without talking to the server.
+func (o *TopOptions) Validate() error {
+	switch {
+	case o.Window < time.Second:
+		return fmt.Errorf("--window must be >= 1s, got %s", o.Window)
+	case o.Interval <= 0:
+		return fmt.Errorf("--interval must be > 0, got %s", o.Interval)
+	case o.Duration < 0:
+		return fmt.Errorf("--duration must be >= 0, got %s", o.Duration)
+	case o.Limit < 0:
+		return fmt.Errorf("--limit must be >= 0, got %d", o.Limit)
+	case o.Output != "" && o.Output != "json":
+		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json", o.Output)
+	case o.HotLoopUpdates < 1:
+		return fmt.Errorf("--hot-loop-updates must be >= 1, got %d", o.HotLoopUpdates)
+	case o.HotLoopWindow <= 0:
+		return fmt.Errorf("--hot-loop-window must be > 0, got %s", o.HotLoopWindow)
+	case o.Rediscover < 0:
+		return fmt.Errorf("--rediscover must be >= 0, got %s", o.Rediscover)
+	}
+	return o.API.Validate()
+}
+
+// Run builds the clients and the scope, runs top and writes the rankings.
+func (o *TopOptions) Run(ctx context.Context) error {
+	cfg, stats, err := o.topConfig(ctx)
+	if err != nil {
+		return err
+	}
+	if o.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		defer cancel()
+	}
+	out := &topOutput{o: o}
+	cfg.Report = out.report
+	final, err := top.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := out.final(final); err != nil {
+		return err
+	}
+	total := top.TotalAPI(stats.Snapshots())
+	fmt.Fprintf(o.ErrOut, "API cost of the scan (%d resources): %s\n", len(stats.Snapshots()), printer.APIFigures(&total))
+	return out.err
+}
+
+// topConfig resolves the resources (or the way to discover them) and builds the clients.
+func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recorder, error) {
+	dc, err := o.configFlags.ToDiscoveryClient()
+	if err != nil {
+		return top.Config{}, nil, err
+	}
+	if _, err := dc.ServerVersion(); err != nil {
+		return top.Config{}, nil, err
+	}
+	restCfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return top.Config{}, nil, err
+	}
+	restCfg = dynamicConfig(restCfg)
+	stats := apistats.NewRecorder()
+	o.API.instrument(restCfg, stats)
+	client, err := dynamic.NewForConfig(restCfg)
+	if err != nil {
+		return top.Config{}, nil, err
+	}
+	md, err := metadata.NewForConfig(restCfg)
+	if err != nil {
+		return top.Config{}, nil, err
+	}
+	stats.Resolve = newAPFNames(ctx, client).resolve
+	cfg := top.Config{
+		Watch: watch.Config{Client: client, Metadata: md, Namespace: o.namespace, Stats: stats,
+			ListMode: o.API.ListMode, PageSize: o.API.ChunkSize, REST: restCfg, Wire: o.API.Wire},
+		Window: o.Window, Interval: o.Interval, HotLoopUpdates: o.HotLoopUpdates, HotLoopWindow: o.HotLoopWindow,
+		Heartbeats: top.Heartbeats(), Rediscover: o.Rediscover,
+		Warn: func(s string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(s)) },
+	}
+	cfg.Watch.QPS, cfg.Watch.Burst = o.API.limits()
+	if o.resourceArg != "" {
+		mapper, err := o.configFlags.ToRESTMapper()
+		if err != nil {
+			return top.Config{}, nil, err
+		}
+		if cfg.Resources, err = (&discovery.Resolver{Mapper: mapper, Discovery: dc}).ResolveList(o.resourceArg); err != nil {
+			return top.Config{}, nil, err
+		}
+		return cfg, stats, nil
+	}
+	cfg.Discover = func(context.Context) ([]discovery.Resource, error) {
+		dc.Invalidate()
+		lists, err := dc.ServerPreferredResources()
+		// A group whose discovery failed (an aggregated API down) leaves the others usable.
+		if len(lists) == 0 && err != nil {
+			return nil, err
+		}
+		res := discovery.Watchable(lists)
+		if len(res) == 0 {
+			return nil, errors.New("the server lists no resource that can be listed and watched")
+		}
+		return res, nil
+	}
+	return cfg, stats, nil
+}
+
+// topOutput writes the rankings: a plain table, or NDJSON lines, per interval; skipped resources
+// named once on stderr.
+type topOutput struct {
+	o           *TopOptions
+	skippedSaid int
+	jsonSkipped int
+	err         error
+}
+
+func (t *topOutput) report(r top.Ranking) {
+	t.saySkipped(r)
+	t.write(func(w io.Writer) error {
+		if t.o.Output == "json" {
+			return top.WriteJSON(w, r, t.o.Limit, false, &t.jsonSkipped)
+		}
+		if err := top.WriteText(w, r, t.o.Limit); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintln(w)
+		return err
+	})
+}
+
+// saySkipped names on stderr, once, each resource skipped (human output; JSON has TopSkipped).
+func (t *topOutput) saySkipped(r top.Ranking) {
+	if t.o.Output == "json" {
+		return
+	}
+	for ; t.skippedSaid < len(r.Skipped); t.skippedSaid++ {
+		s := r.Skipped[t.skippedSaid]
+		fmt.Fprintf(t.o.ErrOut, "skipped %s: %s\n", s.Resource, printer.Escape(s.Message))
+	}
+}
+
+// final writes the final ranking, with the drill-in commands.
+func (t *topOutput) final(r top.Ranking) error {
+	t.saySkipped(r)
+	t.write(func(w io.Writer) error {
+		if t.o.Output == "json" {
+			return top.WriteJSON(w, r, t.o.Limit, true, &t.jsonSkipped)
+		}
+		fmt.Fprintln(w, "final ranking:")
+		return top.WriteFinal(w, r, t.o.Limit)
+	})
+	return t.err
+}
+
+func (t *topOutput) write(f func(io.Writer) error) {
+	if t.err != nil {
+		return
+	}
+	t.err = f(t.o.Out)
+}

@@ -1,0 +1,166 @@
+// Package top answers "what is the whole cluster writing, and who": metadata-only informers over
+// every resource that can be listed and watched (or the ones given), the writes of a sliding
+// window ranked by object, by writer (field manager) and by resource, with the hot-loop
+// diagnosis and its fix, heartbeats counted apart. It never prints: Config.Report gets each
+// ranking, and the command renders it.
+package top
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Config is a top run; internal/cmd builds it from flags.
+type Config struct {
+	// Watch is the informers' configuration (clients, namespace, accounting); Resources and
+	// SkipForbidden are set by Run.
+	Watch watch.Config
+	// Resources, when given, are the only ones followed; otherwise Discover finds them.
+	Resources []discovery.Resource
+	// Discover returns every resource that can be listed and watched; it is asked again every
+	// Rediscover (0: never), so that resources created later (CRDs) are followed too.
+	Discover   func(context.Context) ([]discovery.Resource, error)
+	Rediscover time.Duration
+	// Window is the ranking's sliding window; Interval how often Report gets a ranking.
+	Window, Interval time.Duration
+	// HotLoopUpdates and HotLoopWindow are watch's hot-loop detection (--hot-loop-*).
+	HotLoopUpdates int
+	HotLoopWindow  time.Duration
+	// Heartbeats are the paths whose writes are counted apart (Heartbeats()).
+	Heartbeats []diff.Pattern
+	// Report gets the ranking every Interval, from Run's goroutine.
+	Report func(Ranking)
+	// Warn gets what the user should know once (a discovery that failed).
+	Warn func(string)
+}
+
+// Run follows the resources until ctx ends and returns the final ranking. A resource the user
+// may not list or watch is skipped and named in the ranking's Skipped, never fatal.
+func Run(ctx context.Context, cfg Config) (Ranking, error) {
+	if cfg.Warn == nil {
+		cfg.Warn = func(string) {}
+	}
+	r := NewRanker(cfg.Window, cfg.HotLoopUpdates, cfg.HotLoopWindow, time.Now())
+	events := make(chan watch.Event, 4096)
+	s := &scope{cfg: cfg, out: events, started: map[string]bool{}}
+	resources := cfg.Resources
+	if resources == nil {
+		var err error
+		if resources, err = cfg.Discover(ctx); err != nil {
+			return Ranking{}, err
+		}
+	}
+	if err := s.start(ctx, resources); err != nil {
+		return Ranking{}, err
+	}
+	defer s.wait()
+	tick := time.NewTicker(cfg.Interval)
+	defer tick.Stop()
+	var rediscover <-chan time.Time
+	if cfg.Resources == nil && cfg.Rediscover > 0 {
+		t := time.NewTicker(cfg.Rediscover)
+		defer t.Stop()
+		rediscover = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return r.Rank(time.Now()), nil
+		case ev := <-events:
+			observe(r, &ev, cfg.Heartbeats)
+		case <-tick.C:
+			if cfg.Report != nil {
+				cfg.Report(r.Rank(time.Now()))
+			}
+		case <-rediscover:
+			if more, err := cfg.Discover(ctx); err != nil {
+				cfg.Warn(fmt.Sprintf("discovery failed, new resources are not followed yet: %v", err))
+			} else if err := s.start(ctx, more); err != nil {
+				cfg.Warn(err.Error())
+			}
+		}
+	}
+}
+
+// observe feeds one informer event to the ranker.
+func observe(r *Ranker, ev *watch.Event, heartbeats []diff.Pattern) {
+	res := ev.Resource.String()
+	switch ev.Type {
+	case watch.Added:
+		if ev.InitialList {
+			r.Listed(res, 1)
+		} else {
+			r.Created(res, ev.Time)
+		}
+	case watch.Deleted:
+		r.Deleted(res, ev.Namespace, ev.Name, ev.Time)
+	case watch.Updated:
+		if w, ok := FromEvent(ev, heartbeats); ok {
+			r.Observe(w)
+		}
+	case watch.Error:
+		if ev.Reason == "Forbidden" {
+			r.Skip(Skipped{Resource: res, Message: ev.Message})
+		}
+	}
+}
+
+// scope starts informers for resources not followed yet, one watch.Run per batch, all sending
+// to one channel.
+type scope struct {
+	cfg     Config
+	out     chan<- watch.Event
+	started map[string]bool
+	wg      sync.WaitGroup
+}
+
+func (s *scope) start(ctx context.Context, resources []discovery.Resource) error {
+	var batch []discovery.Resource
+	for _, res := range resources {
+		if !s.started[res.String()] {
+			s.started[res.String()] = true
+			batch = append(batch, res)
+		}
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	cfg := s.cfg.Watch
+	cfg.Resources = slices.Clone(batch)
+	cfg.SkipForbidden = true
+	in := make(chan watch.Event, 1024)
+	errc := make(chan error, 1)
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		errc <- watch.Run(ctx, cfg, in)
+	}()
+	go func() {
+		defer s.wg.Done()
+		for ev := range in {
+			select {
+			case s.out <- ev:
+			case <-ctx.Done():
+			}
+		}
+	}()
+	// An error that stops the batch at once (a bad configuration) is the run's.
+	select {
+	case err := <-errc:
+		if err != nil {
+			return err
+		}
+	case <-time.After(50 * time.Millisecond):
+	}
+	return nil
+}
+
+// wait returns once every batch's informers stopped (after ctx ended).
+func (s *scope) wait() { s.wg.Wait() }
