@@ -1,0 +1,193 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// topBatch gathers one interval's Top lines of `top -o json`; a TopWriter line closes it.
+type topBatch struct {
+	time string
+	tops []map[string]any
+}
+
+// awaitTopBatch returns the first interval whose Top lines satisfy ok.
+func awaitTopBatch(t *testing.T, p interface {
+	AwaitJSON(testing.TB, time.Duration, func(map[string]any) bool) map[string]any
+}, timeout time.Duration, ok func([]map[string]any) bool) []map[string]any {
+	t.Helper()
+	var cur topBatch
+	var found []map[string]any
+	p.AwaitJSON(t, timeout, func(m map[string]any) bool {
+		switch m["type"] {
+		case "Top":
+			if m["time"] != cur.time {
+				cur = topBatch{time: m["time"].(string)}
+			}
+			cur.tops = append(cur.tops, m)
+		case "TopWriter":
+			if len(cur.tops) > 0 && ok(cur.tops) {
+				found = cur.tops
+				return true
+			}
+			cur = topBatch{}
+		}
+		return false
+	})
+	return found
+}
+
+func topManagers(m map[string]any) []string {
+	var out []string
+	ms, _ := m["managers"].([]any)
+	for _, x := range ms {
+		out = append(out, x.(map[string]any)["name"].(string))
+	}
+	return out
+}
+
+func topNum(m map[string]any, k string) int {
+	f, _ := m[k].(float64)
+	return int(f)
+}
+
+// The widget-operator's fight (a ReplicaSet's spec.replicas against kube-controller-manager) and
+// its self-loop (a status write on every reconcile) beside the control plane's Leases and the
+// kwok nodes' heartbeats: with nothing named, top ranks both loops above every object that only
+// heartbeats, names both fighters, diagnoses fight and self with their fix, and counts the
+// heartbeats apart; at --duration's end the final ranking says how to drill in, and the summary
+// what the scan cost.
+func TestRealTopLoopsAboveHeartbeats(t *testing.T) {
+	c, ns := withOperator(t)
+	ctx := context.Background()
+	p := c.RunPlugin(t, ctx, "top", "-o", "json", "--interval", "1s", "--window", "30s", "--limit", "0", "--duration", "3m")
+	createWidget(t, c, ns, "fought", "fight", 1)
+	createWidget(t, c, ns, "loop", "status-loop", 0)
+	start := time.Now()
+
+	isFight := func(m map[string]any) bool {
+		names := topManagers(m)
+		return m["resource"] == "replicasets.apps" && m["namespace"] == ns && m["loop"] == "fight" &&
+			slices.Contains(names, "widget-operator") && slices.Contains(names, "kube-controller-manager") &&
+			strings.Contains(m["suggestion"].(string), "let only one of them write")
+	}
+	isSelf := func(m map[string]any) bool {
+		return m["resource"] == "widgets.example.com" && m["namespace"] == ns && m["name"] == "loop" && m["loop"] == "self" &&
+			strings.Contains(m["suggestion"].(string), "widget-operator re-triggers itself")
+	}
+	heartbeatOnly := func(m map[string]any) bool { return topNum(m, "heartbeats") > 0 && topNum(m, "writes") == 0 }
+	var why string
+	batch := awaitTopBatch(t, p, await, func(tops []map[string]any) bool {
+		fight, self := slices.IndexFunc(tops, isFight), slices.IndexFunc(tops, isSelf)
+		leases := slices.ContainsFunc(tops, func(m map[string]any) bool {
+			return m["resource"] == "leases.coordination.k8s.io" && heartbeatOnly(m)
+		})
+		why = fmt.Sprintf("fight at %d, self-loop at %d, a Lease heartbeating: %v", fight, self, leases)
+		if fight < 0 || self < 0 || !leases {
+			return false
+		}
+		for i, m := range tops {
+			if heartbeatOnly(m) && i < max(fight, self) {
+				why = fmt.Sprintf("%s/%s (heartbeats only) ranks %d, above a loop", m["resource"], m["name"], i+1)
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("after %s: %s", time.Since(start).Round(time.Second), why)
+	for _, m := range batch {
+		t.Logf("%2.0f %s %s/%s writes=%v heartbeats=%v managers=%v loop=%v", m["rank"], m["resource"], m["namespace"], m["name"], m["writes"], m["heartbeats"], topManagers(m), m["loop"])
+	}
+	for _, m := range batch {
+		if m["resource"] == "leases.coordination.k8s.io" && topNum(m, "writes") > 0 {
+			t.Errorf("a Lease's renewals counted as writes, not heartbeats: %v", m)
+		}
+	}
+	// The kwok nodes' status heartbeats (every 20-45s) are counted apart too.
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "Top" && m["resource"] == "nodes" && heartbeatOnly(m) && slices.Contains(topManagers(m), "kwok")
+	})
+	// A writer line names the operator, a resource line the ReplicaSets.
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "TopWriter" && m["manager"] == "widget-operator" && topNum(m, "writes") > 0 })
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "TopResource" && m["resource"] == "replicasets.apps" && topNum(m, "writes") > 0 })
+
+	// Interrupted, it prints the final ranking with the drill-in command.
+	stderr := stopRun(t, p)
+	final := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Top" && m["final"] == true && isFight(m) })
+	want := fmt.Sprintf("kubectl informer watch replicasets.apps %s -n %s --diff", final["name"], ns)
+	if final["watch"] != want {
+		t.Errorf("final Top line's watch %q, want %q", final["watch"], want)
+	}
+	if !strings.Contains(stderr, "API cost of the scan (") || !strings.Contains(stderr, "watch streams") {
+		t.Errorf("no API cost in the summary:\n%s", stderr)
+	}
+	t.Log(stderr)
+}
+
+// A user who may list only Leases and Nodes: every other resource is named once as skipped, and
+// the ranking goes on with what may be seen; --duration ends the run with exit 0.
+func TestRealTopSkipsForbidden(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	user := fmt.Sprintf("top-limited-%d", time.Now().UnixNano()%100000)
+	rbac := c.Clientset.RbacV1()
+	if _, err := rbac.ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list", "watch"}},
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{})
+	})
+	p := c.RunPlugin(t, ctx, "top", "--as", user, "-o", "json", "--interval", "1s", "--limit", "0", "--duration", "20s")
+	skipped := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "TopSkipped" && m["resource"] == "secrets" })
+	if msg, _ := skipped["message"].(string); !strings.Contains(msg, `secrets is forbidden: User "`+user+`" cannot`) {
+		t.Errorf("TopSkipped secrets: message %q, want the server's words", msg)
+	}
+	// The run goes on: a Lease renewal is ranked (a heartbeat).
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "Top" && m["resource"] == "leases.coordination.k8s.io" && topNum(m, "heartbeats") > 0
+	})
+	if code, err := p.Wait(); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v; stderr: %s", code, err, p.Stderr())
+	}
+	seen := map[string]int{}
+	for _, l := range p.All() {
+		var m map[string]any
+		if jsonLine(l, &m) == nil && m["type"] == "TopSkipped" {
+			seen[m["resource"].(string)]++
+		}
+	}
+	for res, n := range seen {
+		if n != 1 {
+			t.Errorf("%s skipped %d times, want once", res, n)
+		}
+	}
+	for _, res := range []string{"leases.coordination.k8s.io", "nodes"} {
+		if seen[res] > 0 {
+			t.Errorf("%s skipped, but the user may list it", res)
+		}
+	}
+	if seen["configmaps"] != 1 || seen["deployments.apps"] != 1 {
+		t.Errorf("skipped: %v; want configmaps and deployments.apps among them", seen)
+	}
+}
