@@ -115,8 +115,12 @@ func TestRealTopLoopsAboveHeartbeats(t *testing.T) {
 		return m["type"] == "Top" && m["resource"] == "nodes" && heartbeatOnly(m) && slices.Contains(topManagers(m), "kwok")
 	})
 	// A writer line names the operator, a resource line the ReplicaSets.
-	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "TopWriter" && m["manager"] == "widget-operator" && topNum(m, "writes") > 0 })
-	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "TopResource" && m["resource"] == "replicasets.apps" && topNum(m, "writes") > 0 })
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "TopWriter" && m["manager"] == "widget-operator" && topNum(m, "writes") > 0
+	})
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "TopResource" && m["resource"] == "replicasets.apps" && topNum(m, "writes") > 0
+	})
 
 	// Interrupted, it prints the final ranking with the drill-in command.
 	stderr := stopRun(t, p)
