@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,5 +162,28 @@ func TestWatchableNames(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"configmaps", "deployments.apps"}, WatchableNames(lists)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// Watchable keeps what can be listed and watched, once, without subresources.
+func TestWatchable(t *testing.T) {
+	lists := []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "pods", Kind: "Pod", Namespaced: true, Verbs: []string{"get", "list", "watch"}},
+			{Name: "pods/status", Kind: "Pod", Namespaced: true, Verbs: []string{"get", "list", "watch"}},
+			{Name: "bindings", Kind: "Binding", Namespaced: true, Verbs: []string{"create"}},
+			{Name: "nodes", Kind: "Node", Verbs: []string{"list", "watch"}},
+		}},
+		nil, // a group whose discovery failed
+		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{{Name: "deployments", Kind: "Deployment", Namespaced: true, Verbs: []string{"list", "watch"}}}},
+		{GroupVersion: "apps/v1beta1", APIResources: []metav1.APIResource{{Name: "deployments", Kind: "Deployment", Namespaced: true, Verbs: []string{"list", "watch"}}}},
+	}
+	var got []string
+	for _, r := range Watchable(lists) {
+		got = append(got, r.String()+"/"+r.Version+"/"+r.Kind+"/"+strconv.FormatBool(r.Namespaced))
+	}
+	want := []string{"deployments.apps/v1/Deployment/true", "nodes/v1/Node/false", "pods/v1/Pod/true"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

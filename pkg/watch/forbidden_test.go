@@ -7,6 +7,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	watchapi "k8s.io/apimachinery/pkg/watch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
 // Every forbidden resource is named, in the order given, once every informer had its answer.
@@ -56,5 +64,59 @@ func TestForbiddanceNone(t *testing.T) {
 	f := &forbiddance{ctx: context.Background(), cancel: func() {}}
 	if err := f.wait(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// With SkipForbidden (kubectl informer top), a forbidden resource stops its own informer after
+// one Error line that names it; the others sync and the run goes on.
+func TestSkipForbidden(t *testing.T) {
+	secrets := discovery.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{cms.GVR(): "ConfigMapList", secrets.GVR(): "SecretList"})
+	refused := apierrors.NewForbidden(secrets.GVR().GroupResource(), "", errors.New("no"))
+	client.PrependReactor("list", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, refused })
+	client.PrependWatchReactor("secrets", func(k8stesting.Action) (bool, watchapi.Interface, error) { return true, nil, refused })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan Event, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{Client: client, Resources: []discovery.Resource{secrets, cms}, Namespace: "ns",
+			ListMode: ListModeList, SkipForbidden: true}, out)
+	}()
+	forbidden, synced := 0, false
+	deadline := time.After(forbiddanceGrace + 5*time.Second)
+	for !synced || forbidden == 0 {
+		select {
+		case ev := <-out:
+			switch {
+			case ev.Type == Error && ev.Reason == "Forbidden":
+				forbidden++
+				if ev.Resource.Resource != "secrets" {
+					t.Errorf("Forbidden for %s", ev.Resource)
+				}
+			case ev.Type == Synced && ev.Resource.Resource == "configmaps":
+				synced = true
+			}
+		case err := <-done:
+			t.Fatalf("the run ended: %v", err)
+		case <-deadline:
+			t.Fatalf("forbidden %d, configmaps synced %v", forbidden, synced)
+		}
+	}
+	// Past the grace a fatal forbiddance would have ended the run by now.
+	select {
+	case err := <-done:
+		t.Fatalf("the run ended: %v", err)
+	case <-time.After(forbiddanceGrace + time.Second):
+	}
+	cancel()
+	for ev := range out {
+		if ev.Type == Error && ev.Reason == "Forbidden" {
+			forbidden++
+		}
+	}
+	if err := <-done; err != nil || forbidden != 1 {
+		t.Errorf("run: %v; %d Forbidden lines, want one", err, forbidden)
 	}
 }
