@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
 	"github.com/kubectl-informer/kubectl-informer/internal/top"
+	"github.com/kubectl-informer/kubectl-informer/internal/toptui"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -150,8 +154,13 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		defer cancel()
 	}
 	out := &topOutput{o: o}
-	cfg.Report = out.report
-	final, err := top.Run(ctx, cfg)
+	var final top.Ranking
+	if o.Output == "" && isTerminal(o.Out) && inputTerminal(o.In) {
+		final, err = o.runTUI(ctx, cfg)
+	} else {
+		cfg.Report = out.report
+		final, err = top.Run(ctx, cfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,6 +170,43 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	total := top.TotalAPI(stats.Snapshots())
 	fmt.Fprintf(o.ErrOut, "API cost of the scan (%d resources): %s\n", len(stats.Snapshots()), printer.APIFigures(&total))
 	return out.err
+}
+
+// inputTerminal reports whether r is a terminal (the keys of the live table come from it).
+func inputTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runTUI runs top under the live table until q, Ctrl-C or --duration, and returns the final
+// ranking once the terminal is restored.
+func (o *TopOptions) runTUI(ctx context.Context, cfg top.Config) (top.Ranking, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	model := toptui.New(func(dctx context.Context, obj top.ObjectRank, changed func()) *top.Drill {
+		return top.StartDrill(dctx, cfg.Watch, obj.Ref, obj.Namespace, obj.Name, o.HotLoopUpdates, o.HotLoopWindow, changed)
+	})
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithContext(ctx))
+	model.SetSend(p.Send)
+	cfg.Report = func(r top.Ranking) { p.Send(toptui.Ranking(r)) }
+	cfg.Warn = func(string) {} // stderr would tear the screen; the summary says what matters
+	type result struct {
+		r   top.Ranking
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := top.Run(ctx, cfg)
+		done <- result{r, err}
+		p.Send(toptui.Done{})
+	}()
+	_, tuiErr := p.Run()
+	cancel()
+	res := <-done
+	if tuiErr != nil && !errors.Is(tuiErr, tea.ErrProgramKilled) && !errors.Is(tuiErr, context.Canceled) {
+		return res.r, fmt.Errorf("terminal: %w", tuiErr)
+	}
+	return res.r, res.err
 }
 
 // topConfig resolves the resources (or the way to discover them) and builds the clients.

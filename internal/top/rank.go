@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
 // Ranking is what the cluster wrote over the window, at one moment.
@@ -33,6 +34,8 @@ type Count struct {
 // ObjectRank is one object's writes over the window.
 type ObjectRank struct {
 	Resource, Namespace, Name string
+	// Ref is the resource, resolved (for a drill into the object); zero when not known.
+	Ref discovery.Resource
 	// Writes are the updates that are not heartbeats; Heartbeats the others.
 	Writes, Heartbeats int
 	// Rate is Writes per second over the window.
@@ -99,6 +102,7 @@ type objectState struct {
 }
 
 type resourceState struct {
+	ref     discovery.Resource
 	objects int
 	events  []eventBucket
 }
@@ -196,6 +200,13 @@ func (r *Ranker) event(resource string, at time.Time, creates, deletes int) {
 // Listed counts the objects of a resource's initial list (or a relist's additions).
 func (r *Ranker) Listed(resource string, n int) { r.resource(resource).objects += n }
 
+// Learn keeps a resource's resolved form, for ObjectRank.Ref.
+func (r *Ranker) Learn(res discovery.Resource) {
+	if rs := r.resource(res.String()); rs.ref.Resource == "" {
+		rs.ref = res
+	}
+}
+
 // Skip names a resource top does not follow (once).
 func (r *Ranker) Skip(s Skipped) {
 	if !slices.ContainsFunc(r.skipped, func(o Skipped) bool { return o.Resource == s.Resource }) {
@@ -250,6 +261,9 @@ func (r *Ranker) Rank(now time.Time) Ranking {
 			continue
 		}
 		or := ObjectRank{Resource: k.resource, Namespace: k.namespace, Name: k.name}
+		if rs := r.resources[k.resource]; rs != nil {
+			or.Ref = rs.ref
+		}
 		managers, paths := map[string]int{}, map[string]int{}
 		for _, b := range o.buckets {
 			or.Writes += b.writes

@@ -52,67 +52,73 @@ func WriteText(w io.Writer, r Ranking, limit int) error {
 	return WriteTable(w, r, TableResources, limit)
 }
 
-// WriteTable writes one table of a ranking, at most limit rows (0: all).
+// WriteTable writes one table of a ranking, at most limit rows (0: all); a diagnosed loop's fix
+// goes on a line under its row.
 func WriteTable(w io.Writer, r Ranking, t Table, limit int) error {
+	header, rows, notes := TableLines(r, t, limit)
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	for i, row := range rows {
+		b.WriteString(row + "\n")
+		if notes[i] != "" {
+			b.WriteString(notes[i] + "\n")
+		}
+	}
+	if len(rows) == 0 {
+		b.WriteString("(no writes in the window)\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// TableLines renders one table of a ranking as aligned lines: the header, at most limit rows
+// (0: all) and, per row, its note ("" or the loop's fix, written under the row, outside the
+// columns so that it does not widen them).
+func TableLines(r Ranking, t Table, limit int) (header string, rows, notes []string) {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	notes := map[int]string{} // row (0: the header) -> a line to write under it
-	rows := 0
-	more := func(n int) bool { return limit <= 0 || n < limit }
+	more := func() bool { return limit <= 0 || len(notes) < limit }
 	switch t {
 	case TableObjects:
 		fmt.Fprintln(tw, "#\tRESOURCE\tOBJECT\tWRITES/S\tWRITES\tHEARTBEATS\tWRITERS\tLOOP\tFIELDS")
 		for i, o := range r.Objects {
-			if !more(rows) {
+			if !more() {
 				break
 			}
-			rows++
 			loop := o.Loop
 			if loop == "" {
 				loop = "-"
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\n", i+1, o.Resource, printer.Escape(ObjectName(o.Namespace, o.Name)),
 				o.Rate, o.Writes, o.Heartbeats, countList(o.Managers, 3), loop, countList(o.Paths, 2))
+			note := ""
 			if o.Suggestion != "" {
-				notes[rows] = "   " + o.Loop + ": " + printer.Escape(o.Suggestion)
+				note = "   " + o.Loop + ": " + printer.Escape(o.Suggestion)
 			}
+			notes = append(notes, note)
 		}
 	case TableWriters:
 		fmt.Fprintln(tw, "WRITER\tWRITES/S\tWRITES\tHEARTBEATS\tOBJECTS\tRESOURCES")
 		for _, wr := range r.Writers {
-			if !more(rows) {
+			if !more() {
 				break
 			}
-			rows++
 			fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%s\n", printer.Escape(managerName(wr.Manager)), wr.Rate, wr.Writes, wr.Heartbeats, wr.Objects, countList(wr.Resources, 3))
+			notes = append(notes, "")
 		}
 	case TableResources:
 		fmt.Fprintln(tw, "RESOURCE\tWRITES/S\tWRITES\tHEARTBEATS\tWRITTEN\tOBJECTS\tCREATES\tDELETES")
 		for _, rr := range r.Resources {
-			if !more(rows) || rr.Writes+rr.Heartbeats+rr.Creates+rr.Deletes == 0 {
+			if !more() || rr.Writes+rr.Heartbeats+rr.Creates+rr.Deletes == 0 {
 				break
 			}
-			rows++
 			fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\n", rr.Resource, rr.Rate, rr.Writes, rr.Heartbeats, rr.Written, rr.Objects, rr.Creates, rr.Deletes)
+			notes = append(notes, "")
 		}
 	}
-	if rows == 0 {
-		fmt.Fprintln(tw, "(no writes in the window)")
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	// The fixes go under their rows, outside the columns, so they do not widen them.
-	lines := strings.SplitAfter(buf.String(), "\n")
-	var out strings.Builder
-	for i, l := range lines {
-		out.WriteString(l)
-		if n, ok := notes[i]; ok {
-			out.WriteString(n + "\n")
-		}
-	}
-	_, err := io.WriteString(w, out.String())
-	return err
+	_ = tw.Flush()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	return lines[0], lines[1:], notes
 }
 
 // ObjectName is namespace/name, or name for a cluster-scoped object.

@@ -93,6 +93,8 @@ func Run(ctx context.Context, cfg Config) (Ranking, error) {
 func observe(r *Ranker, ev *watch.Event, heartbeats []diff.Pattern) {
 	res := ev.Resource.String()
 	switch ev.Type {
+	case watch.Synced:
+		r.Learn(ev.Resource)
 	case watch.Added:
 		if ev.InitialList {
 			r.Listed(res, 1)
@@ -102,6 +104,7 @@ func observe(r *Ranker, ev *watch.Event, heartbeats []diff.Pattern) {
 	case watch.Deleted:
 		r.Deleted(res, ev.Namespace, ev.Name, ev.Time)
 	case watch.Updated:
+		r.Learn(ev.Resource)
 		if w, ok := FromEvent(ev, heartbeats); ok {
 			r.Observe(w)
 		}

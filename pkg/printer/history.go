@@ -25,6 +25,8 @@ type History struct {
 	resources map[string]bool
 	// Fold folds a hot loop's alike updates (replay's --fold; off: one row per event).
 	Fold bool
+	// NoState leaves the STATE column out (a narrow view: top's drill into an object).
+	NoState bool
 	// inLoop: between a HotLoop row and its HotLoopEnded row; fold is the row updates fold into.
 	inLoop bool
 	fold   *historyFold
@@ -209,6 +211,9 @@ func (h *History) Write(w io.Writer) error {
 		}
 		if h.p.opts.Timestamps == "none" {
 			row = append(row[:len(row)-6:len(row)-6], row[len(row)-5:]...)
+		}
+		if h.NoState { // STATE is the third column from the end
+			row = append(row[:len(row)-3:len(row)-3], row[len(row)-2:]...)
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
