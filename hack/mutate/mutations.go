@@ -316,4 +316,12 @@ var mutations = []mutation{
 		pkg:  "./pkg/watch",
 		run:  []string{"TestSkipForbidden"},
 	},
+	{
+		name: "top's live table leaves a drill's informer running after Esc",
+		file: "internal/toptui/toptui.go",
+		old:  "	if m.stop != nil {\n		m.stop()\n	}",
+		new:  "	if m.stop != nil {\n		_ = m.stop\n	}",
+		pkg:  "./internal/toptui",
+		run:  []string{"TestDrill"},
+	},
 }

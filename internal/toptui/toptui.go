@@ -47,7 +47,7 @@ type Model struct {
 	cursor  int  // selected object row (objects table)
 	width   int
 	height  int
-	// The drill shown (Enter), with its stop.
+	// The drill shown (Enter), with its stop (nil: the table is shown).
 	drilled *top.Drill
 	stop    context.CancelFunc
 	title   string
@@ -120,7 +120,7 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.cursor = 0
 		return m, nil
 	}
-	if m.drilled != nil {
+	if m.stop != nil {
 		switch k.String() {
 		case "esc", "backspace", "left":
 			m.stopDrill()
@@ -226,7 +226,7 @@ func (m *Model) objects() []top.ObjectRank { return m.view().Objects }
 
 // View draws the screen.
 func (m *Model) View() string {
-	if m.drilled != nil {
+	if m.stop != nil {
 		return m.drillView()
 	}
 	var b strings.Builder
@@ -283,7 +283,10 @@ func (m *Model) View() string {
 func (m *Model) drillView() string {
 	var b strings.Builder
 	b.WriteString(titleStyle.Render("history of "+m.title+" (live)") + "\n\n")
-	lines := m.drilled.Table()
+	lines := []string{"(starting)"}
+	if m.drilled != nil {
+		lines = m.drilled.Table()
+	}
 	room := max(m.height-4, 3)
 	if len(lines) > room {
 		// The header, then the newest rows.

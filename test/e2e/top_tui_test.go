@@ -47,7 +47,9 @@ func (s *tmuxSession) run(args ...string) string {
 }
 
 // keys types keys (tmux send-keys names: Enter, Escape, Down, or text).
-func (s *tmuxSession) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", "top"}, keys...)...) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", "top"}, keys...)...)
+}
 
 func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "top") }
 
@@ -87,7 +89,9 @@ func TestRealTopTerminal(t *testing.T) {
 	}
 
 	s.keys("/", "fight", "Enter")
-	s.await("the filter applied", func(sc string) bool { return strings.Contains(sc, "filter: fight") && !strings.Contains(sc, "filter: fight_") })
+	s.await("the filter applied", func(sc string) bool {
+		return strings.Contains(sc, "filter: fight") && !strings.Contains(sc, "filter: fight_")
+	})
 	s.keys("Enter")
 	history := s.await("the fight's history with spec.replicas flipping between both writers", func(sc string) bool {
 		return strings.Contains(sc, "history of replicasets.apps "+ns+"/fought-") && strings.Count(sc, "spec.replicas: ") >= 2 &&
