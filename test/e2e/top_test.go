@@ -5,11 +5,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // topBatch gathers one interval's Top lines of `top -o json`; a TopWriter line closes it.
@@ -194,4 +203,73 @@ func TestRealTopSkipsForbidden(t *testing.T) {
 	if seen["configmaps"] != 1 || seen["deployments.apps"] != 1 {
 		t.Errorf("skipped: %v; want configmaps and deployments.apps among them", seen)
 	}
+}
+
+// keepWriting updates obj (an annotation) every 100ms until the test ends or stop is closed.
+func keepWriting(t *testing.T, c *testenv.Cluster, gvr schema.GroupVersionResource, ns, name string) (stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			patch := fmt.Sprintf(`{"metadata":{"annotations":{"n":"%d"}}}`, i)
+			_, _ = c.Dynamic.Resource(gvr).Namespace(ns).Patch(context.Background(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "e2e-writer"})
+		}
+	}()
+	var once sync.Once
+	stop = func() { once.Do(func() { close(done) }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+// A resource created while top runs (a new CRD) is followed from the next discovery on.
+func TestTopFollowsNewCRD(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, cluster)
+	if _, err := cluster.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "early"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := cluster.RunPlugin(t, ctx, "top", "-o", "json", "--interval", "500ms", "--rediscover", "1s", "--limit", "0")
+	stop := keepWriting(t, cluster, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, ns, "early")
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Top" && m["name"] == "early" && m["namespace"] == ns })
+	stop()
+
+	preserve := true
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "gizmos.later.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "later.example.com", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gizmos", Singular: "gizmo", Kind: "Gizmo", ListKind: "GizmoList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}}}},
+		},
+	}
+	if err := cluster.InstallCRD(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cs, err := apiextensionsclient.NewForConfig(cluster.RESTConfig); err == nil {
+			_ = cs.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), crd.Name, metav1.DeleteOptions{})
+		}
+	})
+	gvr := schema.GroupVersionResource{Group: "later.example.com", Version: "v1", Resource: "gizmos"}
+	gizmo := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "later.example.com/v1", "kind": "Gizmo",
+		"metadata": map[string]any{"name": "g", "namespace": ns},
+		// A field of its own: an object created without one has no managedFields, ever (then
+		// nobody can be named; REAL-CLUSTER.md).
+		"spec": map[string]any{"size": int64(1)}}}
+	if _, err := cluster.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, gizmo, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	keepWriting(t, cluster, gvr, ns, "g")
+	// Its writer is named once an update moves its entry (writes within the second the Gizmo was
+	// created tie with the creator's entry and name nobody).
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		return m["type"] == "Top" && m["resource"] == "gizmos.later.example.com" && m["name"] == "g" && topNum(m, "writes") > 0 &&
+			slices.Contains(topManagers(m), "e2e-writer")
+	})
 }
