@@ -19,11 +19,11 @@ func ranking() Ranking {
 		Objects: []top.ObjectRank{
 			{Resource: "replicasets.apps", Ref: rs, Namespace: "shop", Name: "web-1", Writes: 20, Rate: 2,
 				Managers: []top.Count{{Name: "kube-controller-manager", Writes: 10}, {Name: "widget-operator", Writes: 10}},
-				Loop: "fight", Suggestion: "fix: let only one of them write these fields"},
+				Loop:     "fight", Suggestion: "fix: let only one of them write these fields"},
 			{Resource: "widgets.example.com", Namespace: "shop", Name: "loop", Writes: 10, Rate: 1, Loop: "self"},
 			{Resource: "leases.coordination.k8s.io", Namespace: "kube-system", Name: "kube-scheduler", Heartbeats: 5},
 		},
-		Writers: []top.WriterRank{{Manager: "widget-operator", Writes: 20}, {Manager: "kube-scheduler", Writes: 5, Heartbeats: 5}},
+		Writers:   []top.WriterRank{{Manager: "widget-operator", Writes: 20}, {Manager: "kube-scheduler", Writes: 5, Heartbeats: 5}},
 		Resources: []top.ResourceRank{{Resource: "replicasets.apps", Writes: 20, Objects: 3}, {Resource: "leases.coordination.k8s.io", Heartbeats: 5, Objects: 9}},
 	}
 }
