@@ -79,16 +79,7 @@ status heartbeats) are counted apart. A resource you may not list is skipped and
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			cmd.SilenceUsage = true
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.Window, "window", o.Window, "The sliding window the ranking counts writes over.")

@@ -15,14 +15,15 @@ func apiStatsDetail(b *strings.Builder, ev *watch.Event) {
 	if s == nil {
 		return
 	}
-	b.WriteString(apiFigures(s))
+	b.WriteString(APIFigures(s))
 	if ev.Final {
 		b.WriteString(" (at exit)")
 	}
 }
 
-// apiFigures is one resource's API figures in a few words, for ApiStats lines and the summary.
-func apiFigures(s *apistats.Snapshot) string {
+// APIFigures is one resource's API figures in a few words, for ApiStats lines, the summary and
+// top's scan (a sum of every resource's).
+func APIFigures(s *apistats.Snapshot) string {
 	var reqs []string
 	for _, q := range s.Requests {
 		code := fmt.Sprint(q.Code)

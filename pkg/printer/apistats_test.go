@@ -59,7 +59,7 @@ func TestAPIStatsEscapesNames(t *testing.T) {
 
 func TestAPIFigures(t *testing.T) {
 	s := &apistats.Snapshot{Requests: []apistats.Request{{Verb: "LIST", Code: 0, Count: 2}}, BytesReceived: 3 << 20, BytesDecoded: 3 << 20}
-	got := apiFigures(s)
+	got := APIFigures(s)
 	for _, want := range []string{"LIST no response×2", "received 3.0 MiB;", "0 throttled"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("APIFigures = %q, want %q in it", got, want)

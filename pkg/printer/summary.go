@@ -47,7 +47,7 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 		s.ByType[watch.Resync], s.ByType[watch.Bookmark])
 	for _, key := range s.APIOrder {
 		if ev := s.API[key]; ev.API != nil {
-			fmt.Fprintf(&b, "api %s: %s\n", Escape(key), apiFigures(ev.API))
+			fmt.Fprintf(&b, "api %s: %s\n", Escape(key), APIFigures(ev.API))
 		}
 	}
 	if len(s.Scraped) > 0 {
