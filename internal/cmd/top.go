@@ -47,6 +47,7 @@ type TopOptions struct {
 	Interval       time.Duration
 	Duration       time.Duration
 	Limit          int
+	Follow         int
 	Output         string
 	HotLoopUpdates int
 	HotLoopWindow  time.Duration
@@ -57,7 +58,7 @@ type TopOptions struct {
 // NewTopOptions holds the defaults.
 func NewTopOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *TopOptions {
 	return &TopOptions{configFlags: configFlags, IOStreams: streams, Window: time.Minute, Interval: 2 * time.Second,
-		Limit: 20, HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second, Rediscover: 30 * time.Second,
+		Limit: 20, Follow: 3, HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second, Rediscover: 30 * time.Second,
 		API: APIOptions{QPS: 50, Burst: 100}}
 }
 
@@ -86,6 +87,7 @@ status heartbeats) are counted apart. A resource you may not list is skipped and
 	f.DurationVar(&o.Interval, "interval", o.Interval, "How often the ranking is redrawn (a table, or NDJSON lines, per interval).")
 	f.DurationVar(&o.Duration, "duration", o.Duration, "Stop after this long and print the final ranking, with the command to drill into each object at the top; 0 runs until interrupted.")
 	f.IntVar(&o.Limit, "limit", o.Limit, "Rows of each table (0: all).")
+	f.IntVar(&o.Follow, "follow", o.Follow, "Follow the first N objects written with a full informer each (started as one enters them, stopped as it leaves), to show the values their newest update changed; 0 none.")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: empty for tables, or json (NDJSON: Top, TopWriter, TopResource and TopSkipped lines per interval).")
 	f.IntVar(&o.HotLoopUpdates, "hot-loop-updates", o.HotLoopUpdates, "Diagnose a hot loop when one object is updated more than this many times within --hot-loop-window, or by two managers taking turns (as watch does).")
 	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", o.HotLoopWindow, "The window of --hot-loop-updates.")
@@ -121,6 +123,8 @@ func (o *TopOptions) Validate() error {
 		return fmt.Errorf("--duration must be >= 0, got %s", o.Duration)
 	case o.Limit < 0:
 		return fmt.Errorf("--limit must be >= 0, got %d", o.Limit)
+	case o.Follow < 0:
+		return fmt.Errorf("--follow must be >= 0, got %d", o.Follow)
 	case o.Output != "" && o.Output != "json":
 		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json", o.Output)
 	case o.HotLoopUpdates < 1:
@@ -229,7 +233,7 @@ func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recor
 		Watch: watch.Config{Client: client, Metadata: md, Namespace: o.namespace, Stats: stats,
 			ListMode: o.API.ListMode, PageSize: o.API.ChunkSize, REST: restCfg, Wire: o.API.Wire},
 		Window: o.Window, Interval: o.Interval, HotLoopUpdates: o.HotLoopUpdates, HotLoopWindow: o.HotLoopWindow,
-		Heartbeats: top.Heartbeats(), Rediscover: o.Rediscover,
+		Heartbeats: top.Heartbeats(), Rediscover: o.Rediscover, Follow: o.Follow,
 		Warn: func(s string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(s)) },
 	}
 	cfg.Watch.QPS, cfg.Watch.Burst = o.API.limits()

@@ -19,6 +19,7 @@ func TestTopValidate(t *testing.T) {
 		{"duration", func(o *TopOptions) { o.Duration = -time.Second }, "--duration must be >= 0, got -1s"},
 		{"limit", func(o *TopOptions) { o.Limit = -1 }, "--limit must be >= 0, got -1"},
 		{"output", func(o *TopOptions) { o.Output = "yaml" }, `unable to match a printer suitable for the output format "yaml", allowed formats are: json`},
+		{"follow", func(o *TopOptions) { o.Follow = -1 }, "--follow must be >= 0, got -1"},
 		{"hot-loop-updates", func(o *TopOptions) { o.HotLoopUpdates = 0 }, "--hot-loop-updates must be >= 1, got 0"},
 		{"hot-loop-window", func(o *TopOptions) { o.HotLoopWindow = 0 }, "--hot-loop-window must be > 0, got 0s"},
 		{"rediscover", func(o *TopOptions) { o.Rediscover = -time.Second }, "--rediscover must be >= 0, got -1s"},

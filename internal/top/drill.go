@@ -85,5 +85,13 @@ func (d *Drill) Table() []string {
 	return lines
 }
 
+// Last is the newest update's writers and changes with their values (redacted for Secrets), ""
+// before the drill saw one.
+func (d *Drill) Last() (by, changes string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.history.Last()
+}
+
 // Done is closed once the drill's informer stopped (its context ended).
 func (d *Drill) Done() <-chan struct{} { return d.done }

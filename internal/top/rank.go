@@ -48,6 +48,10 @@ type ObjectRank struct {
 	// on, "" without one; Suggestion its fix; LoopManagers the managers the diagnosis names.
 	Loop, Suggestion string
 	LoopManagers     []string
+	// LastBy and LastChanges are the newest update's writers and changed values (redacted for
+	// Secrets), from a full informer of the object while it is among the first Config.Follow
+	// objects; "" otherwise.
+	LastBy, LastChanges string
 }
 
 // WriterRank is one field manager's writes over the window, across the cluster.

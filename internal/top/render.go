@@ -72,8 +72,8 @@ func WriteTable(w io.Writer, r Ranking, t Table, limit int) error {
 }
 
 // TableLines renders one table of a ranking as aligned lines: the header, at most limit rows
-// (0: all) and, per row, its note ("" or the loop's fix, written under the row, outside the
-// columns so that it does not widen them).
+// (0: all) and, per row, its note: "", or lines to write under the row, outside the columns so
+// that they do not widen them (the loop's fix, the newest update's values).
 func TableLines(r Ranking, t Table, limit int) (header string, rows, notes []string) {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
@@ -91,11 +91,14 @@ func TableLines(r Ranking, t Table, limit int) (header string, rows, notes []str
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\n", i+1, o.Resource, printer.Escape(ObjectName(o.Namespace, o.Name)),
 				o.Rate, o.Writes, o.Heartbeats, countList(o.Managers, 3), loop, countList(o.Paths, 2))
-			note := ""
+			var note []string
 			if o.Suggestion != "" {
-				note = "   " + o.Loop + ": " + printer.Escape(o.Suggestion)
+				note = append(note, "   "+o.Loop+": "+printer.Escape(o.Suggestion))
 			}
-			notes = append(notes, note)
+			if o.LastChanges != "" {
+				note = append(note, "   last: "+o.LastChanges+" (by "+o.LastBy+")")
+			}
+			notes = append(notes, strings.Join(note, "\n"))
 		}
 	case TableWriters:
 		fmt.Fprintln(tw, "WRITER\tWRITES/S\tWRITES\tHEARTBEATS\tOBJECTS\tRESOURCES")
@@ -206,6 +209,8 @@ type topRecord struct {
 	Loop         string        `json:"loop,omitempty"`
 	LoopManagers []string      `json:"loopManagers,omitempty"`
 	Suggestion   string        `json:"suggestion,omitempty"`
+	LastBy       string        `json:"lastBy,omitempty"`
+	LastChanges  string        `json:"lastChanges,omitempty"`
 	Final        bool          `json:"final,omitempty"`
 	Watch        string        `json:"watch,omitempty"`
 }
@@ -275,7 +280,7 @@ func WriteJSON(w io.Writer, r Ranking, limit int, final bool, skippedDone *int) 
 		}
 		rec := topRecord{Type: "Top", Time: at, Rank: i + 1, Window: win, Resource: o.Resource, Namespace: o.Namespace, Name: o.Name,
 			Writes: o.Writes, Heartbeats: o.Heartbeats, Rate: round(o.Rate), Managers: records(o.Managers), Paths: records(o.Paths),
-			Loop: o.Loop, LoopManagers: o.LoopManagers, Suggestion: o.Suggestion, Final: final}
+			Loop: o.Loop, LoopManagers: o.LoopManagers, Suggestion: o.Suggestion, LastBy: o.LastBy, LastChanges: o.LastChanges, Final: final}
 		if final {
 			rec.Watch = DrillIn(o)
 		}

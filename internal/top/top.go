@@ -33,6 +33,9 @@ type Config struct {
 	// HotLoopUpdates and HotLoopWindow are watch's hot-loop detection (--hot-loop-*).
 	HotLoopUpdates int
 	HotLoopWindow  time.Duration
+	// Follow is how many of the first objects get a full informer each, for the values their
+	// newest update changed (ObjectRank.LastChanges); 0 none.
+	Follow int
 	// Heartbeats are the paths whose writes are counted apart (Heartbeats()).
 	Heartbeats []diff.Pattern
 	// Report gets the ranking every Interval, from Run's goroutine.
@@ -63,6 +66,13 @@ func Run(ctx context.Context, cfg Config) (Ranking, error) {
 	defer s.wait()
 	tick := time.NewTicker(cfg.Interval)
 	defer tick.Stop()
+	follow := newFollower(cfg.Follow, cfg.Watch, cfg.HotLoopUpdates, cfg.HotLoopWindow)
+	defer follow.stop()
+	rank := func() Ranking {
+		rk := r.Rank(time.Now())
+		follow.update(ctx, &rk)
+		return rk
+	}
 	var rediscover <-chan time.Time
 	if cfg.Resources == nil && cfg.Rediscover > 0 {
 		t := time.NewTicker(cfg.Rediscover)
@@ -72,12 +82,12 @@ func Run(ctx context.Context, cfg Config) (Ranking, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return r.Rank(time.Now()), nil
+			return rank(), nil
 		case ev := <-events:
 			observe(r, &ev, cfg.Heartbeats)
 		case <-tick.C:
 			if cfg.Report != nil {
-				cfg.Report(r.Rank(time.Now()))
+				cfg.Report(rank())
 			}
 		case <-rediscover:
 			if more, err := cfg.Discover(ctx); err != nil {

@@ -270,7 +270,7 @@ func (m *Model) View() string {
 		lines++
 		if notes[i] != "" && lines < room {
 			b.WriteString(noteStyle.Render(notes[i]) + "\n")
-			lines++
+			lines += strings.Count(notes[i], "\n") + 1
 		}
 	}
 	if len(rows) == 0 {

@@ -27,6 +27,8 @@ type History struct {
 	Fold bool
 	// NoState leaves the STATE column out (a narrow view: top's drill into an object).
 	NoState bool
+	// The newest update's BY and CHANGES, for Last.
+	lastBy, lastChanges string
 	// inLoop: between a HotLoop row and its HotLoopEnded row; fold is the row updates fold into.
 	inLoop bool
 	fold   *historyFold
@@ -54,6 +56,10 @@ func NewHistory(opts Options) *History {
 
 // Len is the number of rows.
 func (h *History) Len() int { return len(h.rows) }
+
+// Last is the newest update's writers and changes, as its row says them (values redacted as
+// they are there); "" before the first update.
+func (h *History) Last() (by, changes string) { return h.lastBy, h.lastChanges }
 
 // Add takes one event about the object.
 func (h *History) Add(ev *watch.Event) {
@@ -83,6 +89,7 @@ func (h *History) Add(ev *watch.Event) {
 			p.writeAttribution(&by, u.attribution)
 			row[4] = strings.TrimPrefix(strings.TrimSpace(by.String()), "by ")
 			what = historyChanges(u.changes, false)
+			h.lastBy, h.lastChanges = Escape(row[4]), Escape(what)
 			if h.Fold && h.inLoop && ev.Delta == watch.DeltaUpdated {
 				fold = &historyFold{res: res, key: row[4] + "\x00" + changedPaths(u.changes), n: 1, first: ev.Time, last: ev.Time,
 					firstOld: ev.OldResourceVersion, changes: slices.Clone(u.changes)}

@@ -119,6 +119,16 @@ func TestRealTopLoopsAboveHeartbeats(t *testing.T) {
 			t.Errorf("a Lease's renewals counted as writes, not heartbeats: %v", m)
 		}
 	}
+	// The fight is among the first objects (--follow 3): a full informer of it says the values
+	// its newest update changed, and who made it.
+	last := p.AwaitJSON(t, await, func(m map[string]any) bool {
+		ch, _ := m["lastChanges"].(string)
+		return m["type"] == "Top" && isFight(m) && strings.Contains(ch, "spec.replicas: ")
+	})
+	if by, _ := last["lastBy"].(string); !strings.Contains(by, "widget-operator") && !strings.Contains(by, "kube-controller-manager") {
+		t.Errorf("the fight's last update by %q, want one of the fighters", by)
+	}
+	t.Logf("the fight's last update: %v by %v", last["lastChanges"], last["lastBy"])
 	// The kwok nodes' status heartbeats (every 20-45s) are counted apart too.
 	p.AwaitJSON(t, await, func(m map[string]any) bool {
 		return m["type"] == "Top" && m["resource"] == "nodes" && heartbeatOnly(m) && slices.Contains(topManagers(m), "kwok")

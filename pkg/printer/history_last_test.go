@@ -1,0 +1,41 @@
+package printer
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Last says the newest update as its row does, a Secret's values redacted.
+func TestHistoryLast(t *testing.T) {
+	obj := func(kind, rv string, field string, v any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": kind,
+			"metadata": map[string]any{"namespace": "a", "name": "x", "resourceVersion": rv}, field: v}}
+	}
+	update := func(res discovery.Resource, old, cur *unstructured.Unstructured) *watch.Event {
+		a := diff.Attribution{Managers: []diff.Manager{{Manager: "op", Operation: "Update"}}, Rule: diff.RuleEntry}
+		return &watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: time.Unix(1, 0), Resource: res, Namespace: "a", Name: "x",
+			ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion(), Object: cur, OldObject: old,
+			Attribution: &a, Changes: diff.Compute(old.Object, cur.Object)}
+	}
+	h := NewHistory(Options{Timestamps: "absolute"})
+	if by, ch := h.Last(); by != "" || ch != "" {
+		t.Errorf("before any update: %q %q", by, ch)
+	}
+	cms := discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	h.Add(update(cms, obj("ConfigMap", "1", "data", map[string]any{"k": "1"}), obj("ConfigMap", "2", "data", map[string]any{"k": "2"})))
+	if by, ch := h.Last(); by != "op (Update)" || ch != `data.k: "1" → "2"` {
+		t.Errorf("configmap: %q %q", by, ch)
+	}
+	secrets := discovery.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
+	h.Add(update(secrets, obj("Secret", "3", "data", map[string]any{"k": "czE="}), obj("Secret", "4", "data", map[string]any{"k": "czI="})))
+	if _, ch := h.Last(); ch == "" || strings.Contains(ch, "czE=") || strings.Contains(ch, "czI=") {
+		t.Errorf("secret: %q, want the values redacted", ch)
+	}
+}
