@@ -324,4 +324,12 @@ var mutations = []mutation{
 		pkg:  "./internal/toptui",
 		run:  []string{"TestDrill"},
 	},
+	{
+		name: "top keeps a full informer on an object that left its first rows",
+		file: "internal/top/follow.go",
+		old:  "if !keep[k] {\n\t\t\tfd.stop()",
+		new:  "if !keep[k] {\n\t\t\t_ = fd.stop",
+		pkg:  "./internal/top",
+		run:  []string{"TestFollowerStartsAndStops"},
+	},
 }
