@@ -92,6 +92,7 @@ type Ranker struct {
 	objects   map[objectKey]*objectState
 	resources map[string]*resourceState
 	loops     *diff.HotLoopDetector
+	loopKeys  map[string]objectKey // detector key -> object, for the loops reported
 	skipped   []Skipped
 }
 
@@ -130,7 +131,7 @@ type bucket struct {
 // loopWindow, or two managers taking turns (watch's --hot-loop-updates and --hot-loop-window).
 func NewRanker(window time.Duration, maxUpdates int, loopWindow time.Duration, start time.Time) *Ranker {
 	return &Ranker{Window: window, start: start, objects: map[objectKey]*objectState{},
-		resources: map[string]*resourceState{}, loops: diff.NewHotLoopDetector(maxUpdates, loopWindow)}
+		resources: map[string]*resourceState{}, loops: diff.NewHotLoopDetector(maxUpdates, loopWindow), loopKeys: map[string]objectKey{}}
 }
 
 // Observe counts one write.
@@ -174,6 +175,7 @@ func (r *Ranker) Observe(w Write) {
 	u := diff.Update{At: w.At, Managers: w.Managers, Paths: w.Paths, GenerationChanged: w.GenerationChanged}
 	if h := r.loops.Observe(k.detectorKey(), u); h != nil {
 		o.loop = h
+		r.loopKeys[h.Key] = k
 	}
 }
 
@@ -184,6 +186,7 @@ func (r *Ranker) Created(resource string, at time.Time) { r.event(resource, at, 
 func (r *Ranker) Deleted(resource, namespace, name string, at time.Time) {
 	r.event(resource, at, 0, 1)
 	r.loops.Forget(objectKey{resource, namespace, name}.detectorKey())
+	delete(r.loopKeys, objectKey{resource, namespace, name}.detectorKey())
 	if o := r.objects[objectKey{resource, namespace, name}]; o != nil {
 		o.loop = nil
 	}
@@ -231,29 +234,15 @@ func (r *Ranker) resource(name string) *resourceState {
 // (heartbeats apart, after), writers and resources by writes.
 func (r *Ranker) Rank(now time.Time) Ranking {
 	for _, e := range r.loops.Ended(now) {
-		for k, o := range r.objects {
-			if k.detectorKey() == e.Key {
-				o.loop = nil
-			}
+		if o := r.objects[r.loopKeys[e.Key]]; o != nil {
+			o.loop = nil
 		}
+		delete(r.loopKeys, e.Key)
 	}
-	window := min(r.Window, now.Sub(r.start))
-	window = max(window, time.Second)
+	window := max(min(r.Window, now.Sub(r.start)), time.Second)
 	cutoff := now.Add(-r.Window).Unix() // a bucket of second s covers [s, s+1)
-	secs := window.Seconds()
 	out := Ranking{At: now, Window: window, Elapsed: now.Sub(r.start), Skipped: slices.Clone(r.skipped)}
-	writers := map[string]*WriterRank{}
-	writerObjects := map[string]map[objectKey]bool{}
-	writerResources := map[string]map[string]int{}
-	resources := map[string]*ResourceRank{}
-	res := func(name string) *ResourceRank {
-		rr := resources[name]
-		if rr == nil {
-			rr = &ResourceRank{Resource: name}
-			resources[name] = rr
-		}
-		return rr
-	}
+	t := newTally()
 	for k, o := range r.objects {
 		i := 0
 		for i < len(o.buckets) && o.buckets[i].sec < cutoff {
@@ -264,45 +253,16 @@ func (r *Ranker) Rank(now time.Time) Ranking {
 			delete(r.objects, k)
 			continue
 		}
-		or := ObjectRank{Resource: k.resource, Namespace: k.namespace, Name: k.name}
-		if rs := r.resources[k.resource]; rs != nil {
-			or.Ref = rs.ref
-		}
-		managers, paths := map[string]int{}, map[string]int{}
-		for _, b := range o.buckets {
-			or.Writes += b.writes
-			or.Heartbeats += b.heartbeats
-			for m, n := range b.managers {
-				managers[m] += n
-				wr := writers[m]
-				if wr == nil {
-					wr = &WriterRank{Manager: m}
-					writers[m], writerObjects[m], writerResources[m] = wr, map[objectKey]bool{}, map[string]int{}
-				}
-				wr.Writes += n
-				wr.Heartbeats += b.hbManagers[m]
-				writerObjects[m][k] = true
-				writerResources[m][k.resource] += n
-			}
-			for p, n := range b.paths {
-				paths[p] += n
-			}
-		}
+		or := t.object(k, o)
 		if or.Writes+or.Heartbeats == 0 && o.loop == nil {
 			continue
 		}
-		or.Rate = float64(or.Writes) / secs
-		or.Managers, or.Paths = counts(managers), counts(paths)
-		if o.loop != nil {
-			or.Loop, or.Suggestion, or.LoopManagers = o.loop.Loop, o.loop.Suggestion, slices.Clone(o.loop.Managers)
+		if rs := r.resources[k.resource]; rs != nil {
+			or.Ref = rs.ref
 		}
 		out.Objects = append(out.Objects, or)
 		out.Writes += or.Writes
 		out.Heartbeats += or.Heartbeats
-		rr := res(k.resource)
-		rr.Writes += or.Writes
-		rr.Heartbeats += or.Heartbeats
-		rr.Written++
 	}
 	for name, rs := range r.resources {
 		i := 0
@@ -310,25 +270,91 @@ func (r *Ranker) Rank(now time.Time) Ranking {
 			i++
 		}
 		rs.events = rs.events[i:]
-		rr := res(name)
+		rr := t.resource(name)
 		rr.Objects = rs.objects
 		for _, e := range rs.events {
 			rr.Creates += e.creates
 			rr.Deletes += e.deletes
 		}
 	}
-	for m, wr := range writers {
+	t.finish(&out, window.Seconds())
+	sortRanking(&out)
+	return out
+}
+
+// tally adds up one ranking's writers and resources from its objects' buckets.
+type tally struct {
+	writers         map[string]*WriterRank
+	writerObjects   map[string]map[objectKey]bool
+	writerResources map[string]map[string]int
+	resources       map[string]*ResourceRank
+}
+
+func newTally() *tally {
+	return &tally{writers: map[string]*WriterRank{}, writerObjects: map[string]map[objectKey]bool{},
+		writerResources: map[string]map[string]int{}, resources: map[string]*ResourceRank{}}
+}
+
+func (t *tally) resource(name string) *ResourceRank {
+	rr := t.resources[name]
+	if rr == nil {
+		rr = &ResourceRank{Resource: name}
+		t.resources[name] = rr
+	}
+	return rr
+}
+
+// object sums one object's buckets (the window's), counting its writers and resource too.
+func (t *tally) object(k objectKey, o *objectState) ObjectRank {
+	or := ObjectRank{Resource: k.resource, Namespace: k.namespace, Name: k.name}
+	managers, paths := map[string]int{}, map[string]int{}
+	for _, b := range o.buckets {
+		or.Writes += b.writes
+		or.Heartbeats += b.heartbeats
+		for m, n := range b.managers {
+			managers[m] += n
+			wr := t.writers[m]
+			if wr == nil {
+				wr = &WriterRank{Manager: m}
+				t.writers[m], t.writerObjects[m], t.writerResources[m] = wr, map[objectKey]bool{}, map[string]int{}
+			}
+			wr.Writes += n
+			wr.Heartbeats += b.hbManagers[m]
+			t.writerObjects[m][k] = true
+			t.writerResources[m][k.resource] += n
+		}
+		for p, n := range b.paths {
+			paths[p] += n
+		}
+	}
+	or.Managers, or.Paths = counts(managers), counts(paths)
+	if o.loop != nil {
+		or.Loop, or.Suggestion, or.LoopManagers = o.loop.Loop, o.loop.Suggestion, slices.Clone(o.loop.Managers)
+	}
+	if or.Writes+or.Heartbeats > 0 {
+		rr := t.resource(k.resource)
+		rr.Writes += or.Writes
+		rr.Heartbeats += or.Heartbeats
+		rr.Written++
+	}
+	return or
+}
+
+// finish sets the rates over secs and puts the writers and resources in out.
+func (t *tally) finish(out *Ranking, secs float64) {
+	for i := range out.Objects {
+		out.Objects[i].Rate = float64(out.Objects[i].Writes) / secs
+	}
+	for m, wr := range t.writers {
 		wr.Rate = float64(wr.Writes) / secs
-		wr.Objects = len(writerObjects[m])
-		wr.Resources = counts(writerResources[m])
+		wr.Objects = len(t.writerObjects[m])
+		wr.Resources = counts(t.writerResources[m])
 		out.Writers = append(out.Writers, *wr)
 	}
-	for _, rr := range resources {
+	for _, rr := range t.resources {
 		rr.Rate = float64(rr.Writes) / secs
 		out.Resources = append(out.Resources, *rr)
 	}
-	sortRanking(&out)
-	return out
 }
 
 func sortRanking(out *Ranking) {
