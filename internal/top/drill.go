@@ -24,6 +24,10 @@ type Drill struct {
 	done    chan struct{}
 }
 
+// drillRows is how many rows a drill keeps: a screen's worth many times over, and a bound on
+// what following a loop for hours costs.
+const drillRows = 1000
+
 // StartDrill starts following name (in namespace ns, "" for a cluster-scoped object) of res
 // with base's clients, until ctx ends; changed is called (from another goroutine) after each
 // row added.
@@ -31,6 +35,7 @@ func StartDrill(ctx context.Context, base watch.Config, res discovery.Resource, 
 	d := &Drill{history: printer.NewHistory(printer.Options{Timestamps: "absolute"}), done: make(chan struct{})}
 	d.history.Fold = true
 	d.history.NoState = true // the changes matter here, and a terminal is narrow
+	d.history.MaxRows = drillRows
 	cfg := base
 	cfg.Metadata = nil
 	cfg.Resources = []discovery.Resource{res}

@@ -27,6 +27,8 @@ type History struct {
 	Fold bool
 	// NoState leaves the STATE column out (a narrow view: top's drill into an object).
 	NoState bool
+	// MaxRows, when > 0, keeps only the newest rows (a live view that may run for hours).
+	MaxRows int
 	// The newest update's BY and CHANGES, for Last.
 	lastBy, lastChanges string
 	// inLoop: between a HotLoop row and its HotLoopEnded row; fold is the row updates fold into.
@@ -125,6 +127,9 @@ func (h *History) Add(ev *watch.Event) {
 		row[i] = Escape(row[i])
 	}
 	h.rows = append(h.rows, append([]string{res}, row...))
+	if h.MaxRows > 0 && len(h.rows) > h.MaxRows {
+		h.rows = slices.Delete(h.rows, 0, len(h.rows)-h.MaxRows)
+	}
 	h.fold = fold
 	if fold != nil {
 		fold.row = len(h.rows) - 1

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,5 +38,24 @@ func TestHistoryLast(t *testing.T) {
 	h.Add(update(secrets, obj("Secret", "3", "data", map[string]any{"k": "czE="}), obj("Secret", "4", "data", map[string]any{"k": "czI="})))
 	if _, ch := h.Last(); ch == "" || strings.Contains(ch, "czE=") || strings.Contains(ch, "czI=") {
 		t.Errorf("secret: %q, want the values redacted", ch)
+	}
+}
+
+// MaxRows keeps the newest rows only.
+func TestHistoryMaxRows(t *testing.T) {
+	h := NewHistory(Options{Timestamps: "absolute"})
+	h.MaxRows = 3
+	cms := discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	for i := range 5 {
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"namespace": "a", "name": "x", "resourceVersion": strconv.Itoa(i)}}}
+		h.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Time: time.Unix(int64(i), 0), Resource: cms, Namespace: "a", Name: "x", ResourceVersion: o.GetResourceVersion(), Object: o})
+	}
+	var b strings.Builder
+	if err := h.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if h.Len() != 3 || strings.Contains(b.String(), " 1 ") || !strings.Contains(b.String(), " 4") {
+		t.Errorf("%d rows, want the newest 3 (rv 2, 3, 4):\n%s", h.Len(), b.String())
 	}
 }
