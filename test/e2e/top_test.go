@@ -77,8 +77,8 @@ func TestRealTopLoopsAboveHeartbeats(t *testing.T) {
 	c, ns := withOperator(t)
 	ctx := context.Background()
 	p := c.RunPlugin(t, ctx, "top", "-o", "json", "--interval", "1s", "--window", "30s", "--limit", "0", "--duration", "3m")
-	createWidget(t, c, ns, "fought", "fight", 1)
-	createWidget(t, c, ns, "loop", "status-loop", 0)
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fought", Size: 1, Bug: "fight"})
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "loop", Bug: "status-loop"})
 	start := time.Now()
 
 	isFight := func(m map[string]any) bool {
@@ -142,7 +142,7 @@ func TestRealTopLoopsAboveHeartbeats(t *testing.T) {
 	})
 
 	// Interrupted, it prints the final ranking with the drill-in command.
-	stderr := stopRun(t, p)
+	stderr := p.Stop(t)
 	final := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Top" && m["final"] == true && isFight(m) })
 	want := fmt.Sprintf("kubectl informer watch replicasets.apps %s -n %s --diff", final["name"], ns)
 	if final["watch"] != want {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -78,7 +79,7 @@ func (s *tmuxSession) await(what string, ok func(screen string) bool) string {
 // the final ranking with the drill-in command printed.
 func TestRealTopTerminal(t *testing.T) {
 	c, ns := withOperator(t)
-	createWidget(t, c, ns, "fought", "fight", 1)
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fought", Size: 1, Bug: "fight"})
 	s := startTmux(t, c.Environ(), "kubectl informer top --window 30s --interval 1s")
 
 	fightRow := regexp.MustCompile(`(?m)^\s*[123]\s+replicasets\.apps\s+` + regexp.QuoteMeta(ns) + `/fought-\S+.*\bfight\b`)
