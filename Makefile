@@ -13,7 +13,7 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GORELEASER_VERSION ?= v2.15.0
 GORELEASER := $(BIN)/goreleaser-$(GORELEASER_VERSION)
 
-.PHONY: all build install test unit mutate fuzz e2e testcluster chromium demo lint fmt vet tidy clean
+.PHONY: all build install test unit mutate fuzz e2e testcluster chromium tmux demo lint fmt vet tidy clean
 
 all: build
 
@@ -25,6 +25,9 @@ install: ## install kubectl-informer into GOBIN (or GOPATH/bin), so kubectl find
 
 testcluster: ## build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok from the module proxy into the cache (once)
 	@hack/testcluster/build.sh >/dev/null
+
+tmux: ## tmux for the top command's terminal test (apt-get install tmux when none is on PATH)
+	@hack/tmux.sh >/dev/null
 
 chromium: ## headless Chromium for the report's browser test (apt-get install chromium when none is on PATH)
 	@hack/chromium.sh >/dev/null
@@ -61,7 +64,7 @@ fuzz: ## a short run of every fuzz target
 # gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
 # hack/e2e-names.sh fails the pass when a name here is no test (renamed): the list cannot rot.
 E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplayRelistIntoInformer|TestRealRollout|TestDisplayManagersAndChanges
-e2e: testcluster chromium $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
+e2e: testcluster chromium tmux $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
 	GO=$(GO) hack/e2e-names.sh '$(E2E_JSON_WIRE)' ./test/e2e/
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GORELEASER=$(GORELEASER) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/

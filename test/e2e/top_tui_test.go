@@ -20,7 +20,7 @@ type tmuxSession struct {
 func startTmux(t *testing.T, env []string, command string) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
+		t.Fatal("tmux is not on PATH: make e2e installs it (hack/tmux.sh); a skipped terminal test would pass without testing anything")
 	}
 	s := &tmuxSession{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
 	var exports []string
