@@ -160,7 +160,6 @@ func (o *ReenactOptions) Run(ctx context.Context) error {
 		defer os.RemoveAll(dir)
 		o.watch.Record = filepath.Join(dir, "reenacted.ndjson")
 	}
-	fmt.Fprintf(o.ErrOut, "reenact: reenactment %s into %s (context %s)\n", o.cfg.Name, strings.Join(o.cfg.TargetNamespaces(plan), ", "), *o.configFlags.Context)
 	if err := o.play(ctx, clients, plan); err != nil {
 		return err
 	}
@@ -188,6 +187,8 @@ func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, pla
 			return err
 		}
 	case <-started:
+		fmt.Fprintf(o.ErrOut, "reenact: reenactment %s into %s (context %s): initial objects in, playing %d writes\n",
+			o.cfg.Name, strings.Join(o.cfg.TargetNamespaces(plan), ", "), *o.configFlags.Context, len(plan.Steps))
 	}
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
