@@ -15,6 +15,38 @@ type mutation struct {
 // a mutation rewrites, `make mutate` fails saying so: rewrite the mutation, do not drop it.
 var mutations = []mutation{
 	{
+		name: "reenact plays the writes of a --skip-manager manager",
+		file: "internal/reenact/reenact.go",
+		old:  "return slices.Contains(c.SkipManagers, manager)",
+		new:  "return slices.Contains(c.SkipManagers, manager) && false",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPlayWriters"},
+	},
+	{
+		name: "a reenacted update names the reenactment as its writer, not the recorded one",
+		file: "internal/reenact/play.go",
+		old:  "metav1.PatchOptions{FieldManager: manager}",
+		new:  "metav1.PatchOptions{FieldManager: DefaultManager}",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPlayWriters"},
+	},
+	{
+		name: "a recorded status write is reenacted through the main resource",
+		file: "internal/reenact/play.go",
+		old:  `if s.Subresource == "status" {`,
+		new:  "if false {",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPlayWriters"},
+	},
+	{
+		name: "reenact --compare says writes were saved when the manager made as many",
+		file: "internal/reenact/compare.go",
+		old:  "case r < o:",
+		new:  "case r <= o:",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestCompare"},
+	},
+	{
 		name: "the Events already there are shown in the list's order, not the order they happened",
 		file: "pkg/watch/owned.go",
 		old:  "if c := a.Kube.EventTime.Compare(b.Kube.EventTime); c != 0 {",

@@ -160,12 +160,13 @@ func TestCompare(t *testing.T) {
 		t.Fatalf("writers: original %v, reenacted %v", orig.Writers, re.Writers)
 	}
 	var b bytes.Buffer
-	Compare(&b, orig, re, []string{"widget-operator"})
+	Compare(&b, orig, re, []string{"widget-operator", "kubectl-edit"})
 	out := b.String()
 	for _, want := range []string{
 		"hot loop gone: widgets.example.com demo-r/loop (self by widget-operator: status.t) is in the original, not in the reenactment",
 		"writes saved: widget-operator made 2 updates in the original, 1 in the reenactment (1 fewer)",
 		"widgets.example.com demo-r/loop",
+		"writes: kubectl-edit made 1 updates in each",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, out)
