@@ -143,6 +143,7 @@ func TestReenactStatusLoop(t *testing.T) {
 		if code, err := p.Wait(); err != nil || code != 0 {
 			t.Fatalf("exit %d, %v", code, err)
 		}
+		t.Logf("reenact with the bug on, stderr:\n%s", p.Stderr())
 		// calm's status and every status write of the loop were the operator's: none played.
 		if !regexp.MustCompile(`skipped \d+ by widget-operator \(--skip-manager\)`).MatchString(p.Stderr()) {
 			t.Errorf("stderr does not say what was skipped:\n%s", p.Stderr())
@@ -178,6 +179,7 @@ func TestReenactStatusLoop(t *testing.T) {
 			}
 		}
 		stderr := p.Stderr()
+		t.Logf("reenact with the fixed operator, stderr:\n%s", stderr)
 		if !strings.Contains(stderr, "hot loop gone: widgets.example.com "+nsB+"/loop (self by widget-operator: status.lastReconciled) is in the original, not in the reenactment") {
 			t.Errorf("--compare does not say the loop is gone:\n%s", stderr)
 		}
