@@ -169,31 +169,33 @@ func (o *ReenactOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// play writes the recording and, once the initial objects are in, watches the reenacted
-// objects until the last write was played and --settle passed (or, --follow, until
-// interrupted).
+// play prepares the target, starts the watch of the reenacted objects and, once its initial
+// lists are in, plays the recording; then it watches until --settle has passed (or, --follow,
+// until interrupted).
 func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, plan *reenact.Plan) error {
-	started := make(chan struct{})
-	played := make(chan error, 1)
-	playCtx, stopPlaying := context.WithCancel(ctx)
-	defer stopPlaying()
-	go func() {
-		_, err := reenact.Run(playCtx, clients, o.cfg, plan, func() { close(started) })
-		played <- err
-	}()
-	select {
-	case err := <-played: // failed before the first step (nothing written when the checks failed)
-		if err != nil {
-			return err
-		}
-	case <-started:
-		fmt.Fprintf(o.ErrOut, "reenact: reenactment %s into %s (context %s): initial objects in, playing %d writes\n",
-			o.cfg.Name, strings.Join(o.cfg.TargetNamespaces(plan), ", "), *o.configFlags.Context, len(plan.Steps))
+	r, err := reenact.Prepare(ctx, clients, o.cfg, plan)
+	if err != nil {
+		return err
 	}
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
+	synced := make(chan struct{})
 	watched := make(chan error, 1)
-	go func() { watched <- o.runWatch(watchCtx, plan) }()
+	go func() { watched <- o.runWatch(watchCtx, plan, func() { close(synced) }) }()
+	select {
+	case err := <-watched: // the watch failed, or was interrupted, before its lists were in
+		return err
+	case <-synced:
+	}
+	fmt.Fprintf(o.ErrOut, "reenact: reenactment %s into %s (context %s): playing %d initial objects and %d writes\n",
+		o.cfg.Name, strings.Join(o.cfg.TargetNamespaces(plan), ", "), *o.configFlags.Context, len(plan.Initial), len(plan.Steps))
+	playCtx, stopPlaying := context.WithCancel(ctx)
+	defer stopPlaying()
+	played := make(chan error, 1)
+	go func() {
+		_, err := r.Play(playCtx)
+		played <- err
+	}()
 	var playErr error
 	select {
 	case playErr = <-played:
@@ -217,9 +219,9 @@ func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, pla
 
 // runWatch watches the reenacted objects as `kubectl informer watch` does: in the one target
 // namespace, or, with several, across namespaces by the reenactment's label.
-func (o *ReenactOptions) runWatch(ctx context.Context, plan *reenact.Plan) error {
+func (o *ReenactOptions) runWatch(ctx context.Context, plan *reenact.Plan, synced func()) error {
 	w := o.watch
-	w.resourceArg = reenact.WatchArg(plan)
+	w.resourceArg, w.onSynced = reenact.WatchArg(plan), synced
 	switch nss := o.cfg.TargetNamespaces(plan); len(nss) {
 	case 1:
 		w.namespace = nss[0]

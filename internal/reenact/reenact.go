@@ -118,32 +118,39 @@ func (c *Config) skips(manager string) bool {
 	return slices.Contains(c.SkipManagers, manager)
 }
 
-// Run reenacts plan into the cluster of clients: it checks the target first (every resource
-// served, or a CRD to make; no namespace written into that it did not create, unless
-// IntoExisting), and writes nothing when that fails. Then it creates the CRDs, the namespaces
-// and the initial objects and plays the steps, until they are all played or ctx ends. started
-// is called once the initial objects are in, before the first step.
-func Run(ctx context.Context, c *Clients, cfg *Config, plan *Plan, started func()) (*Stats, error) {
+// Reenactment is a reenactment whose target is ready: checked, its CRDs and namespaces made.
+type Reenactment struct {
+	cfg  *Config
+	plan *Plan
+	pl   *player
+}
+
+// Prepare checks the target first (every resource served, or a CRD to make; no namespace
+// written into that it did not create, unless IntoExisting), and writes nothing when that fails;
+// then it creates the CRDs and the namespaces.
+func Prepare(ctx context.Context, c *Clients, cfg *Config, plan *Plan) (*Reenactment, error) {
 	t, err := prepare(ctx, c, cfg, plan)
 	if err != nil {
 		return nil, err
 	}
-	pl := newPlayer(c, cfg, t)
 	if err := t.createCRDs(ctx, c, cfg); err != nil {
-		return pl.stats, err
+		return nil, err
 	}
 	if err := t.createNamespaces(ctx, c, cfg); err != nil {
-		return pl.stats, err
+		return nil, err
 	}
-	if err := pl.initial(ctx, plan.Initial); err != nil {
-		return pl.stats, err
+	return &Reenactment{cfg: cfg, plan: plan, pl: newPlayer(c, cfg, t)}, nil
+}
+
+// Play creates the initial objects and plays the steps at the recorded pace, until they are
+// all played or ctx ends; then it says what it did on Config.Log.
+func (r *Reenactment) Play(ctx context.Context) (*Stats, error) {
+	err := r.pl.initial(ctx, r.plan.Initial)
+	if err == nil {
+		err = r.pl.play(ctx, r.plan)
 	}
-	if started != nil {
-		started()
-	}
-	err = pl.play(ctx, plan)
-	pl.stats.report(cfg)
-	return pl.stats, err
+	r.pl.stats.report(r.cfg)
+	return r.pl.stats, err
 }
 
 // WatchArg is the resources of the plan as `kubectl informer watch` takes them:
