@@ -79,18 +79,12 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 		pluginDir = dir
 	}
 
-	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
 	started := time.Now()
-	c, err := testenv.Start(ctx, testenv.RealControlPlane(2))
+	c, stopCluster, err := startCluster(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		fmt.Fprintln(os.Stderr, "demo: stopping the cluster")
-		if err := c.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "demo: stop:", err)
-		}
-	}()
+	defer stopCluster()
 	c.PluginDir = pluginDir
 	if _, err := c.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
@@ -137,17 +131,11 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 func runCluster() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
-	c, err := testenv.Start(ctx, testenv.RealControlPlane(2))
+	c, stopCluster, err := startCluster(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		fmt.Fprintln(os.Stderr, "demo: stopping the cluster")
-		if err := c.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "demo: stop:", err)
-		}
-	}()
+	defer stopCluster()
 	cfg, err := clientcmd.LoadFromFile(c.KubeconfigPath)
 	if err != nil {
 		return err
@@ -157,6 +145,21 @@ func runCluster() error {
 		"and run your controller with --kubeconfig %s\n", c.KubeconfigPath, cfg.CurrentContext, c.KubeconfigPath)
 	<-ctx.Done()
 	return nil
+}
+
+// startCluster starts the control plane; the function it returns stops it.
+func startCluster(ctx context.Context) (*testenv.Cluster, func(), error) {
+	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
+	c, err := testenv.Start(ctx, testenv.RealControlPlane(2))
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, func() {
+		fmt.Fprintln(os.Stderr, "demo: stopping the cluster")
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: stop:", err)
+		}
+	}, nil
 }
 
 // preparePlugin puts a kubectl-informer into dir: a link to the given binary, or a fresh build.
