@@ -77,13 +77,7 @@ kubectl-informer.dev/reenactment=NAME, and never uses the current context implic
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.path = args[0]
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Name, "name", "", "The reenactment's name: the value of its label on what it creates, and the default suffix of its namespaces (default: r-<random>).")
@@ -100,6 +94,12 @@ kubectl-informer.dev/reenactment=NAME, and never uses the current context implic
 	f.StringVar(&o.watch.Record, "record", "", "Also write the reenactment's stream to this file, as watch --record does.")
 	o.watch.Display.AddFlags(cmd)
 	return cmd
+}
+
+// Complete takes the recording's path.
+func (o *ReenactOptions) Complete(_ *cobra.Command, args []string) error {
+	o.path = args[0]
+	return nil
 }
 
 // Validate checks the flags; the context is named explicitly before anything else is done.
