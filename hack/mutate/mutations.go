@@ -15,6 +15,22 @@ type mutation struct {
 // a mutation rewrites, `make mutate` fails saying so: rewrite the mutation, do not drop it.
 var mutations = []mutation{
 	{
+		name: "reenact writes into a namespace it did not create",
+		file: "internal/reenact/target.go",
+		old:  "case !cfg.IntoExisting:",
+		new:  "case false:",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPrepare"},
+	},
+	{
+		name: "reenact writes to the current context when --context is not given",
+		file: "internal/cmd/reenact.go",
+		old:  `if o.configFlags.Context == nil || *o.configFlags.Context == "" {`,
+		new:  "if false {",
+		pkg:  "./internal/cmd",
+		run:  []string{"TestReenactValidate"},
+	},
+	{
 		name: "reenact plays the writes of a --skip-manager manager",
 		file: "internal/reenact/reenact.go",
 		old:  "return slices.Contains(c.SkipManagers, manager)",
