@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -87,7 +88,7 @@ func Compare(w io.Writer, original, reenacted *Tally, underTest []string) {
 	table := func(title string, a, b map[string]int) {
 		fmt.Fprintf(w, "  %-52s %9s %9s\n", "updates per "+title, "original", "reenacted")
 		for _, k := range slices.Sorted(maps.Keys(union(a, b))) {
-			fmt.Fprintf(w, "  %-52s %9d %9d\n", k, a[k], b[k])
+			fmt.Fprintf(w, "  %-52s %9d %9d\n", printer.Escape(k), a[k], b[k])
 		}
 	}
 	table("object", original.Objects, reenacted.Objects)
@@ -95,6 +96,8 @@ func Compare(w io.Writer, original, reenacted *Tally, underTest []string) {
 	for _, k := range slices.Sorted(maps.Keys(unionS(original.HotLoops, reenacted.HotLoops))) {
 		o, inO := original.HotLoops[k]
 		r, inR := reenacted.HotLoops[k]
+		// Names, managers and fields come from recordings, which may come from anyone.
+		k, o, r = printer.Escape(k), printer.Escape(o), printer.Escape(r)
 		switch {
 		case inO && !inR:
 			fmt.Fprintf(w, "  hot loop gone: %s (%s) is in the original, not in the reenactment\n", k, o)
@@ -109,6 +112,7 @@ func Compare(w io.Writer, original, reenacted *Tally, underTest []string) {
 	}
 	for _, m := range underTest {
 		o, r := original.Writers[m], reenacted.Writers[m]
+		m = printer.Escape(m)
 		switch {
 		case r < o:
 			fmt.Fprintf(w, "  writes saved: %s made %d updates in the original, %d in the reenactment (%d fewer)\n", m, o, r, o-r)

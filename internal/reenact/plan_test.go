@@ -214,3 +214,18 @@ func TestCRDFor(t *testing.T) {
 		t.Error("custom()")
 	}
 }
+
+// Names and managers in a recording may come from anyone: --compare never writes them raw to a
+// terminal.
+func TestCompareEscapes(t *testing.T) {
+	evs := recordedEvents()
+	for i := range evs {
+		evs[i].Name = "x\x1b[2Jy"
+	}
+	tl := NewTally(evs, nil)
+	var b bytes.Buffer
+	Compare(&b, tl, tl, []string{"evil\x1b]0;t\x07"})
+	if strings.ContainsAny(b.String(), "\x1b\x07") {
+		t.Errorf("a control character reached the output: %q", b.String())
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 )
 
@@ -288,7 +289,7 @@ func (s *Stats) report(cfg *Config) {
 	if len(s.Skipped) > 0 {
 		var parts []string
 		for _, m := range slices.Sorted(maps.Keys(s.Skipped)) {
-			parts = append(parts, fmt.Sprintf("%d by %s", s.Skipped[m], m))
+			parts = append(parts, fmt.Sprintf("%d by %s", s.Skipped[m], printer.Escape(m)))
 		}
 		fmt.Fprintf(cfg.Log, "reenact: skipped %s (--skip-manager)\n", strings.Join(parts, ", "))
 	}
@@ -299,7 +300,7 @@ func (s *Stats) report(cfg *Config) {
 	}
 	if cfg.PrintRVs {
 		for _, rv := range s.RVs {
-			fmt.Fprintf(cfg.Log, "reenact: resourceVersion %s -> %s (%s %s/%s)\n", rv.Recorded, rv.Reenacted, rv.Resource, rv.Namespace, rv.Name)
+			fmt.Fprintln(cfg.Log, printer.Escape(fmt.Sprintf("reenact: resourceVersion %s -> %s (%s %s/%s)", rv.Recorded, rv.Reenacted, rv.Resource, rv.Namespace, rv.Name)))
 		}
 	}
 }

@@ -118,7 +118,7 @@ func TestReenactStatusLoop(t *testing.T) {
 		}
 		defer op.Stop()
 		p := c.RunPlugin(t, ctx, "reenact", rec, "--context", kctx, "--namespace-map", ns+"="+nsA, "--name", "bug-on",
-			"--skip-manager", testenv.OperatorName, "-o", "json", "--hot-loop-window", "3s", "--follow")
+			"--skip-manager", testenv.OperatorName, "-o", "json", "--hot-loop-window", "3s", "--follow", "--print-rv-map")
 		hot := p.AwaitJSON(t, await, func(m map[string]any) bool { return is("HotLoop", "loop")(m) && m["namespace"] == nsA })
 		for _, f := range []string{"loop", "reason", "fields", "managers"} {
 			if fmt.Sprint(hot[f]) != fmt.Sprint(orig[f]) {
@@ -144,6 +144,14 @@ func TestReenactStatusLoop(t *testing.T) {
 			t.Fatalf("exit %d, %v", code, err)
 		}
 		t.Logf("reenact with the bug on, stderr:\n%s", p.Stderr())
+		// The recorded resourceVersions of the two creates, each with the target's own.
+		for _, name := range []string{"calm", "loop"} {
+			re := regexp.MustCompile(`reenact: resourceVersion (\d+) -> (\d+) \(widgets ` + nsA + `/` + name + `\)`)
+			m := re.FindStringSubmatch(p.Stderr())
+			if m == nil || m[1] != recordedRV(t, rec, name) {
+				t.Errorf("--print-rv-map of %s: %v, want its recorded resourceVersion %s", name, m, recordedRV(t, rec, name))
+			}
+		}
 		// calm's status and every status write of the loop were the operator's: none played.
 		if !regexp.MustCompile(`skipped \d+ by widget-operator \(--skip-manager\)`).MatchString(p.Stderr()) {
 			t.Errorf("stderr does not say what was skipped:\n%s", p.Stderr())
@@ -194,6 +202,20 @@ func TestReenactStatusLoop(t *testing.T) {
 			t.Errorf("the original's %d operator updates, the reenactment's %d: want the loop's many and far fewer", o, r)
 		}
 	})
+}
+
+// recordedRV is the resourceVersion of the recorded Widget name's first Added line.
+func recordedRV(t *testing.T, rec, name string) string {
+	t.Helper()
+	for _, l := range readLines(t, rec) {
+		var m map[string]any
+		if jsonLine([]byte(l), &m) == nil && m["type"] == "Added" && m["name"] == name {
+			rv, _ := m["resourceVersion"].(string)
+			return rv
+		}
+	}
+	t.Fatalf("the recording has no Added line of %s", name)
+	return ""
 }
 
 // recordedCreator is the field manager of the recorded Widget name's first managedFields entry.
