@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/reenact"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
@@ -41,6 +42,7 @@ type ReenactOptions struct {
 	Speed        float64
 	SkipManagers []string
 	CreateCRDs   bool
+	CRDsFrom     string
 	Settle       time.Duration
 	Follow       bool
 	Compare      string
@@ -86,6 +88,7 @@ kubectl-informer.dev/reenactment=NAME, and never uses the current context implic
 	f.Float64Var(&o.Speed, "speed", o.Speed, "1: at the recorded pace (real time); 10: ten times faster; 0: as fast as possible.")
 	f.StringArrayVar(&o.SkipManagers, "skip-manager", nil, "Do not play the writes of this field manager (repeatable): the controller under test makes its own.")
 	f.BoolVar(&o.CreateCRDs, "create-crds", false, "Create a CRD from the recording for a custom resource the cluster does not serve (its schema keeps every field).")
+	f.StringVar(&o.CRDsFrom, "crds-from-context", "", "Copy a CRD the cluster does not serve from the cluster of this context (the source; only read).")
 	f.DurationVar(&o.Settle, "settle", o.Settle, "How long to keep watching after the last recorded write was played.")
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching after the last write and --settle, until interrupted.")
 	f.StringVar(&o.Compare, "compare", "", "At the end, compare the reenactment with this recording (usually RECORDING itself): updates per object and per writer, hot loops in one and not the other.")
@@ -146,6 +149,11 @@ func (o *ReenactOptions) Run(ctx context.Context) error {
 	clients, err := reenact.NewClients(restCfg)
 	if err != nil {
 		return err
+	}
+	if o.CRDsFrom != "" {
+		if o.cfg.CRDSource, err = o.sourceClient(); err != nil {
+			return err
+		}
 	}
 	if o.Cleanup {
 		n, err := reenact.Cleanup(ctx, clients, plan, o.Name)
@@ -232,6 +240,17 @@ func (o *ReenactOptions) runWatch(ctx context.Context, plan *reenact.Plan, synce
 		return err
 	}
 	return w.Run(ctx)
+}
+
+// sourceClient reads the cluster of --crds-from-context, with the same kubeconfig.
+func (o *ReenactOptions) sourceClient() (dynamic.Interface, error) {
+	src := genericclioptions.NewConfigFlags(true)
+	src.KubeConfig, src.Context = o.configFlags.KubeConfig, &o.CRDsFrom
+	cfg, err := src.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("--crds-from-context %s: %w", o.CRDsFrom, err)
+	}
+	return reenact.NewSourceClient(cfg)
 }
 
 // compare prints what differs between --compare's recording and the reenactment's.

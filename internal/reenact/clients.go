@@ -31,3 +31,11 @@ func NewClients(cfg *rest.Config) (*Clients, error) {
 	}
 	return &Clients{Dynamic: dyn, Discovery: dc}, nil
 }
+
+// NewSourceClient is a client of the source cluster, used only to read (GET) the CRDs the target
+// lacks (--crds-from-context).
+func NewSourceClient(cfg *rest.Config) (dynamic.Interface, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = "kubectl-informer-reenact"
+	return dynamic.NewForConfig(cfg)
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
@@ -42,6 +43,10 @@ type Config struct {
 	// CreateCRDs creates a CustomResourceDefinition from the recording for a custom resource
 	// the target does not serve (otherwise that is an error, before anything is written).
 	CreateCRDs bool
+	// CRDSource, when set, is the source cluster (read only): a CRD the target lacks is copied
+	// from it (its schema, subresources and columns as they are there) rather than made from the
+	// recording.
+	CRDSource dynamic.Interface
 	// Log receives what the reenactment does and its counts (stderr).
 	Log io.Writer
 	// PrintRVs writes the recorded -> reenacted resourceVersion map to Log at the end.

@@ -27,8 +27,10 @@ var (
 type target struct {
 	// status: the resource has a status subresource (writes of status go through it).
 	status map[schema.GroupVersionResource]bool
-	// crds to create: custom resources the target does not serve.
-	crds []discovery.Resource
+	// crds to create: custom resources the target does not serve; copied from the source
+	// cluster's CRD when the source has it (same index), made from the recording otherwise.
+	crds   []discovery.Resource
+	copied []*unstructured.Unstructured
 	// namespaces to create, and those that exist and may be written into (IntoExisting).
 	create, existing []string
 }
@@ -47,8 +49,15 @@ func prepare(ctx context.Context, c *Clients, cfg *Config, plan *Plan) (*target,
 		switch {
 		case served:
 			t.status[r.GVR()] = status
+		case cfg.CRDSource != nil && custom(r.Group):
+			crd, err := cfg.CRDSource.Resource(crdGVR).Get(ctx, r.Resource+"."+r.Group, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("reading CRD %s.%s from the source cluster (nothing was written): %w", r.Resource, r.Group, err)
+			}
+			t.crds, t.copied = append(t.crds, r), append(t.copied, sourceCRD(crd, cfg.Name))
+			t.status[r.GVR()] = recordedStatus(plan, r)
 		case cfg.CreateCRDs && custom(r.Group):
-			t.crds = append(t.crds, r)
+			t.crds, t.copied = append(t.crds, r), append(t.copied, nil)
 			t.status[r.GVR()] = recordedStatus(plan, r)
 		default:
 			missing = append(missing, fullName(r.GVR()))
@@ -56,8 +65,8 @@ func prepare(ctx context.Context, c *Clients, cfg *Config, plan *Plan) (*target,
 	}
 	if len(missing) > 0 {
 		hint := ""
-		if !cfg.CreateCRDs {
-			hint = "; --create-crds makes a CRD for a custom resource from the recording"
+		if !cfg.CreateCRDs && cfg.CRDSource == nil {
+			hint = "; --create-crds makes a CRD for a custom resource from the recording, --crds-from-context copies it from the source cluster"
 		}
 		return nil, fmt.Errorf("the server doesn't have a resource type %q, which the recording holds (nothing was written%s)", strings.Join(missing, ","), hint)
 	}
@@ -120,12 +129,15 @@ func recordedStatus(plan *Plan, r discovery.Resource) bool {
 // knows of it (group, version, kind, scope, printer columns; its schema keeps every field),
 // and waits until discovery serves it.
 func (t *target) createCRDs(ctx context.Context, c *Clients, cfg *Config) error {
-	for _, r := range t.crds {
-		crd := crdFor(r, t.status[r.GVR()], cfg.Name)
+	for i, r := range t.crds {
+		crd, from := t.copied[i], "the source cluster"
+		if crd == nil {
+			crd, from = crdFor(r, t.status[r.GVR()], cfg.Name), "the recording"
+		}
 		if _, err := c.Dynamic.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{FieldManager: DefaultManager}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating CRD %s: %w", crd.GetName(), err)
 		}
-		fmt.Fprintf(cfg.Log, "reenact: created CRD %s from the recording\n", crd.GetName())
+		fmt.Fprintf(cfg.Log, "reenact: created CRD %s from %s\n", crd.GetName(), from)
 		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
 			served, _, err := serves(c, r)
 			return served, err
@@ -135,6 +147,21 @@ func (t *target) createCRDs(ctx context.Context, c *Clients, cfg *Config) error 
 		}
 	}
 	return nil
+}
+
+// sourceCRD is the source cluster's CRD as the target is given it: its spec, its name, the
+// reenactment's label; the source's metadata and status left out.
+func sourceCRD(crd *unstructured.Unstructured, name string) *unstructured.Unstructured {
+	labels := map[string]any{Label: name}
+	spec, _ := crd.Object["spec"].(map[string]any)
+	spec = runtime.DeepCopyJSON(spec)
+	// A conversion webhook is a service of the source cluster: the target has none.
+	delete(spec, "conversion")
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": crd.GetName(), "labels": labels},
+		"spec":     spec,
+	}}
 }
 
 // crdFor is a CRD for r that keeps every field (x-kubernetes-preserve-unknown-fields).

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -428,5 +429,80 @@ func awaitGone(t *testing.T, get func() error, what string) {
 	})
 	if err != nil {
 		t.Fatalf("%s still there after %s", what, await)
+	}
+}
+
+// mergedKubeconfig writes a kubeconfig holding each cluster as a context of the given name.
+func mergedKubeconfig(t *testing.T, clusters map[string]*testenv.Cluster) string {
+	t.Helper()
+	out := clientcmdapi.NewConfig()
+	for name, c := range clusters {
+		cfg, err := clientcmd.LoadFromFile(c.KubeconfigPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kc := cfg.Contexts[cfg.CurrentContext]
+		out.Clusters[name] = cfg.Clusters[kc.Cluster]
+		out.AuthInfos[name] = cfg.AuthInfos[kc.AuthInfo]
+		out.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*out, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A CRD the target lacks is copied from the source cluster (--crds-from-context): its own schema
+// and columns, not one made from the recording. Source: the real control plane; target: the
+// shared cluster.
+func TestReenactCRDFromSource(t *testing.T) {
+	ctx := context.Background()
+	src, dst := realControlPlane(t), cluster
+	crd := gizmoCRD()
+	crd.Spec.Group = "source.e2e.example.com"
+	crd.Name = "gizmos." + crd.Spec.Group
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["teeth"] = apiextensionsv1.JSONSchemaProps{Type: "integer"}
+	if err := src.InstallCRD(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	ns := newNamespace(t, src)
+	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: "gizmos"}
+	g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": crd.Spec.Group + "/v1", "kind": "Gizmo",
+		"metadata": map[string]any{"name": "g1"}, "spec": map[string]any{"teeth": int64(7)}}}
+	if _, err := src.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "gizmos.ndjson")
+	p := src.RunPlugin(t, ctx, "watch", "gizmos."+crd.Spec.Group, "-n", ns, "-o", "json", "--record", rec)
+	p.AwaitJSON(t, await, is("Synced", ""))
+	_ = p.Signal(os.Interrupt)
+	if code, err := p.Wait(); err != nil || code != 0 {
+		t.Fatalf("recording: exit %d, %v", code, err)
+	}
+	kc := mergedKubeconfig(t, map[string]*testenv.Cluster{"source": src, "target": dst})
+	r := dst.RunPluginAs(t, ctx, kc, "reenact", rec, "--context", "target", "--crds-from-context", "source", "--name", "from-source", "--settle", "1s", "-o", "json")
+	if code, err := r.Wait(); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v; stderr:\n%s", code, err, r.Stderr())
+	}
+	if !strings.Contains(r.Stderr(), "reenact: created CRD "+crd.Name+" from the source cluster") {
+		t.Errorf("stderr: %s", r.Stderr())
+	}
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	got, err := dst.Dynamic.Resource(crds).Get(ctx, crd.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ := unstructured.NestedSlice(got.Object, "spec", "versions")
+	teeth, _, _ := unstructured.NestedString(versions[0].(map[string]any), "schema", "openAPIV3Schema", "properties", "spec", "properties", "teeth", "type")
+	if teeth != "integer" || got.GetLabels()[reenactLabel] != "from-source" {
+		t.Errorf("the target's CRD is not the source's (spec.teeth %q, labels %v)", teeth, got.GetLabels())
+	}
+	if _, err := dst.Dynamic.Resource(gvr).Namespace(ns+"-from-source").Get(ctx, "g1", metav1.GetOptions{}); err != nil {
+		t.Errorf("the reenacted Gizmo: %v", err)
+	}
+	cl := dst.RunPluginAs(t, ctx, kc, "reenact", rec, "--context", "target", "--cleanup", "--name", "from-source")
+	if code, err := cl.Wait(); err != nil || code != 0 {
+		t.Fatalf("--cleanup: exit %d, %v; stderr:\n%s", code, err, cl.Stderr())
 	}
 }
