@@ -37,6 +37,8 @@ type Stats struct {
 	Already, Conflicts, Missing int
 	// NoOps counts recorded updates that changed nothing a client writes.
 	NoOps int
+	// Unplayed counts the steps not reached: the run was stopped first.
+	Unplayed int
 	// RVs is the recorded -> reenacted resourceVersion map, in the order of the writes.
 	RVs []RV
 }
@@ -109,11 +111,10 @@ func (p *player) play(ctx context.Context, plan *Plan) error {
 	for i := range plan.Steps {
 		s := &plan.Steps[i]
 		if pacer != nil {
-			if err := pacer.Wait(ctx, s.Time, func() error { return nil }); err != nil {
-				return nil //nolint:nilerr // the run was stopped: what was played is reported
-			}
+			_ = pacer.Wait(ctx, s.Time, func() error { return nil })
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil { // the run was stopped: what was played is reported
+			p.stats.Unplayed = len(plan.Steps) - i
 			return nil
 		}
 		var err error
@@ -295,6 +296,9 @@ func (s *Stats) report(cfg *Config) {
 	}
 	fmt.Fprintf(cfg.Log, "reenact: %d conflicts: %d writes the target already held (not written), %d over values the target had changed (written as recorded), %d of objects the target did not have\n",
 		s.Conflicted(), s.Already, s.Conflicts, s.Missing)
+	if s.Unplayed > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: stopped before the last %d recorded writes\n", s.Unplayed)
+	}
 	if s.NoOps > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: %d recorded updates changed nothing a client writes (not played)\n", s.NoOps)
 	}
