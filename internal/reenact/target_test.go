@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	fakediscovery "k8s.io/client-go/discovery/fake"
@@ -84,5 +85,41 @@ func TestPrepare(t *testing.T) {
 				t.Error("widgets have a status subresource (served, or recorded status writes)")
 			}
 		})
+	}
+}
+
+// A CRD the target lacks is the source cluster's (its spec, less a conversion webhook), when a
+// source is given.
+func TestPrepareCRDFromSource(t *testing.T) {
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com", "uid": "src-uid", "resourceVersion": "9"},
+		"spec": map[string]any{"group": "example.com", "scope": "Namespaced",
+			"conversion": map[string]any{"strategy": "Webhook"},
+			"versions":   []any{map[string]any{"name": "v1", "schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "description": "the source's"}}}}},
+	}}
+	src := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{crdGVR: "CustomResourceDefinitionList"}, crd)
+	c, _ := fakeTarget(t, false)
+	cfg := &Config{Name: "r1", Log: io.Discard, CRDSource: src}
+	tg, err := prepare(context.Background(), c, cfg, NewPlan(recordedEvents()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tg.copied) != 1 || tg.copied[0] == nil {
+		t.Fatalf("copied %v", tg.copied)
+	}
+	got := tg.copied[0]
+	if _, has, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "conversion"); has {
+		t.Error("the source's conversion webhook was kept")
+	}
+	if got.GetUID() != "" || got.GetResourceVersion() != "" || got.GetLabels()[Label] != "r1" {
+		t.Errorf("metadata %v", got.Object["metadata"])
+	}
+	if _, has, _ := unstructured.NestedFieldNoCopy(crd.Object, "spec", "conversion"); !has {
+		t.Error("the source's object was changed")
+	}
+	vs, _, _ := unstructured.NestedSlice(got.Object, "spec", "versions")
+	if d, _, _ := unstructured.NestedString(vs[0].(map[string]any), "schema", "openAPIV3Schema", "description"); d != "the source's" {
+		t.Errorf("schema not the source's: %v", vs)
 	}
 }
