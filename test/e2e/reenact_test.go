@@ -345,22 +345,7 @@ func TestReenactBadInput(t *testing.T) {
 	})
 	t.Run("resource the target lacks", func(t *testing.T) {
 		gizmos := gizmoCRD()
-		if err := c.InstallCRD(ctx, gizmos); err != nil {
-			t.Fatal(err)
-		}
-		gvr := schema.GroupVersionResource{Group: gizmos.Spec.Group, Version: "v1", Resource: "gizmos"}
-		g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": gizmos.Spec.Group + "/v1", "kind": "Gizmo",
-			"metadata": map[string]any{"name": "g1"}, "spec": map[string]any{"teeth": int64(12)}}}
-		if _, err := c.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		grec := filepath.Join(t.TempDir(), "gizmos.ndjson")
-		p := c.RunPlugin(t, ctx, "watch", "gizmos."+gizmos.Spec.Group, "-n", ns, "-o", "json", "--record", grec)
-		p.AwaitJSON(t, await, is("Synced", ""))
-		_ = p.Signal(os.Interrupt)
-		if code, err := p.Wait(); err != nil || code != 0 {
-			t.Fatalf("recording: exit %d, %v", code, err)
-		}
+		gvr, grec := recordGizmo(t, c, gizmos, ns, 12)
 		deleteCRD(t, c, gizmos.Name, gvr)
 		runFails(t, c, `the server doesn't have a resource type "gizmos.v1.`+gizmos.Spec.Group+`"`, grec, "--context", kctx, "--namespace-map", mapping, "--name", "nothing")
 		assertNothingWritten(t, c, target)
@@ -393,6 +378,30 @@ func TestReenactBadInput(t *testing.T) {
 			}, "CRD "+gizmos.Name)
 		}
 	})
+}
+
+// recordGizmo installs crd in c, creates Gizmo g1 in ns with spec.teeth, and records the
+// resource's initial list; it returns the resource and the recording.
+func recordGizmo(t *testing.T, c *testenv.Cluster, crd *apiextensionsv1.CustomResourceDefinition, ns string, teeth int64) (schema.GroupVersionResource, string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.InstallCRD(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: "gizmos"}
+	g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": crd.Spec.Group + "/v1", "kind": "Gizmo",
+		"metadata": map[string]any{"name": "g1"}, "spec": map[string]any{"teeth": teeth}}}
+	if _, err := c.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "gizmos.ndjson")
+	p := c.RunPlugin(t, ctx, "watch", "gizmos."+crd.Spec.Group, "-n", ns, "-o", "json", "--record", rec)
+	p.AwaitJSON(t, await, is("Synced", ""))
+	_ = p.Signal(os.Interrupt)
+	if code, err := p.Wait(); err != nil || code != 0 {
+		t.Fatalf("recording: exit %d, %v", code, err)
+	}
+	return gvr, rec
 }
 
 // gizmoCRD is a namespaced CRD that only TestReenactBadInput installs, and deletes.
@@ -463,23 +472,8 @@ func TestReenactCRDFromSource(t *testing.T) {
 	crd.Spec.Group = "source.e2e.example.com"
 	crd.Name = "gizmos." + crd.Spec.Group
 	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["teeth"] = apiextensionsv1.JSONSchemaProps{Type: "integer"}
-	if err := src.InstallCRD(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
 	ns := newNamespace(t, src)
-	gvr := schema.GroupVersionResource{Group: crd.Spec.Group, Version: "v1", Resource: "gizmos"}
-	g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": crd.Spec.Group + "/v1", "kind": "Gizmo",
-		"metadata": map[string]any{"name": "g1"}, "spec": map[string]any{"teeth": int64(7)}}}
-	if _, err := src.Dynamic.Resource(gvr).Namespace(ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rec := filepath.Join(t.TempDir(), "gizmos.ndjson")
-	p := src.RunPlugin(t, ctx, "watch", "gizmos."+crd.Spec.Group, "-n", ns, "-o", "json", "--record", rec)
-	p.AwaitJSON(t, await, is("Synced", ""))
-	_ = p.Signal(os.Interrupt)
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("recording: exit %d, %v", code, err)
-	}
+	gvr, rec := recordGizmo(t, src, crd, ns, 7)
 	kc := mergedKubeconfig(t, map[string]*testenv.Cluster{"source": src, "target": dst})
 	r := dst.RunPluginAs(t, ctx, kc, "reenact", rec, "--context", "target", "--crds-from-context", "source", "--name", "from-source", "--settle", "1s", "-o", "json")
 	if code, err := r.Wait(); err != nil || code != 0 {
