@@ -189,6 +189,9 @@ func writable(obj *unstructured.Unstructured, namespace, label, name string, uid
 	if namespace != "" {
 		out.SetNamespace(namespace)
 	}
+	if out.GetAPIVersion() == "v1" && out.GetKind() == "Service" {
+		serviceAllocations(out.Object)
+	}
 	labels := out.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
@@ -211,6 +214,27 @@ func writable(obj *unstructured.Unstructured, namespace, label, name string, uid
 		}
 	}
 	return out
+}
+
+// serviceAllocations removes what the source cluster allocated to a Service (cluster IPs from its
+// service CIDR, node ports, the health-check node port): the target allocates its own. A
+// headless Service keeps clusterIP None.
+func serviceAllocations(obj map[string]any) {
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		return
+	}
+	if ip, _ := spec["clusterIP"].(string); ip != "None" {
+		delete(spec, "clusterIP")
+		delete(spec, "clusterIPs")
+	}
+	delete(spec, "healthCheckNodePort")
+	ports, _ := spec["ports"].([]any)
+	for _, p := range ports {
+		if pm, ok := p.(map[string]any); ok {
+			delete(pm, "nodePort")
+		}
+	}
 }
 
 // mergePatch is the JSON merge patch (RFC 7386) that turns old into cur: changed and added keys

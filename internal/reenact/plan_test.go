@@ -229,3 +229,26 @@ func TestCompareEscapes(t *testing.T) {
 		t.Errorf("a control character reached the output: %q", b.String())
 	}
 }
+
+// A Service gets the target's own cluster IPs and node ports; a headless one stays headless.
+func TestWritableService(t *testing.T) {
+	svc := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "web", "namespace": "demo"},
+		"spec": map[string]any{"clusterIP": "10.96.0.12", "clusterIPs": []any{"10.96.0.12"}, "type": "NodePort",
+			"ports": []any{map[string]any{"port": int64(80), "nodePort": int64(30080)}}}}}
+	w := writable(svc, "repro", Label, "r1", nil)
+	spec := w.Object["spec"].(map[string]any)
+	if _, ok := spec["clusterIP"]; ok {
+		t.Errorf("clusterIP kept: %v", spec)
+	}
+	if _, ok := spec["ports"].([]any)[0].(map[string]any)["nodePort"]; ok {
+		t.Errorf("nodePort kept: %v", spec)
+	}
+	if svc.Object["spec"].(map[string]any)["clusterIP"] != "10.96.0.12" {
+		t.Error("the recorded Service was changed")
+	}
+	svc.Object["spec"].(map[string]any)["clusterIP"] = "None"
+	if ip := writable(svc, "repro", Label, "r1", nil).Object["spec"].(map[string]any)["clusterIP"]; ip != "None" {
+		t.Errorf("headless clusterIP %v", ip)
+	}
+}
