@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -67,14 +65,11 @@ func TestReenactBadInput(t *testing.T) {
 	ctx := context.Background()
 	kctx := kubeContext(t, c)
 	ns := newNamespace(t, c)
-	createWidget(t, c, ns, "w", "", 1)
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w", Size: 1})
 	rec := filepath.Join(t.TempDir(), "widgets.ndjson")
 	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--record", rec)
 	p.AwaitJSON(t, await, is("Synced", ""))
-	_ = p.Signal(os.Interrupt)
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("recording: exit %d, %v", code, err)
-	}
+	p.Stop(t)
 	target := ns + "-x"
 	mapping := ns + "=" + target
 
@@ -83,7 +78,11 @@ func TestReenactBadInput(t *testing.T) {
 		assertNothingWritten(t, c, target)
 	})
 	t.Run("damaged", func(t *testing.T) {
-		lines := readLines(t, rec)
+		raw, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
 		if len(lines) < 3 {
 			t.Fatalf("recording of %d lines", len(lines))
 		}
@@ -149,10 +148,7 @@ func recordGizmo(t *testing.T, c *testenv.Cluster, crd *apiextensionsv1.CustomRe
 	rec := filepath.Join(t.TempDir(), "gizmos.ndjson")
 	p := c.RunPlugin(t, ctx, "watch", "gizmos."+crd.Spec.Group, "-n", ns, "-o", "json", "--record", rec)
 	p.AwaitJSON(t, await, is("Synced", ""))
-	_ = p.Signal(os.Interrupt)
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("recording: exit %d, %v", code, err)
-	}
+	p.Stop(t)
 	return gvr, rec
 }
 
@@ -185,12 +181,7 @@ func deleteCRD(t *testing.T, c *testenv.Cluster, name string, gvr schema.GroupVe
 // awaitGone waits until get returns NotFound.
 func awaitGone(t *testing.T, get func() error, what string) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, await, true, func(context.Context) (bool, error) {
-		return apierrors.IsNotFound(get()), nil
-	})
-	if err != nil {
-		t.Fatalf("%s still there after %s", what, await)
-	}
+	testenv.Eventually(t, await, what+" gone", func() (bool, error) { return apierrors.IsNotFound(get()), nil })
 }
 
 // mergedKubeconfig writes a kubeconfig holding each cluster as a context of the given name.

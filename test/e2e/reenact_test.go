@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,7 +13,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
@@ -50,7 +47,7 @@ func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns string) (string, map[
 		t.Fatal(err)
 	}
 	defer op.Stop()
-	createWidget(t, c, ns, "calm", "", 0)
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "calm"})
 	awaitWidget(t, c, ns, "calm", "its status by widget-operator", func(w *unstructured.Unstructured) bool {
 		ph, _, _ := unstructured.NestedString(w.Object, "status", "phase")
 		return ph != ""
@@ -58,14 +55,9 @@ func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns string) (string, map[
 	rec := filepath.Join(t.TempDir(), "incident.ndjson")
 	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--record", rec, "--hot-loop-window", "3s")
 	p.AwaitJSON(t, await, is("Synced", ""))
-	createWidget(t, c, ns, "loop", "status-loop", 0)
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "loop", Bug: "status-loop"})
 	hot := p.AwaitJSON(t, await, is("HotLoop", "loop"))
-	if err := p.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("the recording's watch: exit %d, %v; stderr: %s", code, err, p.Stderr())
-	}
+	p.Stop(t)
 	return rec, hot
 }
 
@@ -73,17 +65,14 @@ func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns string) (string, map[
 func awaitWidget(t *testing.T, c *testenv.Cluster, ns, name, what string, cond func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
 	t.Helper()
 	var last *unstructured.Unstructured
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, await, true, func(ctx context.Context) (bool, error) {
-		w, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	testenv.Eventually(t, await, fmt.Sprintf("Widget %s/%s with %s", ns, name, what), func() (bool, error) {
+		w, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil //nolint:nilerr // not there yet
 		}
 		last = w
 		return cond(w), nil
 	})
-	if err != nil {
-		t.Fatalf("Widget %s/%s never had %s: %v (last: %v)", ns, name, what, err, last)
-	}
 	return last
 }
 
@@ -132,13 +121,8 @@ func TestReenactStatusLoop(t *testing.T) {
 		if !slices.Contains(managersOf(loop), creator+"/") {
 			t.Errorf("reenacted Widget's managers %v do not name the recorded creator %s", managersOf(loop), creator)
 		}
-		awaitStderr(t, p, "reenact: played 1 initial objects, 1 creates")
-		if err := p.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		if code, err := p.Wait(); err != nil || code != 0 {
-			t.Fatalf("exit %d, %v", code, err)
-		}
+		p.AwaitStderr(t, await, "reenact: played 1 initial objects, 1 creates", func(e string) bool { return strings.Contains(e, "reenact: played 1 initial objects, 1 creates") })
+		p.Stop(t)
 		t.Logf("reenact with the bug on, stderr:\n%s", p.Stderr())
 		// The recorded resourceVersions of the two creates, each with the target's own.
 		for _, name := range []string{"calm", "loop"} {
@@ -165,18 +149,13 @@ func TestReenactStatusLoop(t *testing.T) {
 			"--skip-manager", testenv.OperatorName, "-o", "json", "--hot-loop-window", "3s", "--follow", "--compare", rec)
 		// The fixed operator did reconcile the loop Widget (its status is the operator's)...
 		// (an Added line when that was before the watch listed it, an Updated line after).
-		awaitSeen(t, p, await, "the loop Widget's status by the fixed operator", func(m map[string]any) bool {
+		p.AwaitSeen(t, await, "the loop Widget's status by the fixed operator", func(m map[string]any) bool {
 			return (m["type"] == "Updated" || m["type"] == "Added") && m["name"] == "loop" && slices.Contains(managersOf(objectOf(m)), testenv.OperatorName+"/status")
 		})
-		awaitStderr(t, p, "reenact: played 1 initial objects, 1 creates")
+		p.AwaitStderr(t, await, "reenact: played 1 initial objects, 1 creates", func(e string) bool { return strings.Contains(e, "reenact: played 1 initial objects, 1 creates") })
 		// ...and for two hot-loop windows after it, did not write it again and again.
 		time.Sleep(6 * time.Second)
-		if err := p.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		if code, err := p.Wait(); err != nil || code != 0 {
-			t.Fatalf("exit %d, %v", code, err)
-		}
+		p.Stop(t)
 		for _, l := range p.All() {
 			if strings.Contains(string(l), `"type":"HotLoop"`) {
 				t.Errorf("a HotLoop with the fixed operator: %s", l)
@@ -203,9 +182,8 @@ func TestReenactStatusLoop(t *testing.T) {
 // recordedRV is the resourceVersion of the recorded Widget name's first Added line.
 func recordedRV(t *testing.T, rec, name string) string {
 	t.Helper()
-	for _, l := range readLines(t, rec) {
-		var m map[string]any
-		if jsonLine([]byte(l), &m) == nil && m["type"] == "Added" && m["name"] == name {
+	for _, m := range testenv.ReadNDJSON(t, rec) {
+		if m["type"] == "Added" && m["name"] == name {
 			rv, _ := m["resourceVersion"].(string)
 			return rv
 		}
@@ -217,9 +195,8 @@ func recordedRV(t *testing.T, rec, name string) string {
 // recordedCreator is the field manager of the recorded Widget name's first managedFields entry.
 func recordedCreator(t *testing.T, rec, name string) string {
 	t.Helper()
-	for _, l := range readLines(t, rec) {
-		var m map[string]any
-		if jsonLine([]byte(l), &m) == nil && m["type"] == "Added" && m["name"] == name {
+	for _, m := range testenv.ReadNDJSON(t, rec) {
+		if m["type"] == "Added" && m["name"] == name {
 			if mf := objectOf(m).GetManagedFields(); len(mf) > 0 {
 				return mf[0].Manager
 			}
@@ -227,41 +204,6 @@ func recordedCreator(t *testing.T, rec, name string) string {
 	}
 	t.Fatalf("the recording has no Added line of %s with managedFields", name)
 	return ""
-}
-
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out
-}
-
-// awaitStderr waits until the run's stderr holds s.
-func awaitStderr(t *testing.T, p *testenv.PluginRun, s string) {
-	t.Helper()
-	deadline := time.Now().Add(await)
-	for !strings.Contains(p.Stderr(), s) {
-		select {
-		case <-p.Done():
-			if strings.Contains(p.Stderr(), s) {
-				return
-			}
-			t.Fatalf("kubectl informer exited without %q on stderr:\n%s", s, p.Stderr())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q on stderr after %s:\n%s", s, await, p.Stderr())
-		}
-	}
 }
 
 // The operator's fight with kube-controller-manager over its ReplicaSet's replicas, recorded,
@@ -280,14 +222,11 @@ func TestReenactFight(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "fight.ndjson")
 	p := c.RunPlugin(t, ctx, "watch", "widgets,replicasets", "-n", ns, "-o", "json", "--record", rec)
 	p.AwaitJSON(t, await, is("Synced", ""))
-	createWidget(t, c, ns, "fought", "fight", 1)
-	orig := awaitSeen(t, p, 2*await, "the recorded fight", func(m map[string]any) bool {
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fought", Bug: "fight", Size: 1})
+	orig := p.AwaitSeen(t, 2*await, "the recorded fight", func(m map[string]any) bool {
 		return m["type"] == "HotLoop" && m["resource"] == "replicasets"
 	})
-	_ = p.Signal(os.Interrupt)
-	if code, err := p.Wait(); err != nil || code != 0 {
-		t.Fatalf("recording: exit %d, %v", code, err)
-	}
+	p.Stop(t)
 	_ = op.Stop()
 
 	nsF := ns + "-f"
@@ -298,7 +237,7 @@ func TestReenactFight(t *testing.T) {
 	defer op2.Stop()
 	r := c.RunPlugin(t, ctx, "reenact", rec, "--context", kctx, "--namespace-map", ns+"="+nsF,
 		"--skip-manager", testenv.OperatorName, "--skip-manager", "kube-controller-manager", "-o", "json", "--follow")
-	hot := awaitSeen(t, r, 2*await, "the reenacted fight", func(m map[string]any) bool {
+	hot := r.AwaitSeen(t, 2*await, "the reenacted fight", func(m map[string]any) bool {
 		return m["type"] == "HotLoop" && m["resource"] == "replicasets" && m["namespace"] == nsF
 	})
 	for _, f := range []string{"name", "loop", "reason"} {
@@ -316,9 +255,6 @@ func TestReenactFight(t *testing.T) {
 	if ms := fmt.Sprint(hot["managers"]); !strings.Contains(ms, "kube-controller-manager") || !strings.Contains(ms, testenv.OperatorName) {
 		t.Errorf("reenacted fight managers %s, want kube-controller-manager and %s", ms, testenv.OperatorName)
 	}
-	_ = r.Signal(os.Interrupt)
-	if code, err := r.Wait(); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v", code, err)
-	}
+	r.Stop(t)
 	t.Logf("reenact of the fight, stderr:\n%s", r.Stderr())
 }
