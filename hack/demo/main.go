@@ -16,6 +16,7 @@
 //     go run ./hack/demo -resource rs,pods       # other resources
 //     go run ./hack/demo -generator-only         # just the cluster and the story
 //     go run ./hack/demo -- -o json              # arguments after -- go to the plugin
+//     go run ./hack/demo -cluster-only           # just the cluster: a target for kubectl informer reenact
 package main
 
 import (
@@ -32,6 +33,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -43,7 +45,15 @@ func main() {
 	plugin := flag.String("plugin", "", "kubectl-informer binary (default: build ./cmd/kubectl-informer)")
 	genOnly := flag.Bool("generator-only", false, "run only the cluster and the story")
 	verbose := flag.Bool("v", false, "say every step of the story (always on with -generator-only)")
+	clusterOnly := flag.Bool("cluster-only", false, "start only the control plane, print its kubeconfig and context (a target for kubectl informer reenact --context), and wait for Ctrl-C")
 	flag.Parse()
+	if *clusterOnly {
+		if err := runCluster(); err != nil {
+			fmt.Fprintln(os.Stderr, "demo:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*resource, *plugin, *genOnly, *verbose || *genOnly, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -69,18 +79,12 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 		pluginDir = dir
 	}
 
-	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
 	started := time.Now()
-	c, err := testenv.Start(ctx, testenv.RealControlPlane(2))
+	c, stopCluster, err := startCluster(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		fmt.Fprintln(os.Stderr, "demo: stopping the cluster")
-		if err := c.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "demo: stop:", err)
-		}
-	}()
+	defer stopCluster()
 	c.PluginDir = pluginDir
 	if _, err := c.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
@@ -121,6 +125,41 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 		return nil // Ctrl-C
 	}
 	return fmt.Errorf("kubectl informer exited: %v", err)
+}
+
+// runCluster starts the control plane, says how to reach it, and stops it on Ctrl-C.
+func runCluster() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, stopCluster, err := startCluster(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopCluster()
+	cfg, err := clientcmd.LoadFromFile(c.KubeconfigPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "demo: control plane ready; Ctrl-C stops it. In another terminal:\n\n"+
+		"    kubectl informer reenact RECORDING --kubeconfig %s --context %s --skip-manager YOUR-CONTROLLER\n\n"+
+		"and run your controller with --kubeconfig %s\n", c.KubeconfigPath, cfg.CurrentContext, c.KubeconfigPath)
+	<-ctx.Done()
+	return nil
+}
+
+// startCluster starts the control plane; the function it returns stops it.
+func startCluster(ctx context.Context) (*testenv.Cluster, func(), error) {
+	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
+	c, err := testenv.Start(ctx, testenv.RealControlPlane(2))
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, func() {
+		fmt.Fprintln(os.Stderr, "demo: stopping the cluster")
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: stop:", err)
+		}
+	}, nil
 }
 
 // preparePlugin puts a kubectl-informer into dir: a link to the given binary, or a fresh build.

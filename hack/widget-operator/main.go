@@ -65,18 +65,19 @@ func main() {
 	secure := flag.Bool("metrics-secure", true, "serve /metrics over HTTPS with authentication and authorization (kubebuilder v4's default); false: plain HTTP, open")
 	workers := flag.Int("workers", 1, "concurrent reconciles")
 	namespace := flag.String("namespace", "", "watch only this namespace (default: all)")
+	bugs := flag.Bool("bugs", true, "honour the example.com/bug annotation; false: the fixed build, which ignores it (for kubectl informer reenact's tests)")
 	// controller-runtime's config loader registers --kubeconfig on the default flag set.
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
-	if err := run(*metricsAddr, *secure, *workers, *namespace); err != nil {
+	if err := run(*metricsAddr, *secure, *workers, *namespace, *bugs); err != nil {
 		fmt.Fprintln(os.Stderr, "widget-operator:", err)
 		os.Exit(1)
 	}
 }
 
-func run(metricsAddr string, secure bool, workers int, namespace string) error {
+func run(metricsAddr string, secure bool, workers int, namespace string, bugs bool) error {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
@@ -97,7 +98,7 @@ func run(metricsAddr string, secure bool, workers int, namespace string) error {
 	if err != nil {
 		return err
 	}
-	r := &reconciler{c: client.WithFieldOwner(mgr.GetClient(), FieldManager)}
+	r := &reconciler{c: client.WithFieldOwner(mgr.GetClient(), FieldManager), fixed: !bugs}
 	widget := &unstructured.Unstructured{}
 	widget.SetGroupVersionKind(widgetGVK)
 	err = ctrl.NewControllerManagedBy(mgr).
@@ -126,6 +127,8 @@ func widgetOfReplicaSet(_ context.Context, o client.Object) []reconcile.Request 
 
 type reconciler struct {
 	c client.Client
+	// fixed ignores BugAnnotation: the build with the bugs fixed.
+	fixed bool
 }
 
 func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -146,6 +149,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		color = "blue"
 	}
 	bug := w.GetAnnotations()[BugAnnotation]
+	if r.fixed {
+		bug = ""
+	}
 
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: w.GetNamespace(), Name: w.GetName()}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.c, dep, func() error {

@@ -75,6 +75,7 @@ adds, updates and deletes with their resourceVersions and where each came from
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(configFlags, streams))
 	cmd.AddCommand(NewCmdReplay(configFlags, streams))
+	cmd.AddCommand(NewCmdReenact(configFlags, streams))
 	cmd.AddCommand(NewCmdReport(streams))
 	cmd.AddCommand(NewCmdTop(configFlags, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))

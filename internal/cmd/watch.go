@@ -89,6 +89,9 @@ type WatchOptions struct {
 	resourceArg string
 	name        string
 	namespace   string
+	// onSynced is called once the watched resources' initial lists are in (reenact starts
+	// writing then).
+	onSynced func()
 }
 
 // NewWatchOptions returns options with their defaults.
@@ -553,13 +556,19 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	return r
 }
 
-// observe writes --memprofile's FILE.synced once every watched resource has synced.
+// observe writes --memprofile's FILE.synced and calls onSynced once every watched resource
+// has synced.
 func (r *watchRun) observe(ev *watch.Event) {
-	if ev.Type != watch.Synced || r.o.MemProfile == "" {
+	if ev.Type != watch.Synced {
 		return
 	}
 	if r.synced++; r.synced == r.resources {
-		writeHeapProfile(r.o.MemProfile + ".synced")
+		if r.o.MemProfile != "" {
+			writeHeapProfile(r.o.MemProfile + ".synced")
+		}
+		if r.o.onSynced != nil {
+			r.o.onSynced()
+		}
 	}
 }
 

@@ -40,6 +40,8 @@ type OperatorOptions struct {
 	// MissingRBAC leaves "update widgets/status" out of the operator's ClusterRole: every
 	// reconcile that writes status fails with Forbidden (the missing-permission bug).
 	MissingRBAC bool
+	// Fixed runs the operator's fixed build (--bugs=false): it ignores OperatorBugAnnotation.
+	Fixed bool
 }
 
 // Operator is a running hack/widget-operator.
@@ -126,6 +128,9 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 	}
 	if opts.Namespace != "" {
 		args = append(args, "--namespace="+opts.Namespace)
+	}
+	if opts.Fixed {
+		args = append(args, "--bugs=false")
 	}
 	p, err := c.startComponent(OperatorName, bin, port, args...)
 	if err != nil {

@@ -1,0 +1,268 @@
+package cmd
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/reenact"
+	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
+)
+
+const reenactExample = `  # Replay an incident into namespace repro of a kind cluster, without widget-operator's
+  # recorded writes: the widget-operator build under test, running there, makes its own
+  kubectl informer reenact incident.ndjson --context kind-dev --namespace-map demo=repro --skip-manager widget-operator
+
+  # The same, ten times faster, and at the end: what differs from the recording
+  kubectl informer reenact incident.ndjson --context kind-dev --skip-manager widget-operator --speed 10 --compare incident.ndjson
+
+  # Delete what a reenactment created (its namespaces and labelled objects)
+  kubectl informer reenact incident.ndjson --context kind-dev --cleanup --name r-x7k2p`
+
+// ReenactOptions holds the flags of `kubectl informer reenact`.
+type ReenactOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+
+	Name         string
+	NamespaceMap []string
+	IntoExisting bool
+	Speed        float64
+	SkipManagers []string
+	CreateCRDs   bool
+	CRDsFrom     string
+	Settle       time.Duration
+	Follow       bool
+	Compare      string
+	Cleanup      bool
+	PrintRVs     bool
+
+	// watch is the watch of the reenacted objects: its display flags and --record are
+	// reenact's.
+	watch *WatchOptions
+
+	path string
+	cfg  *reenact.Config
+}
+
+// NewCmdReenact returns `kubectl informer reenact`.
+func NewCmdReenact(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &ReenactOptions{configFlags: configFlags, IOStreams: streams, Speed: 1, Settle: 5 * time.Second,
+		watch: NewWatchOptions(configFlags, streams)}
+	cmd := &cobra.Command{
+		Use:   "reenact RECORDING --context CONTEXT",
+		Short: "Play a recorded incident into a cluster, without your controller's writes, and watch it",
+		Long: templates.LongDesc(`Play a recording (kubectl informer watch --record) into the cluster of --context:
+the objects as they stood at its start, then every recorded create, update and delete, in
+order and at the recorded pace, each with its recorded writer's field manager. Writes of the
+managers named by --skip-manager are left out, so that the controller under test, running
+against that cluster, makes its own. The reenacted objects are watched as 'watch' does.
+
+It writes only into namespaces it creates, labels everything it creates with
+kubectl-informer.dev/reenactment=NAME, and never uses the current context implicitly.`),
+		Example: templates.Examples(reenactExample),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return errors.New("reenact takes one RECORDING (a file written by kubectl informer watch --record); see 'kubectl informer reenact -h'")
+			}
+			return nil
+		},
+		RunE: runE(o),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Name, "name", "", "The reenactment's name: the value of its label on what it creates, and the default suffix of its namespaces (default: r-<random>).")
+	f.StringSliceVar(&o.NamespaceMap, "namespace-map", nil, "Where a recorded namespace's objects go, FROM=TO (repeatable); default: FROM-<name>.")
+	f.BoolVar(&o.IntoExisting, "into-existing", false, "Allow writing into target namespaces that exist already (by default only into namespaces the reenactment creates).")
+	f.Float64Var(&o.Speed, "speed", o.Speed, "1: at the recorded pace (real time); 10: ten times faster; 0: as fast as possible.")
+	f.StringArrayVar(&o.SkipManagers, "skip-manager", nil, "Do not play the writes of this field manager (repeatable): the controller under test makes its own.")
+	f.BoolVar(&o.CreateCRDs, "create-crds", false, "Create a CRD from the recording for a custom resource the cluster does not serve (its schema keeps every field).")
+	f.StringVar(&o.CRDsFrom, "crds-from-context", "", "Copy a CRD the cluster does not serve from the cluster of this context (the source; only read).")
+	f.DurationVar(&o.Settle, "settle", o.Settle, "How long to keep watching after the last recorded write was played.")
+	f.BoolVar(&o.Follow, "follow", false, "Keep watching after the last write and --settle, until interrupted.")
+	f.StringVar(&o.Compare, "compare", "", "At the end, compare the reenactment with this recording (usually RECORDING itself): updates per object and per writer, hot loops in one and not the other.")
+	f.BoolVar(&o.Cleanup, "cleanup", false, "Delete what the reenactment --name created (every reenactment's, without --name) instead of playing.")
+	f.BoolVar(&o.PrintRVs, "print-rv-map", false, "At the end, print each recorded resourceVersion and the one its reenacted write made.")
+	f.StringVar(&o.watch.Record, "record", "", "Also write the reenactment's stream to this file, as watch --record does.")
+	o.watch.Display.AddFlags(cmd)
+	return cmd
+}
+
+// Complete takes the recording's path.
+func (o *ReenactOptions) Complete(_ *cobra.Command, args []string) error {
+	o.path = args[0]
+	return nil
+}
+
+// Validate checks the flags; the context is named explicitly before anything else is done.
+func (o *ReenactOptions) Validate() error {
+	if o.configFlags.Context == nil || *o.configFlags.Context == "" {
+		return errors.New("reenact writes to a cluster: name its context with --context (the current context is never used implicitly); nothing was written")
+	}
+	name := o.Name // --cleanup without --name: every reenactment's
+	if name == "" {
+		name = "r-" + strings.ToLower(rand.Text()[:5])
+	}
+	nsMap := map[string]string{}
+	for _, m := range o.NamespaceMap {
+		from, to, ok := strings.Cut(m, "=")
+		if !ok {
+			return fmt.Errorf("--namespace-map %q: want FROM=TO (e.g. demo=repro)", m)
+		}
+		nsMap[from] = to
+	}
+	o.cfg = &reenact.Config{Name: name, NamespaceMap: nsMap, IntoExisting: o.IntoExisting, Speed: o.Speed,
+		SkipManagers: o.SkipManagers, CreateCRDs: o.CreateCRDs, Log: o.ErrOut, PrintRVs: o.PrintRVs}
+	if err := o.cfg.Validate(); err != nil {
+		return err
+	}
+	if o.Settle < 0 {
+		return fmt.Errorf("--settle must be >= 0, got %s", o.Settle)
+	}
+	return o.watch.Display.Validate()
+}
+
+// Run reads the recording, then plays it and watches the reenacted objects (or cleans up).
+func (o *ReenactOptions) Run(ctx context.Context) error {
+	if err := checkKubeconfig(o.configFlags); err != nil {
+		return err
+	}
+	plan, err := reenact.Load(o.path)
+	if err != nil {
+		return err
+	}
+	restCfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	clients, err := reenact.NewClients(restCfg)
+	if err != nil {
+		return err
+	}
+	if o.CRDsFrom != "" {
+		if o.cfg.CRDSource, err = o.sourceClient(); err != nil {
+			return err
+		}
+	}
+	if o.Cleanup {
+		n, err := reenact.Cleanup(ctx, clients, plan, o.Name)
+		fmt.Fprintf(o.ErrOut, "reenact: deleted %d objects and namespaces\n", n)
+		return err
+	}
+	if o.Compare != "" && o.watch.Record == "" {
+		dir, err := os.MkdirTemp("", "kubectl-informer-reenact-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		o.watch.Record = filepath.Join(dir, "reenacted.ndjson")
+	}
+	if err := o.play(ctx, clients, plan); err != nil {
+		return err
+	}
+	if o.Compare != "" {
+		return o.compare()
+	}
+	return nil
+}
+
+// play prepares the target, starts the watch of the reenacted objects and, once its initial
+// lists are in, plays the recording; then it watches until --settle has passed (or, --follow,
+// until interrupted).
+func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, plan *reenact.Plan) error {
+	r, err := reenact.Prepare(ctx, clients, o.cfg, plan)
+	if err != nil {
+		return err
+	}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	synced := make(chan struct{})
+	watched := make(chan error, 1)
+	go func() { watched <- o.runWatch(watchCtx, plan, func() { close(synced) }) }()
+	select {
+	case err := <-watched: // the watch failed, or was interrupted, before its lists were in
+		return err
+	case <-synced:
+	}
+	fmt.Fprintf(o.ErrOut, "reenact: reenactment %s into %s (context %s): playing %d initial objects and %d writes\n",
+		o.cfg.Name, strings.Join(o.cfg.TargetNamespaces(plan), ", "), *o.configFlags.Context, len(plan.Initial), len(plan.Steps))
+	playCtx, stopPlaying := context.WithCancel(ctx)
+	defer stopPlaying()
+	played := make(chan error, 1)
+	go func() {
+		_, err := r.Play(playCtx)
+		played <- err
+	}()
+	var playErr error
+	select {
+	case playErr = <-played:
+	case err := <-watched: // the watch failed (or was interrupted): stop playing
+		stopPlaying()
+		<-played
+		return err
+	}
+	if playErr == nil && !o.Follow {
+		select {
+		case <-time.After(o.Settle):
+		case <-ctx.Done():
+		}
+		stopWatching()
+	}
+	if err := <-watched; err != nil {
+		return err
+	}
+	return playErr
+}
+
+// runWatch watches the reenacted objects as `kubectl informer watch` does: in the one target
+// namespace, or, with several, across namespaces by the reenactment's label.
+func (o *ReenactOptions) runWatch(ctx context.Context, plan *reenact.Plan, synced func()) error {
+	w := o.watch
+	w.resourceArg, w.onSynced = reenact.WatchArg(plan), synced
+	switch nss := o.cfg.TargetNamespaces(plan); len(nss) {
+	case 1:
+		w.namespace = nss[0]
+	default:
+		w.AllNamespaces, w.LabelSelector = true, reenact.Label+"="+o.cfg.Name
+	}
+	if err := w.Validate(); err != nil {
+		return err
+	}
+	return w.Run(ctx)
+}
+
+// sourceClient reads the cluster of --crds-from-context, with the same kubeconfig.
+func (o *ReenactOptions) sourceClient() (dynamic.Interface, error) {
+	src := genericclioptions.NewConfigFlags(true)
+	src.KubeConfig, src.Context = o.configFlags.KubeConfig, &o.CRDsFrom
+	cfg, err := src.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("--crds-from-context %s: %w", o.CRDsFrom, err)
+	}
+	return reenact.NewSourceClient(cfg)
+}
+
+// compare prints what differs between --compare's recording and the reenactment's.
+func (o *ReenactOptions) compare() error {
+	orig, err := replay.Open(o.Compare)
+	if err != nil {
+		return fmt.Errorf("--compare: %w", err)
+	}
+	re, err := replay.Open(o.watch.Record)
+	if err != nil {
+		return fmt.Errorf("reading the reenactment's recording: %w", err)
+	}
+	reenact.Compare(o.ErrOut, reenact.NewTally(orig.Events, o.cfg.TargetNamespace), reenact.NewTally(re.Events, nil), o.SkipManagers)
+	return nil
+}

@@ -1,0 +1,310 @@
+package reenact
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
+)
+
+// RV pairs a recorded resourceVersion with the one the reenacted write made.
+type RV struct {
+	Resource, Namespace, Name string
+	Recorded, Reenacted       string
+}
+
+// Stats counts what a reenactment did.
+type Stats struct {
+	Initial, Created, Updated, Deleted int
+	// Skipped counts the writes of --skip-manager managers left out, by manager.
+	Skipped map[string]int
+	// Already counts writes the target already held (the controller under test wrote it, or
+	// created the object): not written. Conflicts counts writes whose fields the target held
+	// with other values than the recording had before them (written anyway). Missing counts
+	// updates and deletes of objects the target does not have (their create was skipped).
+	Already, Conflicts, Missing int
+	// NoOps counts recorded updates that changed nothing a client writes.
+	NoOps int
+	// Unplayed counts the steps not reached: the run was stopped first.
+	Unplayed int
+	// RVs is the recorded -> reenacted resourceVersion map, in the order of the writes.
+	RVs []RV
+}
+
+// Conflicted is every write that met the controller under test: already there, or diverged.
+func (s *Stats) Conflicted() int { return s.Already + s.Conflicts + s.Missing }
+
+type player struct {
+	c     *Clients
+	cfg   *Config
+	t     *target
+	stats *Stats
+	uids  map[string]string // recorded uid -> reenacted uid
+}
+
+func newPlayer(c *Clients, cfg *Config, t *target) *player {
+	return &player{c: c, cfg: cfg, t: t, stats: &Stats{Skipped: map[string]int{}}, uids: map[string]string{}}
+}
+
+func (p *player) client(s *Step) dynamic.ResourceInterface {
+	r := p.c.Dynamic.Resource(s.Resource.GVR())
+	if s.Resource.Namespaced || s.Namespace != "" {
+		return r.Namespace(p.cfg.TargetNamespace(s.Namespace))
+	}
+	return r
+}
+
+// initial creates the objects of the initial lists, owners first where the recording has them
+// in another order (a second pass for those whose owners came later).
+func (p *player) initial(ctx context.Context, steps []Step) error {
+	pending := steps
+	for pass := 0; pass < 3 && len(pending) > 0; pass++ {
+		var later []Step
+		for _, s := range pending {
+			if pass < 2 && p.ownerPending(&s, pending) {
+				later = append(later, s)
+				continue
+			}
+			if err := p.create(ctx, &s, true); err != nil {
+				return err
+			}
+		}
+		pending = later
+	}
+	return nil
+}
+
+// ownerPending reports whether an owner of s is among steps and not created yet.
+func (p *player) ownerPending(s *Step, steps []Step) bool {
+	for _, o := range s.Object.GetOwnerReferences() {
+		if _, done := p.uids[string(o.UID)]; done {
+			continue
+		}
+		for _, other := range steps {
+			if other.Object.GetUID() == o.UID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// play plays the steps at the recorded pace.
+func (p *player) play(ctx context.Context, plan *Plan) error {
+	var pacer *replay.Pacer
+	if p.cfg.Speed > 0 {
+		pacer = &replay.Pacer{Speed: p.cfg.Speed}
+		pacer.Delay(plan.Start, time.Now()) // the origin: the initial lists were in
+	}
+	for i := range plan.Steps {
+		s := &plan.Steps[i]
+		if pacer != nil {
+			_ = pacer.Wait(ctx, s.Time, func() error { return nil })
+		}
+		if ctx.Err() != nil { // the run was stopped: what was played is reported
+			p.stats.Unplayed = len(plan.Steps) - i
+			return nil
+		}
+		var err error
+		switch s.Op {
+		case OpCreate:
+			err = p.create(ctx, s, false)
+		case OpUpdate:
+			err = p.update(ctx, s)
+		case OpDelete:
+			err = p.delete(ctx, s)
+		}
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// create creates s's object with its creator's field manager, then its status through the
+// status subresource with the status writer's, when the resource has one.
+func (p *player) create(ctx context.Context, s *Step, initial bool) error {
+	if p.cfg.skips(s.Manager) {
+		p.stats.Skipped[s.Manager]++
+		return nil
+	}
+	obj := writable(s.Object, p.cfg.TargetNamespace(s.Namespace), Label, p.cfg.Name, p.uids)
+	out, err := p.client(s).Create(ctx, obj, metav1.CreateOptions{FieldManager: s.Manager})
+	if apierrors.IsAlreadyExists(err) {
+		p.stats.Already++
+		if cur, gerr := p.client(s).Get(ctx, s.Name, metav1.GetOptions{}); gerr == nil {
+			p.uids[string(s.Object.GetUID())] = string(cur.GetUID())
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("creating %s %s: %w", s.Resource.Resource, p.key(s), err)
+	}
+	p.uids[string(s.Object.GetUID())] = string(out.GetUID())
+	if initial {
+		p.stats.Initial++
+	} else {
+		p.stats.Created++
+	}
+	p.rv(s, out)
+	status, has, _ := unstructured.NestedFieldNoCopy(s.Object.Object, "status")
+	sm := statusManager(s.Object)
+	if !has || !p.t.status[s.Resource.GVR()] || sm == "" {
+		return nil
+	}
+	if p.cfg.skips(sm) {
+		p.stats.Skipped[sm]++
+		return nil
+	}
+	out, err = p.patch(ctx, s, map[string]any{"status": status}, sm, "status")
+	if err != nil {
+		return fmt.Errorf("writing the status of %s %s: %w", s.Resource.Resource, p.key(s), err)
+	}
+	p.rv(s, out)
+	return nil
+}
+
+// update plays a recorded update as the merge patch from the recorded old object to the new
+// one, through the subresource the recorded write used, with its writer's field manager.
+func (p *player) update(ctx context.Context, s *Step) error {
+	if p.cfg.skips(s.Manager) {
+		p.stats.Skipped[s.Manager]++
+		return nil
+	}
+	ns := p.cfg.TargetNamespace(s.Namespace)
+	old := writable(s.Old, ns, Label, p.cfg.Name, p.uids)
+	cur := writable(s.Object, ns, Label, p.cfg.Name, p.uids)
+	patch := mergePatch(old.Object, cur.Object)
+	undo := mergePatch(cur.Object, old.Object)
+	sub := ""
+	if p.t.status[s.Resource.GVR()] {
+		main, status := split(patch)
+		patch = main
+		if s.Subresource == "status" {
+			patch, sub = status, "status"
+		}
+	}
+	if len(patch) == 0 {
+		p.stats.NoOps++
+		return nil
+	}
+	target, err := p.client(s).Get(ctx, s.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		p.stats.Missing++
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s %s: %w", s.Resource.Resource, p.key(s), err)
+	}
+	if applied(target.Object, patch) {
+		p.stats.Already++
+		return nil
+	}
+	// The target moved on from what the recorded writer saw: said, and written as recorded.
+	if !applied(target.Object, restrict(undo, patch)) {
+		p.stats.Conflicts++
+	}
+	out, err := p.patch(ctx, s, patch, s.Manager, sub)
+	if apierrors.IsNotFound(err) {
+		p.stats.Missing++
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("updating %s %s as %s: %w", s.Resource.Resource, p.key(s), s.Manager, err)
+	}
+	p.stats.Updated++
+	p.rv(s, out)
+	return nil
+}
+
+// restrict keeps the keys of undo that patch writes.
+func restrict(undo, patch map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range patch {
+		u, ok := undo[k]
+		if !ok {
+			continue
+		}
+		um, uIsMap := u.(map[string]any)
+		pm, pIsMap := v.(map[string]any)
+		if uIsMap && pIsMap {
+			out[k] = restrict(um, pm)
+			continue
+		}
+		out[k] = u
+	}
+	return out
+}
+
+func (p *player) delete(ctx context.Context, s *Step) error {
+	err := p.client(s).Delete(ctx, s.Name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		p.stats.Missing++
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deleting %s %s: %w", s.Resource.Resource, p.key(s), err)
+	}
+	p.stats.Deleted++
+	return nil
+}
+
+func (p *player) patch(ctx context.Context, s *Step, patch map[string]any, manager, sub string) (*unstructured.Unstructured, error) {
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return nil, err
+	}
+	var subs []string
+	if sub != "" {
+		subs = []string{sub}
+	}
+	return p.client(s).Patch(ctx, s.Name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: manager}, subs...)
+}
+
+func (p *player) rv(s *Step, out *unstructured.Unstructured) {
+	p.stats.RVs = append(p.stats.RVs, RV{Resource: s.Resource.Resource, Namespace: p.cfg.TargetNamespace(s.Namespace), Name: s.Name, Recorded: s.RecordedRV, Reenacted: out.GetResourceVersion()})
+}
+
+func (p *player) key(s *Step) string {
+	if ns := p.cfg.TargetNamespace(s.Namespace); ns != "" {
+		return ns + "/" + s.Name
+	}
+	return s.Name
+}
+
+// report says what was played, skipped and met on cfg.Log.
+func (s *Stats) report(cfg *Config) {
+	fmt.Fprintf(cfg.Log, "reenact: played %d initial objects, %d creates, %d updates, %d deletes\n", s.Initial, s.Created, s.Updated, s.Deleted)
+	if len(s.Skipped) > 0 {
+		var parts []string
+		for _, m := range slices.Sorted(maps.Keys(s.Skipped)) {
+			parts = append(parts, fmt.Sprintf("%d by %s", s.Skipped[m], printer.Escape(m)))
+		}
+		fmt.Fprintf(cfg.Log, "reenact: skipped %s (--skip-manager)\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(cfg.Log, "reenact: %d conflicts: %d writes the target already held (not written), %d over values the target had changed (written as recorded), %d of objects the target did not have\n",
+		s.Conflicted(), s.Already, s.Conflicts, s.Missing)
+	if s.Unplayed > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: stopped before the last %d recorded writes\n", s.Unplayed)
+	}
+	if s.NoOps > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: %d recorded updates changed nothing a client writes (not played)\n", s.NoOps)
+	}
+	if cfg.PrintRVs {
+		for _, rv := range s.RVs {
+			fmt.Fprintln(cfg.Log, printer.Escape(fmt.Sprintf("reenact: resourceVersion %s -> %s (%s %s/%s)", rv.Recorded, rv.Reenacted, rv.Resource, rv.Namespace, rv.Name)))
+		}
+	}
+}
