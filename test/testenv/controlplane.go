@@ -49,6 +49,8 @@ type Component struct {
 	err  error // set before done is closed
 	once sync.Once
 	stop time.Duration
+	// logFile is the copy of its output in Options.LogDir, closed when it exits.
+	logFile *os.File
 }
 
 // URL is https://127.0.0.1:Port/ + path.
@@ -98,6 +100,14 @@ func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*C
 	if w := c.opts.ControlPlaneOutput; w != nil {
 		out = w
 	}
+	if c.opts.LogDir != "" {
+		f, err := os.OpenFile(filepath.Join(c.opts.LogDir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		p.logFile = f
+		out = io.MultiWriter(out, f)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = out, out
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -109,6 +119,9 @@ func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*C
 	}
 	go func() {
 		p.err = p.cmd.Wait()
+		if p.logFile != nil {
+			_ = p.logFile.Close()
+		}
 		close(p.done)
 	}()
 	c.components = append(c.components, p)
@@ -142,7 +155,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 	}
 	certDir := c.Env.ControlPlane.APIServer.CertDir
 	if c.opts.Controllers {
-		p, err := c.startServing(ctx, ControllerManager, assets,
+		p, err := c.startServing(ctx, ControllerManager, assets, append([]string{
 			// One identity for all controllers, so their writes carry the field manager
 			// kube-controller-manager as in most clusters' audit of it.
 			"--use-service-account-credentials=false",
@@ -151,6 +164,7 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 			"--root-ca-file="+caFile,
 			// Pods of a namespace being deleted, nodes that stop beating: act at once.
 			"--concurrent-gc-syncs=5",
+		}, c.opts.ControllerManagerArgs...)...,
 		)
 		if err != nil {
 			return err

@@ -40,6 +40,9 @@ type OperatorOptions struct {
 	// MissingRBAC leaves "update widgets/status" out of the operator's ClusterRole: every
 	// reconcile that writes status fails with Forbidden (the missing-permission bug).
 	MissingRBAC bool
+	// Args are extra flags of the operator, e.g. controller-runtime's logging flags
+	// ("--zap-log-level=5", "--zap-devel=false" for JSON lines).
+	Args []string
 }
 
 // Operator is a running hack/widget-operator.
@@ -127,6 +130,7 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 	if opts.Namespace != "" {
 		args = append(args, "--namespace="+opts.Namespace)
 	}
+	args = append(args, opts.Args...)
 	p, err := c.startComponent(OperatorName, bin, port, args...)
 	if err != nil {
 		return nil, err
