@@ -118,6 +118,7 @@ type triggerRecord struct {
 	Managers        []string    `json:"managers,omitempty"`
 	Attribution     string      `json:"attribution,omitempty"`
 	Time            string      `json:"time"`
+	Object          string      `json:"object,omitempty"`
 }
 
 func triggersOf(ts []watch.Trigger) []triggerRecord {
@@ -126,7 +127,7 @@ func triggersOf(ts []watch.Trigger) []triggerRecord {
 	}
 	out := make([]triggerRecord, len(ts))
 	for i, t := range ts {
-		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time)}
+		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time), Object: t.Object}
 	}
 	return out
 }
