@@ -18,6 +18,7 @@ const (
 	ReasonFirst        = "first"        // its first reconcile of the object in this run
 	ReasonNotWatched   = "notWatched"   // the object's resource is not watched
 	ReasonNoEvent      = "noEvent"      // none of these: a resync, or an event not watched
+	ReasonBeforeWatch  = "beforeWatch"  // it started before the watch began
 )
 
 // Defaults of JoinConfig.
@@ -40,6 +41,9 @@ type JoinConfig struct {
 	// Hold is how long a reconcile waits, after its line was read, for the watch's events that
 	// may still be on their way (the plugin's --order-window among them).
 	Hold time.Duration
+	// Began is when the watch began: a reconcile that started before it (an old line of a
+	// followed file) cannot be joined to its triggers.
+	Began time.Time
 }
 
 // objKey names an object by its lower-cased kind.
@@ -228,6 +232,8 @@ func (j *Join) kindSeen(o ObjectRef) (string, discovery.Resource, bool) {
 // reason says why a reconcile with no trigger ran.
 func (j *Join) reason(r *Reconcile, watched, hadPrev bool, prev last) (string, string) {
 	switch {
+	case !j.cfg.Began.IsZero() && startOf(r).Before(j.cfg.Began):
+		return ReasonBeforeWatch, "it started before the watch began (an earlier line of the log): its triggers were not seen"
 	case !watched:
 		what := r.Object.Kind
 		if what == "" {

@@ -335,6 +335,8 @@ func Record(ev *watch.Event, o Options) any {
 		return hotLoopEndedOf(ev)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
+	case ev.Type == watch.ControllerReconcile:
+		return controllerReconcileOf(ev)
 	case ev.Type == watch.KubeEvent:
 		return kubeEventOf(ev)
 	case ev.Type == watch.ApiStats:

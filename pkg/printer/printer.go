@@ -193,6 +193,8 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		p.kubeEventDetail(&b, ev)
 	case ev.Type == watch.Folded:
 		p.foldedDetail(&b, ev)
+	case ev.Type == watch.ControllerReconcile:
+		p.controllerReconcileDetail(&b, ev)
 	default:
 		p.lifecycleDetail(&b, ev)
 	}
@@ -592,6 +594,9 @@ func triggerSummary(ev *watch.Event) string {
 				continue
 			}
 			s := string(t.Type) + " rv=" + Escape(t.ResourceVersion)
+			if t.Object != "" {
+				s = string(t.Type) + " " + Escape(t.Object) + " rv=" + Escape(t.ResourceVersion)
+			}
 			switch {
 			case len(t.Managers) > 1 && t.Attribution == diff.RuleOwnership:
 				s += " (by one of " + Escape(strings.Join(t.Managers, ", ")) + ")"
