@@ -30,14 +30,15 @@ func main() {
 	mode := flag.String("mode", "json", "json or console (see the package comment)")
 	out := flag.String("out", "internal/ctrllog/testdata", "where the logs go")
 	run := flag.Duration("run", 20*time.Second, "how long the scenario runs")
+	kcm := flag.String("kcm", "", "a kube-controller-manager binary to run instead of hack/testcluster's (-mode console: one built with k8s.io/component-base/logs/json/register, as upstream's is)")
 	flag.Parse()
-	if err := capture(*mode, *out, *run); err != nil {
+	if err := capture(*mode, *out, *run, *kcm); err != nil {
 		fmt.Fprintln(os.Stderr, "ctrllog-capture:", err)
 		os.Exit(1)
 	}
 }
 
-func capture(mode, out string, run time.Duration) error {
+func capture(mode, out string, run time.Duration, kcm string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	logs, err := os.MkdirTemp("", "ctrllog-capture")
@@ -47,6 +48,11 @@ func capture(mode, out string, run time.Duration) error {
 	defer os.RemoveAll(logs)
 	opts := testenv.RealControlPlane(1)
 	opts.LogDir = logs
+	if kcm != "" {
+		if opts.AssetsDir, err = assetsWith(logs, kcm); err != nil {
+			return err
+		}
+	}
 	opts.ControllerManagerArgs = []string{"-v=4"}
 	opArgs := []string{"--zap-log-level=5", "--zap-devel=false"}
 	missing := false
@@ -99,6 +105,32 @@ func capture(mode, out string, run time.Duration) error {
 		fmt.Printf("%s: %d bytes\n", filepath.Join(out, to), len(b))
 	}
 	return nil
+}
+
+// assetsWith is a copy of $KUBEBUILDER_ASSETS (symbolic links) in dir/assets with kcm as its
+// kube-controller-manager.
+func assetsWith(dir, kcm string) (string, error) {
+	src := os.Getenv("KUBEBUILDER_ASSETS")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return "", fmt.Errorf("KUBEBUILDER_ASSETS: %w", err)
+	}
+	dst := filepath.Join(dir, "assets")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		from := filepath.Join(src, e.Name())
+		if e.Name() == testenv.ControllerManager {
+			if from, err = filepath.Abs(kcm); err != nil {
+				return "", err
+			}
+		}
+		if err := os.Symlink(from, filepath.Join(dst, e.Name())); err != nil {
+			return "", err
+		}
+	}
+	return dst, nil
 }
 
 func createWidget(ctx context.Context, c *testenv.Cluster, name, bug string) error {

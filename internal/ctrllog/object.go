@@ -42,6 +42,9 @@ func objectOf(l *Line, kindHint string) (ObjectRef, bool) {
 			return r, true
 		}
 	}
+	if kindHint == "" {
+		kindHint = l.Str("kind") // replicaset: "Finished syncing" kind="ReplicaSet" key="ns/name"
+	}
 	if kindHint != "" {
 		for k, v := range l.Fields {
 			if strings.EqualFold(k, kindHint) {

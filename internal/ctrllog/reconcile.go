@@ -2,6 +2,7 @@ package ctrllog
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -139,9 +140,14 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 	if !ok {
 		return nil
 	}
+	// The controller: its logger's name (kube-controller-manager's "deployment-controller"),
+	// else the kind its message names, else the object's.
 	controller := l.Logger
 	if controller == "" {
 		controller = hint
+	}
+	if controller == "" {
+		controller = strings.ToLower(obj.Kind)
 	}
 	key := controller + "\x00" + obj.Kind + "\x00" + obj.Key()
 	var out []Reconcile
