@@ -156,9 +156,28 @@ func (j *Join) emit(rs []Reconcile) []watch.Event {
 	sort.SliceStable(rs, func(a, b int) bool { return startOf(&rs[a]).Before(startOf(&rs[b])) })
 	out := make([]watch.Event, 0, len(rs))
 	for i := range rs {
-		out = append(out, j.event(&rs[i]))
+		out = append(out, j.event(&rs[i], j.nextStart(&rs[i], rs[i+1:])))
 	}
 	return out
+}
+
+// nextStart is when the same controller's next reconcile of the same object started, among
+// those due after r and those still held; zero when none is known yet.
+func (j *Join) nextStart(r *Reconcile, later []Reconcile) time.Time {
+	var next time.Time
+	start := startOf(r)
+	for _, list := range [][]Reconcile{later, j.pending} {
+		for i := range list {
+			o := &list[i]
+			if o.Controller != r.Controller || o.Object != r.Object {
+				continue
+			}
+			if s := startOf(o); s.After(start) && (next.IsZero() || s.Before(next)) {
+				next = s
+			}
+		}
+	}
+	return next
 }
 
 // startOf is when r started as this machine's clock most likely saw it: the log's time, or,
@@ -171,8 +190,9 @@ func startOf(r *Reconcile) time.Time {
 	return r.Start
 }
 
-// event joins one reconcile to its triggers.
-func (j *Join) event(r *Reconcile) watch.Event {
+// event joins one reconcile to its triggers. next is when the same controller's next
+// reconcile of the object started (zero: not known): an event after it is that one's.
+func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 	start := startOf(r)
 	kind := strings.ToLower(r.Object.Kind)
 	res, watched := j.kinds[kind]
@@ -190,7 +210,12 @@ func (j *Join) event(r *Reconcile) watch.Event {
 	}
 	pk := r.Controller + "\x00" + kind + "\x00" + r.Object.Key()
 	prev, hadPrev := j.prev[pk]
+	// Events up to Skew after the start may be its triggers (the plugin heard of them a little
+	// later than the controller), but never one after the next reconcile began.
 	cut := start.Add(j.cfg.Skew)
+	if !next.IsZero() && next.Before(cut) {
+		cut = next
+	}
 	// The triggers: this object's events after the previous reconcile's cut, up to this one's
 	// (with no previous reconcile in this run: since the watch began).
 	for _, n := range j.hist[k] {

@@ -121,3 +121,20 @@ func TestJoinHoldAndOrder(t *testing.T) {
 		t.Fatalf("due = %v, want a then b", evs)
 	}
 }
+
+// Within the skew, an event still goes to the reconcile that was running when it came, not to
+// one that had started before it: the next reconcile's start bounds the previous one's events.
+func TestJoinSkewBoundedByNextReconcile(t *testing.T) {
+	j := NewJoin(JoinConfig{Resources: []discovery.Resource{widgets}, Skew: 100 * time.Millisecond})
+	j.Observe(objEvent(widgets, watch.Updated, "demo", "shop", "1", t0.Add(2*time.Millisecond)))
+	j.Observe(objEvent(widgets, watch.Updated, "demo", "shop", "2", t0.Add(12*time.Millisecond)))
+	j.Add(rec("a", "demo", "shop", t0, ResultOK))
+	j.Add(rec("b", "demo", "shop", t0.Add(10*time.Millisecond), ResultOK))
+	evs := j.Flush()
+	if got := rvs(evs[0]); len(got) != 1 || got[0] != "1" {
+		t.Errorf("first reconcile's triggers %v, want rv 1", got)
+	}
+	if got := rvs(evs[1]); len(got) != 1 || got[0] != "2" {
+		t.Errorf("second reconcile's triggers %v, want rv 2", got)
+	}
+}

@@ -93,6 +93,16 @@ func (p *Component) Stop() error {
 // (or sent to Options.ControlPlaneOutput). The command line must mention c.Dir (a kubeconfig
 // there does), so that the watchdog kills it if this process dies.
 func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*Component, error) {
+	logFile := ""
+	if c.opts.LogDir != "" {
+		logFile = filepath.Join(c.opts.LogDir, name+".log")
+	}
+	return c.startComponentLogged(name, bin, port, logFile, args...)
+}
+
+// startComponentLogged is startComponent with the whole output also appended to logFile
+// (none when "").
+func (c *Cluster) startComponentLogged(name, bin string, port int, logFile string, args ...string) (*Component, error) {
 	p := &Component{Name: name, Port: port, log: newTail(64 << 10), done: make(chan struct{}), stop: c.opts.StopTimeout}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -100,8 +110,8 @@ func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*C
 	if w := c.opts.ControlPlaneOutput; w != nil {
 		out = w
 	}
-	if c.opts.LogDir != "" {
-		f, err := os.OpenFile(filepath.Join(c.opts.LogDir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, err
 		}

@@ -43,6 +43,9 @@ type OperatorOptions struct {
 	// Args are extra flags of the operator, e.g. controller-runtime's logging flags
 	// ("--zap-log-level=5", "--zap-devel=false" for JSON lines).
 	Args []string
+	// LogFile, if set, also receives the operator's whole output (appended), as `make run >
+	// mgr.log 2>&1` writes a local controller's log.
+	LogFile string
 }
 
 // Operator is a running hack/widget-operator.
@@ -131,7 +134,11 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 		args = append(args, "--namespace="+opts.Namespace)
 	}
 	args = append(args, opts.Args...)
-	p, err := c.startComponent(OperatorName, bin, port, args...)
+	logFile := opts.LogFile
+	if logFile == "" && c.opts.LogDir != "" {
+		logFile = filepath.Join(c.opts.LogDir, OperatorName+".log")
+	}
+	p, err := c.startComponentLogged(OperatorName, bin, port, logFile, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+// reconcileTotal sums controller_runtime_reconcile_total of controller over its results, read
+// from a plain-HTTP metrics page.
+func reconcileTotal(t *testing.T, url, controller string) (int, map[string]int) {
+	t.Helper()
+	resp, err := http.Get(url) //nolint:gosec,noctx // the test's own operator on loopback
+	if err != nil {
+		t.Fatalf("scrape %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?m)^controller_runtime_reconcile_total\{controller="` + regexp.QuoteMeta(controller) + `",result="([^"]+)"\} (\S+)$`)
+	total, by := 0, map[string]int{}
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		f, _ := strconv.ParseFloat(m[2], 64)
+		by[m[1]] = int(f)
+		total += int(f)
+	}
+	return total, by
+}
+
+// The widget-operator run locally with its log in a file (`make run > mgr.log` as its authors
+// would), at --zap-log-level=5, its self-loop and its fight provoked, then its Widgets deleted:
+// every reconcile its controller_runtime_reconcile_total counts is a ControllerReconcile line of
+// `watch --controller-logs`, of the right object, with its result, and each names the watched
+// events that triggered it or the reason it had none.
+func TestControllerLogsWidgetOperator(t *testing.T) {
+	c := realControlPlane(t)
+	ns := newNamespace(t, c)
+	ctx := context.Background()
+	if err := c.InstallCRD(ctx, testenv.WidgetCRD()); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(t.TempDir(), "mgr.log")
+	// The plugin first: it waits for the log to appear and reads it from its first line.
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "--owned", "--owned-resources", "deployments", "-o", "json",
+		"--controller-logs", logFile)
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true, LogFile: logFile,
+		Args: []string{"--zap-log-level=5", "--zap-devel=false", "--zap-time-encoding=rfc3339nano"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Stop() })
+	createWidget(t, c, ns, "loop", "status-loop", 1)
+	createWidget(t, c, ns, "fight", "fight", 1)
+	createWidget(t, c, ns, "plain", "", 1)
+	// The loop and the fight run: await some of their reconciles, as lines.
+	for _, name := range []string{"loop", "fight", "plain"} {
+		p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerReconcile" && m["name"] == name })
+	}
+	seenLoop := 0
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		if m["type"] == "ControllerReconcile" && m["name"] == "loop" && m["triggerCount"] != float64(0) {
+			seenLoop++
+		}
+		return seenLoop >= 10
+	})
+	// Quiet it down: the Widgets deleted, the operator's counter stops moving.
+	for _, name := range []string{"loop", "fight", "plain"} {
+		if err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total, by := 0, map[string]int{}
+	deadline := time.Now().Add(await)
+	for stable := 0; stable < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("controller_runtime_reconcile_total of widget never stopped moving (last %d)", total)
+		}
+		time.Sleep(time.Second)
+		n, b := reconcileTotal(t, op.MetricsURL, "widget")
+		if n == total {
+			stable++
+		} else {
+			stable = 0
+		}
+		total, by = n, b
+	}
+	if total < 20 {
+		t.Fatalf("only %d reconciles counted (%v): the loop did not run", total, by)
+	}
+	// Every one of them becomes a line (the plugin holds each a little for late events).
+	widgetLines := func() []map[string]any {
+		var out []map[string]any
+		for _, l := range p.All() {
+			var m map[string]any
+			if json.Unmarshal(l, &m) == nil && m["type"] == "ControllerReconcile" && m["controller"] == "widget" {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	lines := widgetLines()
+	for deadline := time.Now().Add(await); len(lines) < total; lines = widgetLines() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d ControllerReconcile lines within %s, want %d (controller_runtime_reconcile_total %v)", len(lines), await, total, by)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if len(lines) != total {
+		t.Fatalf("%d ControllerReconcile lines, want %d (controller_runtime_reconcile_total %v): never more than the log shows", len(lines), total, by)
+	}
+	results := map[string]int{}
+	withTrigger := 0
+	for _, m := range lines {
+		results[fmt.Sprint(m["result"])]++
+		if m["namespace"] != ns || m["kind"] != "Widget" || m["objectKind"] != "Widget" || m["reconcileID"] == "" {
+			t.Fatalf("line %v: not of a Widget of %s", m, ns)
+		}
+		n, _ := m["triggerCount"].(float64)
+		switch {
+		case n > 0:
+			withTrigger++
+		case m["reason"] == nil || m["reasonMessage"] == nil:
+			t.Errorf("a reconcile with neither a trigger nor a reason: %v", m)
+		}
+	}
+	if results["ok"] != by["success"] || results["error"] != by["error"] || results["requeueAfter"] != by["requeue_after"] || results["requeue"] != by["requeue"] {
+		t.Errorf("results %v, the operator counted %v", results, by)
+	}
+	t.Logf("%d reconciles counted %v; %d lines, %d with a trigger, results %v", total, by, len(lines), withTrigger, results)
+}
