@@ -56,7 +56,7 @@ func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, orde
 		stdin = os.Stdin
 	}
 	cfg := ctrllog.Config{Sources: c.Files, Stdin: stdin,
-		Join: ctrllog.JoinConfig{Resources: t.resources, Skew: c.Skew, Hold: ctrllog.DefaultHold + orderWindow + c.Skew, Began: time.Now()},
+		Join:   ctrllog.JoinConfig{Resources: t.resources, Skew: c.Skew, Hold: ctrllog.DefaultHold + orderWindow + c.Skew, Began: time.Now()},
 		Notice: func(s string) { fmt.Fprintln(errOut, "kubectl informer: "+printer.Escape(s)) }}
 	if t.owned != nil {
 		cfg.Join.Owned = t.owned.Resources

@@ -97,10 +97,10 @@ func TestJoinReasons(t *testing.T) {
 // With --owned, an owned object's event is a trigger of its owner's reconcile, naming the object.
 func TestJoinOwned(t *testing.T) {
 	j := NewJoin(JoinConfig{Resources: []discovery.Resource{widgets}, Owned: []discovery.Resource{deployments}})
-	j.Observe(objEvent(deployments, watch.Updated, "demo", "shop", "9", t0, watch.Owner{Kind: "Widget", Name: "shop"}))
+	j.Observe(objEvent(deployments, watch.Updated, "demo", "shop-web", "9", t0, watch.Owner{Kind: "Widget", Name: "shop"}))
 	j.Add(rec("a", "demo", "shop", t0.Add(time.Second), ResultOK))
 	ev := j.Flush()[0]
-	if ev.TriggerCount != 1 || ev.Triggers[0].Object != "Deployment demo/shop" {
+	if ev.TriggerCount != 1 || ev.Triggers[0].Object != "Deployment demo/shop-web" {
 		t.Fatalf("triggers %+v, want the Deployment's update", ev.Triggers)
 	}
 }

@@ -79,7 +79,7 @@ type wireLine struct {
 	Suggestion    string          `json:"suggestion"`
 	// HotLoopEnded.
 	DurationSeconds *float64 `json:"durationSeconds"`
-	ObjectDeleted   bool    `json:"objectDeleted"`
+	ObjectDeleted   bool     `json:"objectDeleted"`
 
 	// Reconciled.
 	Key           string          `json:"key"`
