@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -34,6 +35,8 @@ type Summary struct {
 	// the URLs they came from.
 	QueueLines, ScrapeErrors int
 	Scraped                  map[string]bool
+	// Logged: the ControllerReconcile lines of each controller (--controller-logs).
+	Logged map[string]*LoggedReconciles
 	// HotLoops counts the HotLoop lines; Ended holds the HotLoopEnded ones; Ongoing the loops
 	// still going at exit (Step.Ongoing, set by the caller).
 	HotLoops int
@@ -76,7 +79,53 @@ func NewSummary() *Summary {
 		Watches:   map[string]int{},
 		Scraped:   map[string]bool{},
 		API:       map[string]*watch.Event{},
+		Logged:    map[string]*LoggedReconciles{},
 	}
+}
+
+// LoggedReconciles counts one controller's reconciles read from its log.
+type LoggedReconciles struct {
+	// Reconciles counts them, ByResult by result (ok, error, requeue, ...).
+	Reconciles int
+	ByResult   map[string]int
+	// Triggers: the watched events they were joined to; NoTrigger: the reconciles with none.
+	Triggers, NoTrigger int
+	// Objects counts the reconciles of each object (namespace/name).
+	Objects map[string]int
+}
+
+// MostReconciled returns up to n objects with the most reconciles, most first.
+func (l *LoggedReconciles) MostReconciled(n int) []string {
+	keys := make([]string, 0, len(l.Objects))
+	for k := range l.Objects {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := l.Objects[b] - l.Objects[a]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return keys[:min(n, len(keys))]
+}
+
+func (s *Summary) addLogged(ev *watch.Event) {
+	r := ev.Reconcile
+	if r == nil {
+		return
+	}
+	l := s.Logged[r.Controller]
+	if l == nil {
+		l = &LoggedReconciles{ByResult: map[string]int{}, Objects: map[string]int{}}
+		s.Logged[r.Controller] = l
+	}
+	l.Reconciles++
+	l.ByResult[r.Result]++
+	l.Triggers += ev.TriggerCount
+	if ev.TriggerCount == 0 {
+		l.NoTrigger++
+	}
+	l.Objects[ev.Key]++
 }
 
 // Add counts one event.
@@ -129,6 +178,8 @@ func (s *Summary) Add(ev *watch.Event) {
 			s.APIOrder = append(s.APIOrder, key)
 		}
 		s.API[key] = ev
+	case watch.ControllerReconcile:
+		s.addLogged(ev)
 	case watch.ControllerQueue:
 		s.QueueLines++
 		s.Scraped[ev.URL] = true

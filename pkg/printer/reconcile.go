@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -35,7 +36,8 @@ func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event)
 		b.WriteString(Escape(r.Result))
 	}
 	if r.DurationKnown {
-		fmt.Fprintf(b, " in %s", ms(r.Duration))
+		// A reconcile often takes a few milliseconds: a tenth of one is kept.
+		fmt.Fprintf(b, " in %s", r.Duration.Round(100*time.Microsecond))
 	}
 	if s := triggerSummary(ev); s != "" {
 		b.WriteString("; " + s)

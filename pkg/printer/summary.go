@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -54,6 +55,7 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 		fmt.Fprintf(&b, "metrics: %d ControllerQueue lines from %d URLs, %d scrape errors (one per failure streak)\n",
 			s.QueueLines, len(s.Scraped), s.ScrapeErrors)
 	}
+	writeLogged(&b, s)
 	var final, adds, retries int64
 	for _, q := range s.LastQueue {
 		final += q.Depth
@@ -158,4 +160,31 @@ func noiseLine(s *analysis.Summary) string {
 		return "hidden: " + strings.Join(parts, "; ") + "; -o json and --record keep every one"
 	}
 	return "marked: " + strings.Join(parts, "; ") + ` (every line kept, with "ignored" or "outOfFocus")`
+}
+
+// writeLogged says what each controller's log showed (--controller-logs): its reconciles by
+// result, the events per reconcile, the objects it reconciled most.
+func writeLogged(b *strings.Builder, s *analysis.Summary) {
+	names := make([]string, 0, len(s.Logged))
+	for name := range s.Logged {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		l := s.Logged[name]
+		results := make([]string, 0, len(l.ByResult))
+		for r := range l.ByResult {
+			results = append(results, r)
+		}
+		sort.Strings(results)
+		for i, r := range results {
+			results[i] = fmt.Sprintf("%d %s", l.ByResult[r], Escape(r))
+		}
+		most := l.MostReconciled(3)
+		for i, k := range most {
+			most[i] = fmt.Sprintf("%s (%d)", Escape(k), l.Objects[k])
+		}
+		fmt.Fprintf(b, "controller %s (from its log): %d reconciles (%s), %.2f events per reconcile, %d with no trigger; most reconciled: %s\n",
+			Escape(name), l.Reconciles, strings.Join(results, ", "), float64(l.Triggers)/float64(l.Reconciles), l.NoTrigger, strings.Join(most, ", "))
+	}
 }
