@@ -170,8 +170,8 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 			// kube-controller-manager as in most clusters' audit of it.
 			"--use-service-account-credentials=false",
 			"--controllers=*",
-			"--service-account-private-key-file="+filepath.Join(certDir, "sa-signer.key"),
-			"--root-ca-file="+caFile,
+			"--service-account-private-key-file=" + filepath.Join(certDir, "sa-signer.key"),
+			"--root-ca-file=" + caFile,
 			// Pods of a namespace being deleted, nodes that stop beating: act at once.
 			"--concurrent-gc-syncs=5",
 		}, c.opts.ControllerManagerArgs...)...,
