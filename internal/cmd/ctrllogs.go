@@ -48,7 +48,7 @@ func (c *ControllerLogsOptions) Validate() error {
 
 // start follows the logs and joins their reconciles to the watch of t; nil without
 // --controller-logs. orderWindow is how long the watch holds its own lines.
-func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, orderWindow time.Duration, stdin io.Reader, errOut io.Writer) *ctrllog.Runner {
+func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, namespace string, orderWindow time.Duration, stdin io.Reader, errOut io.Writer) *ctrllog.Runner {
 	if len(c.Files) == 0 {
 		return nil
 	}
@@ -56,7 +56,7 @@ func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, orde
 		stdin = os.Stdin
 	}
 	cfg := ctrllog.Config{Sources: c.Files, Stdin: stdin,
-		Join:   ctrllog.JoinConfig{Resources: t.resources, Skew: c.Skew, Hold: ctrllog.DefaultHold + orderWindow + c.Skew, Began: time.Now()},
+		Join:   ctrllog.JoinConfig{Resources: t.resources, Skew: c.Skew, Hold: ctrllog.DefaultHold + orderWindow + c.Skew, Began: time.Now(), Namespace: namespace},
 		Notice: func(s string) { fmt.Fprintln(errOut, "kubectl informer: "+printer.Escape(s)) }}
 	if t.owned != nil {
 		cfg.Join.Owned = t.owned.Resources

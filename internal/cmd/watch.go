@@ -306,7 +306,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
 	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
-	r.logs = o.Logs.start(scrapeCtx, t, o.orderWindow(), o.In, o.ErrOut)
+	r.logs = o.Logs.start(scrapeCtx, t, o.namespace, o.orderWindow(), o.In, o.ErrOut)
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,

@@ -44,6 +44,10 @@ type JoinConfig struct {
 	// Began is when the watch began: a reconcile that started before it (an old line of a
 	// followed file) cannot be joined to its triggers.
 	Began time.Time
+	// Namespace is the watch's namespace ("" all): a reconcile of an object in another one is
+	// not the watch's business (kube-controller-manager's log has every namespace's), counted
+	// in OutOfScope.
+	Namespace string
 }
 
 // objKey names an object by its lower-cased kind.
@@ -74,6 +78,8 @@ type Join struct {
 	seen    map[objKey]bool
 	prev    map[string]last // controller + objKey
 	pending []Reconcile
+	// OutOfScope counts the reconciles of objects outside the watched namespace, not emitted.
+	OutOfScope int
 }
 
 // NewJoin returns a join over the watched resources.
@@ -156,6 +162,10 @@ func (j *Join) emit(rs []Reconcile) []watch.Event {
 	sort.SliceStable(rs, func(a, b int) bool { return startOf(&rs[a]).Before(startOf(&rs[b])) })
 	out := make([]watch.Event, 0, len(rs))
 	for i := range rs {
+		if ns := rs[i].Object.Namespace; j.cfg.Namespace != "" && ns != "" && ns != j.cfg.Namespace {
+			j.OutOfScope++
+			continue
+		}
 		out = append(out, j.event(&rs[i], j.nextStart(&rs[i], rs[i+1:])))
 	}
 	return out

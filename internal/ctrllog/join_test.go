@@ -138,3 +138,16 @@ func TestJoinSkewBoundedByNextReconcile(t *testing.T) {
 		t.Errorf("second reconcile's triggers %v, want rv 2", got)
 	}
 }
+
+// A log with every namespace's reconciles (kube-controller-manager's): only the watched
+// namespace's (and cluster-scoped objects') become lines; the others are counted.
+func TestJoinNamespaceScope(t *testing.T) {
+	j := NewJoin(JoinConfig{Resources: []discovery.Resource{widgets}, Namespace: "demo"})
+	j.Add(rec("a", "demo", "shop", t0, ResultOK))
+	j.Add(rec("b", "kube-system", "shop", t0, ResultOK))
+	j.Add(rec("c", "", "node-1", t0, ResultOK))
+	evs := j.Flush()
+	if len(evs) != 2 || evs[0].Namespace != "demo" || evs[1].Name != "node-1" || j.OutOfScope != 1 {
+		t.Fatalf("%d lines %v, %d out of scope", len(evs), evs, j.OutOfScope)
+	}
+}

@@ -14,7 +14,11 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -179,4 +183,63 @@ func TestControllerLogsWidgetOperator(t *testing.T) {
 func firstLines(s string, n int) string {
 	ls := strings.SplitN(s, "\n", n+1)
 	return strings.Join(ls[:min(n, len(ls))], "\n")
+}
+
+// kube-controller-manager at -v=4 (klog text) with its log in a file, as a client-go
+// controller's reference: during a rollout, its deployment controller's syncs of the Deployment
+// are ControllerReconcile lines, and one of them names the spec update that began the rollout
+// as its trigger; other namespaces' syncs in the same log are not shown.
+func TestControllerLogsKubeControllerManager(t *testing.T) {
+	logs := t.TempDir()
+	opts := testenv.RealControlPlane(1)
+	opts.LogDir = logs
+	opts.ControllerManagerArgs = []string{"-v=4"}
+	c := testenv.StartT(t, opts)
+	c.PluginDir = cluster.PluginDir
+	ns := newNamespace(t, c)
+	ctx := context.Background()
+	p := c.RunPlugin(t, ctx, "watch", "deployments", "-n", ns, "-o", "json",
+		"--controller-logs", filepath.Join(logs, testenv.ControllerManager+".log"))
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
+	labels := map[string]string{"app": "web"}
+	dep := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "example.com/web:1"}}}}},
+	}
+	if _, err := c.Clientset.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	isSync := func(m map[string]any) bool {
+		return m["type"] == "ControllerReconcile" && m["controller"] == "deployment" && m["name"] == "web"
+	}
+	p.AwaitJSON(t, await, isSync)
+	patch := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"example.com/web:2"}]}}}}`)
+	updated, err := c.Clientset.AppsV1().Deployments(ns).Patch(ctx, "web", types.StrategicMergePatchType, patch, metav1.PatchOptions{FieldManager: "e2e-rollout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := updated.ResourceVersion
+	got := p.AwaitJSON(t, await, func(m map[string]any) bool {
+		if !isSync(m) {
+			return false
+		}
+		ts, _ := m["triggers"].([]any)
+		for _, tr := range ts {
+			if tr, _ := tr.(map[string]any); tr["resourceVersion"] == rv {
+				return true
+			}
+		}
+		return false
+	})
+	if got["format"] != "klog-text" || got["kind"] != "Deployment" || got["namespace"] != ns || got["durationSeconds"] == nil {
+		t.Errorf("the rollout's sync: %v", got)
+	}
+	for _, l := range p.All() {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && m["type"] == "ControllerReconcile" && m["namespace"] != ns && m["namespace"] != "" {
+			t.Fatalf("a reconcile of another namespace: %s", l)
+		}
+	}
 }
