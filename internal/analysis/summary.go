@@ -92,6 +92,10 @@ type LoggedReconciles struct {
 	Triggers, NoTrigger int
 	// Objects counts the reconciles of each object (namespace/name).
 	Objects map[string]int
+	// Counted is the controller's own controller_runtime_reconcile_total at its last scrape
+	// (--metrics-*), -1 when not scraped: what the log should show if it covers the controller's
+	// whole life at verbosity 5.
+	Counted float64
 }
 
 // MostReconciled returns up to n objects with the most reconciles, most first.
@@ -109,16 +113,27 @@ func (l *LoggedReconciles) MostReconciled(n int) []string {
 	return keys[:min(n, len(keys))]
 }
 
+// logged is controller's count, made on first use.
+func (s *Summary) logged(controller string) *LoggedReconciles {
+	l := s.Logged[controller]
+	if l == nil {
+		l = &LoggedReconciles{ByResult: map[string]int{}, Objects: map[string]int{}, Counted: -1}
+		s.Logged[controller] = l
+	}
+	return l
+}
+
+// counted notes a scraped controller's reconcile total, for the controllers whose logs are read.
+func (s *Summary) counted(controller string, total float64) {
+	s.logged(controller).Counted = total
+}
+
 func (s *Summary) addLogged(ev *watch.Event) {
 	r := ev.Reconcile
 	if r == nil {
 		return
 	}
-	l := s.Logged[r.Controller]
-	if l == nil {
-		l = &LoggedReconciles{ByResult: map[string]int{}, Objects: map[string]int{}}
-		s.Logged[r.Controller] = l
-	}
+	l := s.logged(r.Controller)
 	l.Reconciles++
 	l.ByResult[r.Result]++
 	l.Triggers += ev.TriggerCount
@@ -181,6 +196,9 @@ func (s *Summary) Add(ev *watch.Event) {
 	case watch.ControllerReconcile:
 		s.addLogged(ev)
 	case watch.ControllerQueue:
+		if q := ev.Sample; q != nil && q.HasReconciles && q.Controller != "" {
+			s.counted(q.Controller, q.Reconciles.Total())
+		}
 		s.QueueLines++
 		s.Scraped[ev.URL] = true
 	case watch.Error:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -65,12 +66,15 @@ func TestSummaryControllerReconciles(t *testing.T) {
 	for _, ev := range controllerReconcileEvents() {
 		s.Add(&ev)
 	}
+	// The widget controller's metrics, scraped: more reconciles than its log showed.
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 5, Error: 1}}})
 	var b strings.Builder
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
 		"controller widget (from its log): 2 reconciles (1 error, 1 ok), 1.00 events per reconcile, 1 with no trigger; most reconciled: demo/shop (2)",
+		"  its metrics count 6 reconciles since it started, its log shows 2: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)",
 		"controller deployment (from its log): 1 reconciles (1 requeueAfter), 0.00 events per reconcile, 1 with no trigger; most reconciled: demo/web (1)",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -170,8 +170,19 @@ func writeLogged(b *strings.Builder, s *analysis.Summary) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	read := false // some log showed a reconcile: logs were read
+	for _, l := range s.Logged {
+		read = read || l.Reconciles > 0
+	}
 	for _, name := range names {
 		l := s.Logged[name]
+		if l.Reconciles == 0 {
+			if l.Counted >= 0 && read {
+				// Scraped, and other controllers' logs read, but no line of this one's.
+				fmt.Fprintf(b, "controller %s: its metrics count %.0f reconciles; no log of it read shows one\n", Escape(name), l.Counted)
+			}
+			continue
+		}
 		results := make([]string, 0, len(l.ByResult))
 		for r := range l.ByResult {
 			results = append(results, r)
@@ -186,5 +197,10 @@ func writeLogged(b *strings.Builder, s *analysis.Summary) {
 		}
 		fmt.Fprintf(b, "controller %s (from its log): %d reconciles (%s), %.2f events per reconcile, %d with no trigger; most reconciled: %s\n",
 			Escape(name), l.Reconciles, strings.Join(results, ", "), float64(l.Triggers)/float64(l.Reconciles), l.NoTrigger, strings.Join(most, ", "))
+		if l.Counted >= 0 && float64(l.Reconciles) < l.Counted {
+			fmt.Fprintf(b, "  its metrics count %.0f reconciles since it started, its log shows %d: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog), and follow its log from its start\n", l.Counted, l.Reconciles)
+		} else if l.Counted >= 0 {
+			fmt.Fprintf(b, "  its metrics count %.0f reconciles since it started: its log shows every one\n", l.Counted)
+		}
 	}
 }
