@@ -116,7 +116,7 @@ func (j *Join) Observe(ev *watch.Event) {
 	// An owned object's event enqueues its owners, as Owns() and a map func on owner labels do.
 	for _, o := range ev.Owners {
 		ot := t
-		ot.Object = ev.Resource.Kind + " " + key(ev.Namespace, ev.Name)
+		ot.Resource, ot.Key = ev.Resource.String(), key(ev.Namespace, ev.Name)
 		j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot)
 	}
 }

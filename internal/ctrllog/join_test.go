@@ -100,7 +100,7 @@ func TestJoinOwned(t *testing.T) {
 	j.Observe(objEvent(deployments, watch.Updated, "demo", "shop-web", "9", t0, watch.Owner{Kind: "Widget", Name: "shop"}))
 	j.Add(rec("a", "demo", "shop", t0.Add(time.Second), ResultOK))
 	ev := j.Flush()[0]
-	if ev.TriggerCount != 1 || ev.Triggers[0].Object != "Deployment demo/shop-web" {
+	if ev.TriggerCount != 1 || ev.Triggers[0].Resource != "deployments.apps" || ev.Triggers[0].Key != "demo/shop-web" {
 		t.Fatalf("triggers %+v, want the Deployment's update", ev.Triggers)
 	}
 }

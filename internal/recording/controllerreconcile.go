@@ -99,7 +99,8 @@ func triggersFrom(rs []triggerRecord) ([]watch.Trigger, error) {
 		if err != nil {
 			return nil, fmt.Errorf("trigger time: %w", err)
 		}
-		out = append(out, watch.Trigger{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: at, Object: t.Object})
+		out = append(out, watch.Trigger{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: at,
+			Resource: t.Resource, Key: t.Key})
 	}
 	return out, nil
 }

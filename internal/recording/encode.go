@@ -118,7 +118,9 @@ type triggerRecord struct {
 	Managers        []string    `json:"managers,omitempty"`
 	Attribution     string      `json:"attribution,omitempty"`
 	Time            string      `json:"time"`
-	Object          string      `json:"object,omitempty"`
+	// Resource and Key: the owned object whose event enqueued its owner (--owned).
+	Resource string `json:"resource,omitempty"`
+	Key      string `json:"key,omitempty"`
 }
 
 func triggersOf(ts []watch.Trigger) []triggerRecord {
@@ -127,7 +129,8 @@ func triggersOf(ts []watch.Trigger) []triggerRecord {
 	}
 	out := make([]triggerRecord, len(ts))
 	for i, t := range ts {
-		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time), Object: t.Object}
+		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time),
+			Resource: t.Resource, Key: t.Key}
 	}
 	return out
 }

@@ -593,10 +593,11 @@ func triggerSummary(ev *watch.Event) string {
 				}
 				continue
 			}
-			s := string(t.Type) + " rv=" + Escape(t.ResourceVersion)
-			if t.Object != "" {
-				s = string(t.Type) + " " + Escape(t.Object) + " rv=" + Escape(t.ResourceVersion)
+			s := string(t.Type)
+			if t.Key != "" { // an owned object's event, which enqueued its owner
+				s += " of " + Escape(t.Resource+" "+t.Key)
 			}
+			s += " rv=" + Escape(t.ResourceVersion)
 			switch {
 			case len(t.Managers) > 1 && t.Attribution == diff.RuleOwnership:
 				s += " (by one of " + Escape(strings.Join(t.Managers, ", ")) + ")"

@@ -23,7 +23,7 @@ func controllerReconcileEvents() []watch.Event {
 				Duration: 3200 * time.Microsecond, DurationKnown: true, Source: "mgr.log", Format: "zap-json", Lines: 2},
 			TriggerCount: 2, Triggers: []watch.Trigger{
 				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "12", Managers: []string{"widget-operator"}, Attribution: "entry", Time: t0.Add(-time.Millisecond)},
-				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "13", Time: t0, Object: "Deployment demo/shop"},
+				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "13", Time: t0, Resource: "deployments.apps", Key: "demo/shop"},
 			}},
 		{Type: watch.ControllerReconcile, Time: t0.Add(time.Second), Resource: widgetRes, Namespace: "demo", Name: "shop", Key: "demo/shop", Reason: "retry",
 			Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "a1", Kind: "Widget", Result: "error", Error: "forbidden", RequeueAfter: 0,
@@ -49,7 +49,7 @@ func TestControllerReconcileHuman(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	for i, want := range []string{
-		"demo/shop  by widget (reconcile ed542d03): " + colorGreen + "ok" + colorReset + " in 3.2ms; 2 events coalesced: Updated rv=12 (by widget-operator), Updated Deployment demo/shop rv=13",
+		"demo/shop  by widget (reconcile ed542d03): " + colorGreen + "ok" + colorReset + " in 3.2ms; 2 events coalesced: Updated rv=12 (by widget-operator), Updated of deployments.apps demo/shop rv=13",
 		"demo/shop  by widget (reconcile a1): " + colorRed + "error: forbidden" + colorReset + "; no trigger: a retry: its previous reconcile of it failed",
 		"demo/web  by deployment: requeue after 5s; no trigger: deployment demo/web is not watched",
 	} {

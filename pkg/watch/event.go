@@ -233,9 +233,11 @@ type Trigger struct {
 	// ownership and several managers, one of them made it.
 	Attribution string
 	Time        time.Time
-	// Object names the event's object when it is not the reconciled one (ControllerReconcile
-	// with --owned: "ReplicaSet demo/web-7f9", an object it owns); "" otherwise.
-	Object string
+	// Resource and Key name the object whose event it was when that is not the reconciled
+	// object itself: an object it owns (--owned), whose events enqueue their owner as a
+	// controller's EnqueueRequestForOwner or handleObject does. Empty for the object's own.
+	Resource string
+	Key      string
 }
 
 // MaxTriggers caps Event.Triggers: the first two and the newest ones are kept.
