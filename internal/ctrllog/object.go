@@ -24,7 +24,7 @@ func (o ObjectRef) Key() string {
 }
 
 // refKeys are the keys klog controllers log an object under, in the order they are tried.
-var refKeys = []string{"objectName", "objectRef", "key", "resourceName", "object", "obj"}
+var refKeys = []string{"objectName", "objectRef", "objectReference", "key", "resourceName", "object", "obj"}
 
 // objectOf finds the object a line is about, in every form real controllers log it:
 // namespace+name (controller-runtime), <Kind>={"name","namespace"} (controller-runtime's
@@ -101,7 +101,8 @@ const (
 	kindError                        // "Reconciler error"
 	kindRequeue                      // "Reconcile done, requeueing"
 	kindRequeueAfter                 // "Reconcile done, requeueing after 50ms"
-	kindSynced                       // klog: "Successfully synced", "Finished syncing deployment"
+	kindSynced                       // klog: "Successfully synced" (sample-controller)
+	kindFinished                     // klog: "Finished syncing deployment" (may be followed by its error)
 	kindSyncError                    // klog: "Error syncing deployment"
 	kindSyncStart                    // klog: "Started syncing deployment" (not a reconcile by itself)
 )
@@ -130,7 +131,7 @@ func classify(l *Line) (lineKind, string) {
 		prefix string
 		kind   lineKind
 	}{
-		{"finished syncing", kindSynced}, {"successfully synced", kindSynced}, {"synced", kindSynced},
+		{"finished syncing", kindFinished}, {"successfully synced", kindSynced}, {"synced", kindSynced},
 		{"error syncing", kindSyncError}, {"started syncing", kindSyncStart},
 	} {
 		if strings.HasPrefix(lower, p.prefix) {

@@ -1,6 +1,7 @@
 package ctrllog
 
 import (
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -87,7 +88,7 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	switch kind {
 	case kindOther, kindSyncStart:
 		return nil
-	case kindSynced, kindSyncError:
+	case kindSynced, kindFinished, kindSyncError:
 		return r.sync(&l, kind, hint, now)
 	}
 	id := l.Str("reconcileID")
@@ -141,13 +142,20 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 		return nil
 	}
 	// The controller: its logger's name (kube-controller-manager's "deployment-controller"),
-	// else the kind its message names, else the object's.
+	// else the kind its message names, else the object's, else the log's name (a
+	// sample-controller logs with no name). utilruntime.HandleError's logger names no one.
 	controller := l.Logger
+	if controller == "UnhandledError" {
+		controller = ""
+	}
 	if controller == "" {
 		controller = hint
 	}
 	if controller == "" {
 		controller = strings.ToLower(obj.Kind)
+	}
+	if controller == "" {
+		controller = strings.TrimSuffix(filepath.Base(r.Source), filepath.Ext(r.Source))
 	}
 	key := controller + "\x00" + obj.Kind + "\x00" + obj.Key()
 	var out []Reconcile
@@ -174,6 +182,9 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 	}
 	if kind == kindSyncError {
 		rec.Result, rec.Error = ResultError, errorText(l)
+	}
+	if kind != kindFinished {
+		// Only a deferred "Finished syncing" line may be followed by its sync's error.
 		r.Stats.Reconciles++
 		return append(out, *rec)
 	}

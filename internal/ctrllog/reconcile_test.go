@@ -234,3 +234,47 @@ func TestReconstructKlogJSON(t *testing.T) {
 		t.Errorf("stats %+v", r.Stats)
 	}
 }
+
+// A client-go controller written as sample-controller is (hack/foo-controller, klog text at
+// -v=4): one reconcile per "Successfully synced" line and per "Error syncing; requeuing for
+// later retry" line, of the object under objectName or objectReference, named after its log.
+func TestReconstructKlogClientGo(t *testing.T) {
+	recs, _, lines := readLog(t, "foo-controller.log")
+	synced, failed := countLines(lines, `"Successfully synced"`), countLines(lines, `"Error syncing; requeuing for later retry"`)
+	if synced == 0 || failed == 0 || len(recs) != synced+failed {
+		t.Fatalf("%d reconciles, want %d synced + %d failed", len(recs), synced, failed)
+	}
+	var errs int
+	for _, rc := range recs {
+		if rc.Controller != "foo-controller" || rc.Object.Namespace != "default" || rc.Object.Name == "" {
+			t.Fatalf("reconcile %+v", rc)
+		}
+		if rc.Result == ResultError {
+			errs++
+			if rc.Object.Name != "gamma" || !strings.Contains(rc.Error, "already exists and is not managed by Foo") {
+				t.Errorf("failed reconcile %+v", rc)
+			}
+		}
+	}
+	if errs != failed {
+		t.Errorf("%d failed, want %d", errs, failed)
+	}
+}
+
+// A sample-controller's success and, within a second, a failed sync of the same object are two
+// reconciles: only kube-controller-manager's deferred "Finished syncing" takes the error that
+// follows it.
+func TestSyncedThenErrorAreTwo(t *testing.T) {
+	r := NewReconstructor("foo.log")
+	var got []Reconcile
+	for _, l := range []string{
+		`I1125 04:28:53.447788   25506 main.go:281] "Successfully synced" objectName="default/alpha"`,
+		`E1125 04:28:53.476698   25506 main.go:285] "Error syncing; requeuing for later retry" err="boom" logger="UnhandledError" objectReference="default/alpha"`,
+	} {
+		got = append(got, r.Feed([]byte(l), time.Now())...)
+	}
+	got = append(got, r.Flush()...)
+	if len(got) != 2 || got[0].Result != ResultOK || got[1].Result != ResultError || got[1].Controller != "foo" {
+		t.Fatalf("%+v", got)
+	}
+}
