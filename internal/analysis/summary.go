@@ -88,8 +88,9 @@ type LoggedReconciles struct {
 	// Reconciles counts them, ByResult by result (ok, error, requeue, ...).
 	Reconciles int
 	ByResult   map[string]int
-	// Triggers: the watched events they were joined to; NoTrigger: the reconciles with none.
-	Triggers, NoTrigger int
+	// Triggers: the watched events they were joined to; NoTrigger: the reconciles with none;
+	// Saved: those with triggers, every one of them kept out of the workqueue by --predicate.
+	Triggers, NoTrigger, Saved int
 	// Objects counts the reconciles of each object (namespace/name).
 	Objects map[string]int
 	// Counted is the controller's own controller_runtime_reconcile_total at its last scrape
@@ -139,6 +140,9 @@ func (s *Summary) addLogged(ev *watch.Event) {
 	l.Triggers += ev.TriggerCount
 	if ev.TriggerCount == 0 {
 		l.NoTrigger++
+	}
+	if ev.TriggerCount > 0 && r.FilteredTriggers == ev.TriggerCount {
+		l.Saved++
 	}
 	l.Objects[ev.Key]++
 }

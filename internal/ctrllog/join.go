@@ -54,8 +54,9 @@ type JoinConfig struct {
 type objKey struct{ kind, ns, name string }
 
 type noted struct {
-	at time.Time
-	t  watch.Trigger
+	at       time.Time
+	t        watch.Trigger
+	filtered bool // a --predicate kept it out of the workqueue
 }
 
 // last is what a controller's previous reconcile of an object was.
@@ -112,24 +113,25 @@ func (j *Join) Observe(ev *watch.Event) {
 			}
 		}
 	}
-	j.note(k, t)
+	filtered := ev.Filtered != ""
+	j.note(k, t, filtered)
 	// An owned object's event enqueues its owners, as Owns() and a map func on owner labels do.
 	for _, o := range ev.Owners {
 		ot := t
 		ot.Resource, ot.Key = ev.Resource.String(), key(ev.Namespace, ev.Name)
-		j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot)
+		j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot, filtered)
 	}
 }
 
 // note keeps t for the object's reconciles to come, by every controller (each has its own cut):
 // the newest maxHistory, none older than maxAge.
-func (j *Join) note(k objKey, t watch.Trigger) {
+func (j *Join) note(k objKey, t watch.Trigger, filtered bool) {
 	h := j.hist[k]
 	drop := 0
 	for drop < len(h) && (len(h)-drop >= maxHistory || t.Time.Sub(h[drop].at) > maxAge) {
 		drop++
 	}
-	j.hist[k] = append(h[drop:], noted{at: t.Time, t: t})
+	j.hist[k] = append(h[drop:], noted{at: t.Time, t: t, filtered: filtered})
 }
 
 // Add takes a reconcile read from a log; Due emits it once its hold is over.
@@ -233,6 +235,9 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 			continue // the previous reconcile's, or a later one's
 		}
 		ev.TriggerCount++
+		if n.filtered {
+			info.FilteredTriggers++
+		}
 		if len(ev.Triggers) == watch.MaxTriggers {
 			ev.Triggers = append(ev.Triggers[:2], ev.Triggers[3:]...)
 		}

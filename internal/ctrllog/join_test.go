@@ -151,3 +151,29 @@ func TestJoinNamespaceScope(t *testing.T) {
 		t.Fatalf("%d lines %v, %d out of scope", len(evs), evs, j.OutOfScope)
 	}
 }
+
+// With --predicate, a reconcile whose every trigger a predicate kept out of the workqueue is
+// one the predicate would have saved: its filtered triggers are counted.
+func TestJoinFilteredTriggers(t *testing.T) {
+	j := NewJoin(JoinConfig{Resources: []discovery.Resource{widgets}})
+	status := objEvent(widgets, watch.Updated, "demo", "shop", "1", t0)
+	status.Filtered = "generation"
+	j.Observe(status)
+	j.Add(rec("a", "demo", "shop", t0.Add(time.Second), ResultOK))
+	j.Observe(objEvent(widgets, watch.Updated, "demo", "shop", "2", t0.Add(2*time.Second)))
+	j.Observe(status2(t0.Add(2500 * time.Millisecond)))
+	j.Add(rec("b", "demo", "shop", t0.Add(3*time.Second), ResultOK))
+	evs := j.Flush()
+	if evs[0].Reconcile.FilteredTriggers != 1 || evs[0].TriggerCount != 1 {
+		t.Errorf("first: %d of %d triggers filtered, want 1 of 1", evs[0].Reconcile.FilteredTriggers, evs[0].TriggerCount)
+	}
+	if evs[1].Reconcile.FilteredTriggers != 1 || evs[1].TriggerCount != 2 {
+		t.Errorf("second: %d of %d triggers filtered, want 1 of 2", evs[1].Reconcile.FilteredTriggers, evs[1].TriggerCount)
+	}
+}
+
+func status2(at time.Time) *watch.Event {
+	ev := objEvent(widgets, watch.Updated, "demo", "shop", "3", at)
+	ev.Filtered = "generation"
+	return ev
+}

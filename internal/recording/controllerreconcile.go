@@ -33,6 +33,8 @@ type controllerReconcileRecord struct {
 	Source        string `json:"source"`
 	Format        string `json:"format"`
 	Lines         int    `json:"lines"`
+	// FilteredTriggers: the triggers a --predicate keeps out of the workqueue.
+	FilteredTriggers int `json:"filteredTriggers,omitempty"`
 }
 
 func controllerReconcileOf(ev *watch.Event) any {
@@ -44,7 +46,7 @@ func controllerReconcileOf(ev *watch.Event) any {
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key,
 		Controller: r.Controller, ReconcileID: r.ReconcileID, ObjectKind: r.Kind, Result: r.Result, Message: r.Error,
 		TriggerCount: ev.TriggerCount, Triggers: triggersOf(ev.Triggers), Reason: ev.Reason, ReasonMessage: r.ReasonMessage,
-		Source: r.Source, Format: r.Format, Lines: r.Lines,
+		Source: r.Source, Format: r.Format, Lines: r.Lines, FilteredTriggers: r.FilteredTriggers,
 	}
 	if r.RequeueAfter > 0 {
 		rec.RequeueAfterSeconds = ptr(r.RequeueAfter.Seconds())
@@ -65,6 +67,7 @@ type controllerReconcileWire struct {
 	Source              string   `json:"source"`
 	Format              string   `json:"format"`
 	Lines               int      `json:"lines"`
+	FilteredTriggers    int      `json:"filteredTriggers"`
 }
 
 // controllerReconcileFrom decodes a ControllerReconcile line.
@@ -75,7 +78,8 @@ func controllerReconcileFrom(w *wireLine, ev *watch.Event) error {
 	ev.Namespace, ev.Name, ev.Key, ev.Reason = w.Namespace, w.Name, w.Key, w.Reason
 	ev.Resource.Namespaced = w.Namespace != ""
 	r := &watch.ReconcileInfo{Controller: w.Controller, ReconcileID: w.ReconcileID, Kind: w.ObjectKind, Result: w.Result,
-		Error: w.Message, ReasonMessage: w.ReasonMessage, Source: w.Source, Format: w.Format, Lines: w.Lines}
+		Error: w.Message, ReasonMessage: w.ReasonMessage, Source: w.Source, Format: w.Format, Lines: w.Lines,
+		FilteredTriggers: w.FilteredTriggers}
 	if w.RequeueAfterSeconds != nil {
 		r.RequeueAfter = time.Duration(*w.RequeueAfterSeconds * float64(time.Second))
 	}

@@ -20,7 +20,7 @@ func controllerReconcileEvents() []watch.Event {
 	return []watch.Event{
 		{Type: watch.ControllerReconcile, Time: t0, Resource: widgetRes, Namespace: "demo", Name: "shop", Key: "demo/shop",
 			Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "ed542d03-7d7b-4ae5-8a93-4f9b4987d3ea", Kind: "Widget", Result: "ok",
-				Duration: 3200 * time.Microsecond, DurationKnown: true, Source: "mgr.log", Format: "zap-json", Lines: 2},
+				Duration: 3200 * time.Microsecond, DurationKnown: true, Source: "mgr.log", Format: "zap-json", Lines: 2, FilteredTriggers: 2},
 			TriggerCount: 2, Triggers: []watch.Trigger{
 				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "12", Managers: []string{"widget-operator"}, Attribution: "entry", Time: t0.Add(-time.Millisecond)},
 				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "13", Time: t0, Resource: "deployments.apps", Key: "demo/shop"},
@@ -66,6 +66,7 @@ func TestSummaryControllerReconciles(t *testing.T) {
 	for _, ev := range controllerReconcileEvents() {
 		s.Add(&ev)
 	}
+	s.Predicates = &analysis.PredicateReport{Predicates: "generation"}
 	// The widget controller's metrics, scraped: more reconciles than its log showed.
 	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 5, Error: 1}}})
 	var b strings.Builder
@@ -74,6 +75,7 @@ func TestSummaryControllerReconciles(t *testing.T) {
 	}
 	for _, want := range []string{
 		"controller widget (from its log): 2 reconciles (1 error, 1 ok), 1.00 events per reconcile, 1 with no trigger; most reconciled: demo/shop (2)",
+		"  --predicate generation would have saved 1 of them: every event that triggered them is one it drops",
 		"  its metrics count 6 reconciles since it started, its log shows 2: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)",
 		"controller deployment (from its log): 1 reconciles (1 requeueAfter), 0.00 events per reconcile, 1 with no trigger; most reconciled: demo/web (1)",
 	} {

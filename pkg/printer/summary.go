@@ -197,6 +197,9 @@ func writeLogged(b *strings.Builder, s *analysis.Summary) {
 		}
 		fmt.Fprintf(b, "controller %s (from its log): %d reconciles (%s), %.2f events per reconcile, %d with no trigger; most reconciled: %s\n",
 			Escape(name), l.Reconciles, strings.Join(results, ", "), float64(l.Triggers)/float64(l.Reconciles), l.NoTrigger, strings.Join(most, ", "))
+		if l.Saved > 0 && s.Predicates != nil {
+			fmt.Fprintf(b, "  --predicate %s would have saved %d of them: every event that triggered them is one it drops\n", Escape(s.Predicates.Predicates), l.Saved)
+		}
 		if l.Counted >= 0 && float64(l.Reconciles) < l.Counted {
 			fmt.Fprintf(b, "  its metrics count %.0f reconciles since it started, its log shows %d: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog), and follow its log from its start\n", l.Counted, l.Reconciles)
 		} else if l.Counted >= 0 {

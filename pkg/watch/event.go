@@ -347,4 +347,7 @@ type ReconcileInfo struct {
 	// ReasonMessage says in words why a reconcile without a trigger ran (Event.Reason is its
 	// code: retry, requeue, requeueAfter, first, notWatched, noEvent).
 	ReasonMessage string
+	// FilteredTriggers counts the triggers a --predicate keeps out of the workqueue: when it is
+	// TriggerCount, the predicates would have saved this reconcile.
+	FilteredTriggers int
 }
