@@ -62,7 +62,7 @@ func TestControllerLogsWidgetOperator(t *testing.T) {
 	logFile, recFile := filepath.Join(dir, "mgr.log"), filepath.Join(dir, "run.ndjson")
 	// The plugin first: it waits for the log to appear and reads it from its first line.
 	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "--owned", "--owned-resources", "deployments", "-o", "json",
-		"--controller-logs", logFile, "--record", recFile)
+		"--controller-logs", logFile, "--record", recFile, "--predicate", "generation")
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
 	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true, LogFile: logFile,
 		Args: []string{"--zap-log-level=5", "--zap-devel=false", "--zap-time-encoding=rfc3339nano"}})
@@ -163,6 +163,18 @@ func TestControllerLogsWidgetOperator(t *testing.T) {
 	}
 	if want := fmt.Sprintf("controller widget (from its log): %d reconciles", total); !strings.Contains(p.Stderr(), want) {
 		t.Errorf("exit summary lacks %q:\n%s", want, p.Stderr())
+	}
+	// The loop's reconciles triggered by its status writes alone: GenerationChangedPredicate
+	// would have saved them, and the summary counts as many as the lines say.
+	saved := 0
+	for _, m := range lines {
+		if n, _ := m["triggerCount"].(float64); n > 0 && m["filteredTriggers"] == n {
+			saved++
+		}
+	}
+	t.Logf("--predicate generation would have saved %d of %d", saved, len(lines))
+	if want := fmt.Sprintf("--predicate generation would have saved %d of them", saved); saved == 0 || !strings.Contains(p.Stderr(), want) {
+		t.Errorf("%d reconciles saved by the predicate; exit summary lacks %q:\n%s", saved, want, p.Stderr())
 	}
 	r := runPlugin(t, c, "replay", recFile, "-o", "json", "--types", "ControllerReconcile")
 	replayed := 0
