@@ -70,9 +70,9 @@ func TestControllerLogsWidgetOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = op.Stop() })
-	createWidget(t, c, ns, "loop", "status-loop", 1)
-	createWidget(t, c, ns, "fight", "fight", 1)
-	createWidget(t, c, ns, "plain", "", 1)
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "loop", Bug: "status-loop", Size: 1})
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fight", Bug: "fight", Size: 1})
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "plain", Size: 1})
 	// The loop and the fight run: await some of their reconciles, as lines.
 	for _, name := range []string{"loop", "fight", "plain"} {
 		p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerReconcile" && m["name"] == name })
