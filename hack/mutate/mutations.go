@@ -343,8 +343,8 @@ var mutations = []mutation{
 	{
 		name: "an owned object's event is a trigger of a reconcile of another object (its own name, not its owner's)",
 		file: "internal/ctrllog/join.go",
-		old:  "j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot)",
-		new:  "j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, ev.Name}, ot)",
+		old:  "j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot, filtered)",
+		new:  "j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, ev.Name}, ot, filtered)",
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestJoinOwned"},
 	},
