@@ -74,9 +74,13 @@ func TestControllerLogsWidgetOperator(t *testing.T) {
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fight", Bug: "fight", Size: 1})
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "plain", Size: 1})
 	// The loop and the fight run: await some of their reconciles, as lines.
-	for _, name := range []string{"loop", "fight", "plain"} {
-		p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerReconcile" && m["name"] == name })
-	}
+	named := map[any]bool{}
+	p.AwaitJSON(t, await, func(m map[string]any) bool {
+		if m["type"] == "ControllerReconcile" {
+			named[m["name"]] = true
+		}
+		return named["loop"] && named["fight"] && named["plain"]
+	})
 	seenLoop := 0
 	p.AwaitJSON(t, await, func(m map[string]any) bool {
 		if m["type"] == "ControllerReconcile" && m["name"] == "loop" {
