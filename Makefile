@@ -49,7 +49,7 @@ mutate: ## fail if a unit test no longer catches one of the lies in hack/mutate/
 # FUZZTIME is a count of inputs, not a duration: see docs/reliability.md, "Bad input, fuzzed".
 FUZZTIME ?= 20000x
 # Every fuzz target, as package:Target; each runs for FUZZTIME (seeds always run in `unit`).
-FUZZ_TARGETS := ./pkg/discovery:FuzzResolve ./pkg/watch:FuzzCompactJSON ./pkg/watch:FuzzCompactProtobuf ./pkg/printer:FuzzPrint ./internal/recording:FuzzDecodeLine ./internal/diff:FuzzDiff ./internal/scrape:FuzzParse ./internal/top:FuzzFieldPaths
+FUZZ_TARGETS := ./pkg/discovery:FuzzResolve ./pkg/watch:FuzzCompactJSON ./pkg/watch:FuzzCompactProtobuf ./pkg/printer:FuzzPrint ./internal/recording:FuzzDecodeLine ./internal/diff:FuzzDiff ./internal/scrape:FuzzParse ./internal/top:FuzzFieldPaths ./internal/ctrllog:FuzzParse
 
 fuzz: ## a short run of every fuzz target
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -82,8 +82,9 @@ demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes),
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
 
 .PHONY: bench
-bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local API server (~5 min); writes docs/performance.md
+bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local API server (~5 min); writes docs/performance.md; the controller-log parser's lines/s per format
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
+	$(GO) test -run '^$$' -bench '^BenchmarkParse$$' -benchmem ./internal/ctrllog/
 
 .PHONY: dist goreleaser
 # COMMIT and DATE are passed on only when given (make dist VERSION=v0.1.0 COMMIT=abc DATE=...);

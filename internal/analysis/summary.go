@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -34,6 +35,8 @@ type Summary struct {
 	// the URLs they came from.
 	QueueLines, ScrapeErrors int
 	Scraped                  map[string]bool
+	// Logged: the ControllerReconcile lines of each controller (--controller-logs).
+	Logged map[string]*LoggedReconciles
 	// HotLoops counts the HotLoop lines; Ended holds the HotLoopEnded ones; Ongoing the loops
 	// still going at exit (Step.Ongoing, set by the caller).
 	HotLoops int
@@ -76,7 +79,72 @@ func NewSummary() *Summary {
 		Watches:   map[string]int{},
 		Scraped:   map[string]bool{},
 		API:       map[string]*watch.Event{},
+		Logged:    map[string]*LoggedReconciles{},
 	}
+}
+
+// LoggedReconciles counts one controller's reconciles read from its log.
+type LoggedReconciles struct {
+	// Reconciles counts them, ByResult by result (ok, error, requeue, ...).
+	Reconciles int
+	ByResult   map[string]int
+	// Triggers: the watched events they were joined to; NoTrigger: the reconciles with none;
+	// Saved: those with triggers, every one of them kept out of the workqueue by --predicate.
+	Triggers, NoTrigger, Saved int
+	// Objects counts the reconciles of each object (namespace/name).
+	Objects map[string]int
+	// Counted is the controller's own controller_runtime_reconcile_total at its last scrape
+	// (--metrics-*), -1 when not scraped: what the log should show if it covers the controller's
+	// whole life at verbosity 5.
+	Counted float64
+}
+
+// MostReconciled returns up to n objects with the most reconciles, most first.
+func (l *LoggedReconciles) MostReconciled(n int) []string {
+	keys := make([]string, 0, len(l.Objects))
+	for k := range l.Objects {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := l.Objects[b] - l.Objects[a]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return keys[:min(n, len(keys))]
+}
+
+// logged is controller's count, made on first use.
+func (s *Summary) logged(controller string) *LoggedReconciles {
+	l := s.Logged[controller]
+	if l == nil {
+		l = &LoggedReconciles{ByResult: map[string]int{}, Objects: map[string]int{}, Counted: -1}
+		s.Logged[controller] = l
+	}
+	return l
+}
+
+// counted notes a scraped controller's reconcile total, for the controllers whose logs are read.
+func (s *Summary) counted(controller string, total float64) {
+	s.logged(controller).Counted = total
+}
+
+func (s *Summary) addLogged(ev *watch.Event) {
+	r := ev.Reconcile
+	if r == nil {
+		return
+	}
+	l := s.logged(r.Controller)
+	l.Reconciles++
+	l.ByResult[r.Result]++
+	l.Triggers += ev.TriggerCount
+	if ev.TriggerCount == 0 {
+		l.NoTrigger++
+	}
+	if ev.TriggerCount > 0 && r.FilteredTriggers == ev.TriggerCount {
+		l.Saved++
+	}
+	l.Objects[ev.Key]++
 }
 
 // Add counts one event.
@@ -129,7 +197,12 @@ func (s *Summary) Add(ev *watch.Event) {
 			s.APIOrder = append(s.APIOrder, key)
 		}
 		s.API[key] = ev
+	case watch.ControllerReconcile:
+		s.addLogged(ev)
 	case watch.ControllerQueue:
+		if q := ev.Sample; q != nil && q.HasReconciles && q.Controller != "" {
+			s.counted(q.Controller, q.Reconciles.Total())
+		}
 		s.QueueLines++
 		s.Scraped[ev.URL] = true
 	case watch.Error:

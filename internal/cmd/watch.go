@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
@@ -76,6 +77,7 @@ type WatchOptions struct {
 	MemProfile   string
 
 	Metrics MetricsOptions
+	Logs    ControllerLogsOptions
 	Noise   *NoiseFlags
 	API     APIOptions
 
@@ -140,6 +142,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.DurationVar(&o.SyncTimeout, "sync-timeout", o.SyncTimeout, "How long a streaming list may go without its initial-events-end bookmark before the plugin says so and falls back to LIST+WATCH (0: wait forever).")
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for kubectl informer replay (or report).")
 	o.Metrics.AddFlags(f)
+	o.Logs.AddFlags(f)
 	o.Noise.AddFlags(f)
 	o.API.AddFlags(f)
 	f.StringVar(&o.Order, "order", "rv", "Order of the lines of several resources: rv (hold each line up to --order-window and put live watch events in the server's resourceVersion order) or arrival (as each informer delivers them).")
@@ -227,6 +230,9 @@ func (o *WatchOptions) Validate() error {
 	if err := o.Metrics.Validate(); err != nil {
 		return err
 	}
+	if err := o.Logs.Validate(); err != nil {
+		return err
+	}
 	if err := o.Noise.Validate(); err != nil {
 		return err
 	}
@@ -303,10 +309,11 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
 	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
+	r.logs = o.Logs.start(scrapeCtx, t, o.namespace, o.orderWindow(), o.In, o.ErrOut)
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
-		StdoutGone: r.stdoutGone.Load, Progress: r.progress,
+		StdoutGone: r.stdoutGone.Load, Progress: r.progress, Joined: r.logs,
 	})
 	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
 	if cfg.PredicateStats != nil {
@@ -484,6 +491,7 @@ type watchRun struct {
 	summary    *analysis.Summary
 	progress   *printer.ProgressLine
 	stdoutGone *atomic.Bool
+	logs       *ctrllog.Runner // --controller-logs; nil without it
 	start      time.Time
 	rec        *recording.Writer
 	resources  int // watched resources
@@ -559,6 +567,7 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 // observe writes --memprofile's FILE.synced and calls onSynced once every watched resource
 // has synced.
 func (r *watchRun) observe(ev *watch.Event) {
+	r.logs.Observe(ev)
 	if ev.Type != watch.Synced {
 		return
 	}
@@ -649,6 +658,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"qps":             fmt.Sprint(o.API.QPS),
 		"burst":           fmt.Sprint(o.API.Burst),
 		"api-stats":       o.API.Interval.String(),
+		"controller-logs": strings.Join(o.Logs.Files, " "),
 	}
 }
 

@@ -27,6 +27,17 @@ type Live struct {
 	StdoutGone func() bool
 	// Progress shows the lists under way on a terminal's stderr; nil: not a terminal.
 	Progress *printer.ProgressLine
+	// Joined is a source whose lines are joined to the run's (controllers' logs: it sees every
+	// line through Config.Observe); nil: none.
+	Joined Joined
+}
+
+// Joined hands its lines when Ready says it has some, and those it still holds at Stop, once
+// the informers ended.
+type Joined interface {
+	Ready() <-chan struct{}
+	Take() []watch.Event
+	Stop() []watch.Event
 }
 
 // foldTick bounds how late a live run emits a Folded line after its interval (wall clock).
@@ -65,6 +76,15 @@ func (p *Pipeline) Run(l Live) {
 			p.Ended(time.Now())
 		case ev := <-l.Lines:
 			p.Handle(ev)
+		case <-joinedReady(l.Joined):
+			for _, ev := range l.Joined.Take() {
+				p.Handle(ev)
+			}
+		}
+	}
+	if l.Joined != nil {
+		for _, ev := range l.Joined.Stop() {
+			p.Handle(ev)
 		}
 	}
 	l.Progress.Clear()
@@ -82,6 +102,14 @@ func (p *Pipeline) Run(l Live) {
 			p.Handle(ev)
 		}
 	}
+}
+
+// joinedReady is j's Ready; nil (never ready) without one.
+func joinedReady(j Joined) <-chan struct{} {
+	if j == nil {
+		return nil
+	}
+	return j.Ready()
 }
 
 func (p *Pipeline) processAll(evs []watch.Event) {

@@ -42,7 +42,7 @@ var KnownTypes = []watch.Type{
 	watch.Informer, watch.Added, watch.Updated, watch.Deleted, watch.List, watch.Watch,
 	watch.WatchClosed, watch.Bookmark, watch.Synced, watch.Resync, watch.Relist, watch.Error,
 	watch.Recovered, watch.Reconciled, watch.ControllerQueue, watch.HotLoop, watch.HotLoopEnded, watch.KubeEvent,
-	watch.ApiStats, watch.Throttled,
+	watch.ApiStats, watch.Throttled, watch.ControllerReconcile,
 }
 
 // wireLine is the union of every line type's fields. Pointers tell "absent" from "zero" where a
@@ -78,8 +78,8 @@ type wireLine struct {
 	Loop          string          `json:"loop"`
 	Suggestion    string          `json:"suggestion"`
 	// HotLoopEnded.
-	DurationSeconds float64 `json:"durationSeconds"`
-	ObjectDeleted   bool    `json:"objectDeleted"`
+	DurationSeconds *float64 `json:"durationSeconds"`
+	ObjectDeleted   bool     `json:"objectDeleted"`
 
 	// Reconciled.
 	Key           string          `json:"key"`
@@ -119,6 +119,9 @@ type wireLine struct {
 	WorkP50Seconds        *float64 `json:"workP50Seconds"`
 	WorkP99Seconds        *float64 `json:"workP99Seconds"`
 	controllerQueueExtra
+	// ControllerReconcile (Namespace, Name, Key, Controller, TriggerCount, Triggers, Reason,
+	// Message and DurationSeconds above and below).
+	controllerReconcileWire
 
 	// Lifecycle events.
 	Items               int        `json:"items"`
@@ -254,14 +257,14 @@ func DecodeLine(line []byte) (Decoded, error) {
 	case watch.Reconciled:
 		ev.Key, ev.Wait, ev.Work, ev.Requeues, ev.Failed = w.Key, fromMs(w.WaitMs), fromMs(w.WorkMs), w.Requeues, w.Error
 		ev.TriggerCount, ev.Requeue, ev.RequeueReason = w.TriggerCount, w.Requeue, w.RequeueReason
-		for _, t := range w.Triggers {
-			at, err := time.Parse(time.RFC3339Nano, t.Time)
-			if err != nil {
-				return Decoded{}, fmt.Errorf("trigger time: %w", err)
-			}
-			ev.Triggers = append(ev.Triggers, watch.Trigger{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: at})
+		if ev.Triggers, err = triggersFrom(w.Triggers); err != nil {
+			return Decoded{}, err
 		}
 		if ev.Queue, err = decodeQueue(w.Queue); err != nil {
+			return Decoded{}, err
+		}
+	case watch.ControllerReconcile:
+		if err := controllerReconcileFrom(&w, &ev); err != nil {
 			return Decoded{}, err
 		}
 	case watch.ControllerQueue:
@@ -363,7 +366,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 		}
 		ev.Namespace, ev.Name, ev.Key = w.Namespace, w.Name, w.Key
 		ev.HotLoop = &watch.HotLoopInfo{Loop: w.Loop, Managers: managers, Updates: w.Updates,
-			Duration: time.Duration(math.Round(w.DurationSeconds * float64(time.Second))), Deleted: w.ObjectDeleted}
+			Duration: time.Duration(math.Round(deref(w.DurationSeconds) * float64(time.Second))), Deleted: w.ObjectDeleted}
 	default:
 		return Decoded{}, &UnknownTypeError{Type: typ}
 	}

@@ -69,7 +69,7 @@ func TestDecodeErrors(t *testing.T) {
 // FuzzDecodeLine feeds arbitrary lines to the decoder, seeded with the printer's golden JSON
 // lines: each decodes or is refused with an error, never a panic, and whatever decodes prints.
 func FuzzDecodeLine(f *testing.F) {
-	names, _ := filepath.Glob(filepath.Join("..", "..", "internal", "printer", "testdata", "*.ndjson"))
+	names, _ := filepath.Glob(filepath.Join("..", "..", "pkg", "printer", "testdata", "*.ndjson"))
 	if len(names) == 0 {
 		f.Fatal("no seeds: pkg/printer/testdata/*.ndjson")
 	}

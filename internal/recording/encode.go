@@ -118,6 +118,9 @@ type triggerRecord struct {
 	Managers        []string    `json:"managers,omitempty"`
 	Attribution     string      `json:"attribution,omitempty"`
 	Time            string      `json:"time"`
+	// Resource and Key: the owned object whose event enqueued its owner (--owned).
+	Resource string `json:"resource,omitempty"`
+	Key      string `json:"key,omitempty"`
 }
 
 func triggersOf(ts []watch.Trigger) []triggerRecord {
@@ -126,7 +129,8 @@ func triggersOf(ts []watch.Trigger) []triggerRecord {
 	}
 	out := make([]triggerRecord, len(ts))
 	for i, t := range ts {
-		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time)}
+		out[i] = triggerRecord{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: formatTime(t.Time),
+			Resource: t.Resource, Key: t.Key}
 	}
 	return out
 }
@@ -334,6 +338,8 @@ func Record(ev *watch.Event, o Options) any {
 		return hotLoopEndedOf(ev)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
+	case ev.Type == watch.ControllerReconcile:
+		return controllerReconcileOf(ev)
 	case ev.Type == watch.KubeEvent:
 		return kubeEventOf(ev)
 	case ev.Type == watch.ApiStats:

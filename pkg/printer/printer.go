@@ -193,6 +193,8 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 		p.kubeEventDetail(&b, ev)
 	case ev.Type == watch.Folded:
 		p.foldedDetail(&b, ev)
+	case ev.Type == watch.ControllerReconcile:
+		p.controllerReconcileDetail(&b, ev)
 	default:
 		p.lifecycleDetail(&b, ev)
 	}
@@ -591,7 +593,11 @@ func triggerSummary(ev *watch.Event) string {
 				}
 				continue
 			}
-			s := string(t.Type) + " rv=" + Escape(t.ResourceVersion)
+			s := string(t.Type)
+			if t.Key != "" { // an owned object's event, which enqueued its owner
+				s += " of " + Escape(t.Resource+" "+t.Key)
+			}
+			s += " rv=" + Escape(t.ResourceVersion)
 			switch {
 			case len(t.Managers) > 1 && t.Attribution == diff.RuleOwnership:
 				s += " (by one of " + Escape(strings.Join(t.Managers, ", ")) + ")"

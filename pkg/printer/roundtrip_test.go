@@ -37,6 +37,7 @@ func controllerQueueEvents() []watch.Event {
 func roundTripEvents() []watch.Event {
 	events := append(sample(), controllerQueueEvents()...)
 	events = append(events, causalityEvents()...)
+	events = append(events, controllerReconcileEvents()...)
 	// A scrape failure: an Error line without a resource.
 	events = append(events, watch.Event{Type: watch.Error, Time: t0, Verb: "scrape", Reason: "ScrapeFailed", Message: "connection refused"},
 		watch.Event{Type: watch.Recovered, Time: t0, Resource: deploy, Verb: "watch", Message: "watch works again after 3 failed attempts"},

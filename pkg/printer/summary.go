@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -54,6 +55,7 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 		fmt.Fprintf(&b, "metrics: %d ControllerQueue lines from %d URLs, %d scrape errors (one per failure streak)\n",
 			s.QueueLines, len(s.Scraped), s.ScrapeErrors)
 	}
+	writeLogged(&b, s)
 	var final, adds, retries int64
 	for _, q := range s.LastQueue {
 		final += q.Depth
@@ -158,4 +160,50 @@ func noiseLine(s *analysis.Summary) string {
 		return "hidden: " + strings.Join(parts, "; ") + "; -o json and --record keep every one"
 	}
 	return "marked: " + strings.Join(parts, "; ") + ` (every line kept, with "ignored" or "outOfFocus")`
+}
+
+// writeLogged says what each controller's log showed (--controller-logs): its reconciles by
+// result, the events per reconcile, the objects it reconciled most.
+func writeLogged(b *strings.Builder, s *analysis.Summary) {
+	names := make([]string, 0, len(s.Logged))
+	for name := range s.Logged {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	read := false // some log showed a reconcile: logs were read
+	for _, l := range s.Logged {
+		read = read || l.Reconciles > 0
+	}
+	for _, name := range names {
+		l := s.Logged[name]
+		if l.Reconciles == 0 {
+			if l.Counted >= 0 && read {
+				// Scraped, and other controllers' logs read, but no line of this one's.
+				fmt.Fprintf(b, "controller %s: its metrics count %.0f reconciles; no log of it read shows one\n", Escape(name), l.Counted)
+			}
+			continue
+		}
+		results := make([]string, 0, len(l.ByResult))
+		for r := range l.ByResult {
+			results = append(results, r)
+		}
+		sort.Strings(results)
+		for i, r := range results {
+			results[i] = fmt.Sprintf("%d %s", l.ByResult[r], Escape(r))
+		}
+		most := l.MostReconciled(3)
+		for i, k := range most {
+			most[i] = fmt.Sprintf("%s (%d)", Escape(k), l.Objects[k])
+		}
+		fmt.Fprintf(b, "controller %s (from its log): %d reconciles (%s), %.2f events per reconcile, %d with no trigger; most reconciled: %s\n",
+			Escape(name), l.Reconciles, strings.Join(results, ", "), float64(l.Triggers)/float64(l.Reconciles), l.NoTrigger, strings.Join(most, ", "))
+		if l.Saved > 0 && s.Predicates != nil {
+			fmt.Fprintf(b, "  --predicate %s would have saved %d of them: every event that triggered them is one it drops\n", Escape(s.Predicates.Predicates), l.Saved)
+		}
+		if l.Counted >= 0 && float64(l.Reconciles) < l.Counted {
+			fmt.Fprintf(b, "  its metrics count %.0f reconciles since it started, its log shows %d: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog), and follow its log from its start\n", l.Counted, l.Reconciles)
+		} else if l.Counted >= 0 {
+			fmt.Fprintf(b, "  its metrics count %.0f reconciles since it started: its log shows every one\n", l.Counted)
+		}
+	}
 }

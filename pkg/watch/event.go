@@ -57,6 +57,9 @@ const (
 	// Throttled is a request the server refused with 429 (API Priority and Fairness) or the
 	// client-side rate limiter held back, as it happens.
 	Throttled Type = "Throttled"
+	// ControllerReconcile is one reconcile a running controller really made, read from its log
+	// (--controller-logs), with the watched events that caused it (Reconcile holds it).
+	ControllerReconcile Type = "ControllerReconcile"
 )
 
 // IsObject reports whether t is an object event (Added, Updated or Deleted).
@@ -169,6 +172,11 @@ type Event struct {
 	Requeue       bool
 	RequeueReason string
 
+	// ControllerReconcile events (Namespace, Name and Key are the reconciled object's; Time is
+	// when it started by the log's clock; TriggerCount and Triggers as on Reconciled; Reason
+	// says why a reconcile without a trigger ran).
+	Reconcile *ReconcileInfo
+
 	// HotLoop, HotLoopEnded and Folded events (Namespace, Name and Key are the object's).
 	HotLoop *HotLoopInfo
 
@@ -225,6 +233,11 @@ type Trigger struct {
 	// ownership and several managers, one of them made it.
 	Attribution string
 	Time        time.Time
+	// Resource and Key name the object whose event it was when that is not the reconciled
+	// object itself: an object it owns (--owned), whose events enqueue their owner as a
+	// controller's EnqueueRequestForOwner or handleObject does. Empty for the object's own.
+	Resource string
+	Key      string
 }
 
 // MaxTriggers caps Event.Triggers: the first two and the newest ones are kept.
@@ -310,4 +323,31 @@ type Regarding struct {
 	Name       string
 	UID        string
 	FieldPath  string
+}
+
+// ReconcileInfo is what a controller's log says about one of its reconciles.
+type ReconcileInfo struct {
+	Controller  string
+	ReconcileID string
+	// Kind of the reconciled object as the log names it ("" when it does not).
+	Kind string
+	// Result is ok, error, requeue, requeueAfter, or unknown (the log did not say how it
+	// ended); Error is the error text of a failed one; RequeueAfter the delay it asked for.
+	Result       string
+	Error        string
+	RequeueAfter time.Duration
+	// Duration is how long it took, when the log says (DurationKnown).
+	Duration      time.Duration
+	DurationKnown bool
+	// Source is the log it came from (a file, "-" for stdin); Format its encoding; Lines how
+	// many of its lines it is made of.
+	Source string
+	Format string
+	Lines  int
+	// ReasonMessage says in words why a reconcile without a trigger ran (Event.Reason is its
+	// code: retry, requeue, requeueAfter, first, notWatched, noEvent).
+	ReasonMessage string
+	// FilteredTriggers counts the triggers a --predicate keeps out of the workqueue: when it is
+	// TriggerCount, the predicates would have saved this reconcile.
+	FilteredTriggers int
 }

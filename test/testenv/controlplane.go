@@ -49,6 +49,8 @@ type Component struct {
 	err  error // set before done is closed
 	once sync.Once
 	stop time.Duration
+	// logFile is the copy of its output in Options.LogDir, closed when it exits.
+	logFile *os.File
 }
 
 // URL is https://127.0.0.1:Port/ + path.
@@ -91,12 +93,30 @@ func (p *Component) Stop() error {
 // (or sent to Options.ControlPlaneOutput). The command line must mention c.Dir (a kubeconfig
 // there does), so that the watchdog kills it if this process dies.
 func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*Component, error) {
+	logFile := ""
+	if c.opts.LogDir != "" {
+		logFile = filepath.Join(c.opts.LogDir, name+".log")
+	}
+	return c.startComponentLogged(name, bin, port, logFile, args...)
+}
+
+// startComponentLogged is startComponent with the whole output also appended to logFile
+// (none when "").
+func (c *Cluster) startComponentLogged(name, bin string, port int, logFile string, args ...string) (*Component, error) {
 	p := &Component{Name: name, Port: port, log: newTail(64 << 10), done: make(chan struct{}), stop: c.opts.StopTimeout}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out io.Writer = p.log
 	if w := c.opts.ControlPlaneOutput; w != nil {
 		out = w
+	}
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		p.logFile = f
+		out = io.MultiWriter(out, f)
 	}
 	p.cmd.Stdout, p.cmd.Stderr = out, out
 	c.mu.Lock()
@@ -109,6 +129,9 @@ func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*C
 	}
 	go func() {
 		p.err = p.cmd.Wait()
+		if p.logFile != nil {
+			_ = p.logFile.Close()
+		}
 		close(p.done)
 	}()
 	c.components = append(c.components, p)
@@ -142,15 +165,16 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 	}
 	certDir := c.Env.ControlPlane.APIServer.CertDir
 	if c.opts.Controllers {
-		p, err := c.startServing(ctx, ControllerManager, assets,
+		p, err := c.startServing(ctx, ControllerManager, assets, append([]string{
 			// One identity for all controllers, so their writes carry the field manager
 			// kube-controller-manager as in most clusters' audit of it.
 			"--use-service-account-credentials=false",
 			"--controllers=*",
-			"--service-account-private-key-file="+filepath.Join(certDir, "sa-signer.key"),
-			"--root-ca-file="+caFile,
+			"--service-account-private-key-file=" + filepath.Join(certDir, "sa-signer.key"),
+			"--root-ca-file=" + caFile,
 			// Pods of a namespace being deleted, nodes that stop beating: act at once.
 			"--concurrent-gc-syncs=5",
+		}, c.opts.ControllerManagerArgs...)...,
 		)
 		if err != nil {
 			return err

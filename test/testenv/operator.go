@@ -42,6 +42,12 @@ type OperatorOptions struct {
 	MissingRBAC bool
 	// Fixed runs the operator's fixed build (--bugs=false): it ignores OperatorBugAnnotation.
 	Fixed bool
+	// Args are extra flags of the operator, e.g. controller-runtime's logging flags
+	// ("--zap-log-level=5", "--zap-devel=false" for JSON lines).
+	Args []string
+	// LogFile, if set, also receives the operator's whole output (appended), as `make run >
+	// mgr.log 2>&1` writes a local controller's log.
+	LogFile string
 }
 
 // Operator is a running hack/widget-operator.
@@ -132,7 +138,12 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 	if opts.Fixed {
 		args = append(args, "--bugs=false")
 	}
-	p, err := c.startComponent(OperatorName, bin, port, args...)
+	args = append(args, opts.Args...)
+	logFile := opts.LogFile
+	if logFile == "" && c.opts.LogDir != "" {
+		logFile = filepath.Join(c.opts.LogDir, OperatorName+".log")
+	}
+	p, err := c.startComponentLogged(OperatorName, bin, port, logFile, args...)
 	if err != nil {
 		return nil, err
 	}

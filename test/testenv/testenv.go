@@ -58,6 +58,13 @@ type Options struct {
 	Controllers bool
 	// Scheduler starts kube-scheduler.
 	Scheduler bool
+	// ControllerManagerArgs are extra kube-controller-manager flags (e.g. "-v=4",
+	// "--logging-format=json").
+	ControllerManagerArgs []string
+	// LogDir, if set, also receives the whole output of each component started beside the API
+	// server (kube-controller-manager, kube-scheduler, kwok, widget-operator) as LogDir/NAME.log.
+	LogDir string
+
 	// Nodes, when > 0, starts kwok and creates that many kwok-managed nodes (kwok-node-0...),
 	// Ready before Start returns. Pods bound to them become Running without a container
 	// runtime. Without Scheduler, pods must name their node themselves.

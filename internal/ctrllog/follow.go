@@ -1,0 +1,118 @@
+package ctrllog
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"time"
+)
+
+// maxLine bounds one line; longer ones (a huge object dumped into a log) are cut there.
+const maxLine = 1 << 20
+
+// pollEvery is how often a followed file at its end is looked at again (tail -F polls each
+// second; a reconcile wants less).
+const pollEvery = 100 * time.Millisecond
+
+// Follow reads the file at path as `tail -F` does, from its first line: at its end it waits for
+// more, a truncated file is read again from its start, a file replaced (rotated) is reopened,
+// and a missing one is waited for. Each complete line goes to line with the time it was read.
+// It returns when ctx ends; notice says once that the file is not there yet.
+func Follow(ctx context.Context, path string, line func([]byte, time.Time), notice func(string)) error {
+	var f *os.File
+	var info os.FileInfo
+	var off int64
+	var partial []byte
+	waited := false
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	for ctx.Err() == nil {
+		if f == nil {
+			var err error
+			if f, err = os.Open(path); err != nil {
+				if !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+				if !waited && notice != nil {
+					notice("waiting for " + path + " to appear")
+				}
+				waited = true
+				f = nil
+				sleep(ctx, pollEvery)
+				continue
+			}
+			info, _ = f.Stat()
+			off, partial = 0, partial[:0]
+		}
+		n, err := f.Read(buf)
+		if n > 0 {
+			off += int64(n)
+			partial = lines(append(partial, buf[:n]...), line)
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		// At the end: truncated, replaced, or just nothing new yet.
+		if cur, err := os.Stat(path); err != nil || !os.SameFile(info, cur) {
+			f.Close()
+			f = nil
+			continue
+		} else if cur.Size() < off {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			off, partial = 0, partial[:0]
+			continue
+		}
+		sleep(ctx, pollEvery)
+	}
+	return nil
+}
+
+// lines hands every complete line of b to line and returns what is left (the start of the next
+// line), cut at maxLine.
+func lines(b []byte, line func([]byte, time.Time)) []byte {
+	now := time.Now()
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if len(b) > maxLine {
+				line(b[:maxLine], now)
+				return b[:0]
+			}
+			return b
+		}
+		line(b[:i], now)
+		b = b[i+1:]
+	}
+}
+
+// ReadStream reads r (standard input) to its end, a line at a time.
+func ReadStream(ctx context.Context, r io.Reader, line func([]byte, time.Time)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	for sc.Scan() && ctx.Err() == nil {
+		line(sc.Bytes(), time.Now())
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil
+	}
+	return sc.Err()
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,218 @@
+package ctrllog
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Results of a reconcile, as ControllerReconcile lines say them.
+const (
+	ResultOK           = "ok"
+	ResultError        = "error"
+	ResultRequeue      = "requeue"
+	ResultRequeueAfter = "requeueAfter"
+	// ResultUnknown: the log showed the reconcile (lines with its reconcileID) but not how it
+	// ended (controller-runtime says so only at verbosity 5, --zap-log-level=5).
+	ResultUnknown = "unknown"
+)
+
+// Reconcile is one reconcile rebuilt from a controller's log.
+type Reconcile struct {
+	Controller  string
+	Object      ObjectRef
+	ReconcileID string
+	// Start is when it began by the log's clock (its first line, or its end less the
+	// duration it logged); End when it ended (its last line).
+	Start, End time.Time
+	// Duration is End-Start when the log says both (a start line and an end line, or a
+	// logged duration); DurationKnown says so.
+	Duration      time.Duration
+	DurationKnown bool
+	// Precise: the timestamps have sub-second digits.
+	Precise      bool
+	Result       string
+	Error        string
+	RequeueAfter time.Duration
+	// Lines is how many lines of the log it is made of.
+	Lines  int
+	Format Format
+	// Source names the log (the file, "-" for stdin).
+	Source string
+	// Read is when this machine read its first line.
+	Read time.Time
+}
+
+// Stats counts what a log held.
+type Stats struct {
+	Lines      int            // every line read
+	ByFormat   map[Format]int // lines parsed, by format
+	Other      int            // lines in no format (stack traces, panics, plain text)
+	Reconciles int            // reconciles rebuilt
+}
+
+// syncMerge is how close an "Error syncing" line must follow a "Finished syncing" line of the
+// same object (by the log's clock) to be the same sync (kube-controller-manager logs both).
+const syncMerge = time.Second
+
+// Reconstructor rebuilds reconciles from one log's lines, in the order they were written. Not
+// safe for concurrent use.
+type Reconstructor struct {
+	Source string
+	// Year of klog text lines (their header has none); default: this year.
+	Year  int
+	Stats Stats
+
+	open    map[string]*Reconcile // by reconcileID
+	lastIn  map[string]time.Time  // reconcileID -> when its last line was read
+	pending map[string]*Reconcile // klog syncs by controller+object, for a following error line
+}
+
+// NewReconstructor returns a reconstructor for the log named source.
+func NewReconstructor(source string) *Reconstructor {
+	return &Reconstructor{Source: source, Year: time.Now().Year(), Stats: Stats{ByFormat: map[Format]int{}},
+		open: map[string]*Reconcile{}, lastIn: map[string]time.Time{}, pending: map[string]*Reconcile{}}
+}
+
+// Feed reads one line, read at now, and returns the reconciles it completes.
+func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
+	r.Stats.Lines++
+	l, ok := ParseLine(b, r.Year)
+	if !ok {
+		r.Stats.Other++
+		return nil
+	}
+	r.Stats.ByFormat[l.Format]++
+	kind, hint := classify(&l)
+	switch kind {
+	case kindOther, kindSyncStart:
+		return nil
+	case kindSynced, kindFinished, kindSyncError:
+		return r.sync(&l, kind, hint, now)
+	}
+	id := l.Str("reconcileID")
+	rec := r.open[id]
+	if rec == nil {
+		obj, _ := objectOf(&l, "")
+		rec = &Reconcile{Controller: l.Str("controller"), Object: obj, ReconcileID: id, Start: l.Time, End: l.Time,
+			Precise: l.Precise, Format: l.Format, Source: r.Source, Read: now, Result: ResultUnknown}
+		r.open[id] = rec
+	}
+	rec.Lines++
+	rec.End = l.Time
+	r.lastIn[id] = now
+	switch kind {
+	case kindStart:
+		rec.DurationKnown = true // its start is the start
+		return nil
+	case kindInReconcile:
+		if l.Error && rec.Error == "" {
+			rec.Error = errorText(&l)
+		}
+		return nil
+	case kindOK:
+		rec.Result = ResultOK
+	case kindError:
+		rec.Result, rec.Error = ResultError, errorText(&l)
+	case kindRequeue:
+		rec.Result = ResultRequeue
+	case kindRequeueAfter:
+		rec.Result, rec.RequeueAfter = ResultRequeueAfter, requeueAfter(l.Msg)
+	}
+	return []Reconcile{r.close(id)}
+}
+
+// close ends the open reconcile id.
+func (r *Reconstructor) close(id string) Reconcile {
+	rec := r.open[id]
+	delete(r.open, id)
+	delete(r.lastIn, id)
+	if rec.DurationKnown {
+		rec.Duration = rec.End.Sub(rec.Start)
+	}
+	r.Stats.Reconciles++
+	return *rec
+}
+
+// sync makes one reconcile of a klog controller's "synced" or "error syncing" line.
+func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time) []Reconcile {
+	obj, ok := objectOf(l, hint)
+	if !ok {
+		return nil
+	}
+	// The controller: its logger's name (kube-controller-manager's "deployment-controller"),
+	// else the kind its message names, else the object's, else the log's name (a
+	// sample-controller logs with no name). utilruntime.HandleError's logger names no one.
+	controller := l.Logger
+	if controller == "UnhandledError" {
+		controller = ""
+	}
+	if controller == "" {
+		controller = hint
+	}
+	if controller == "" {
+		controller = strings.ToLower(obj.Kind)
+	}
+	if controller == "" {
+		controller = strings.TrimSuffix(filepath.Base(r.Source), filepath.Ext(r.Source))
+	}
+	key := controller + "\x00" + obj.Kind + "\x00" + obj.Key()
+	var out []Reconcile
+	if kind == kindSyncError {
+		if p := r.pending[key]; p != nil && l.Time.Sub(p.End) <= syncMerge {
+			// kube-controller-manager: "Finished syncing" (deferred) and then "Error syncing":
+			// one sync that failed.
+			delete(r.pending, key)
+			p.Result, p.Error = ResultError, errorText(l)
+			p.Lines++
+			r.Stats.Reconciles++
+			return []Reconcile{*p}
+		}
+	}
+	if p := r.pending[key]; p != nil {
+		delete(r.pending, key)
+		r.Stats.Reconciles++
+		out = append(out, *p)
+	}
+	rec := &Reconcile{Controller: controller, Object: obj, Start: l.Time, End: l.Time, Precise: l.Precise,
+		Format: l.Format, Source: r.Source, Read: now, Lines: 1, Result: ResultOK}
+	if d, ok := durationOf(l); ok {
+		rec.Duration, rec.DurationKnown, rec.Start = d, true, l.Time.Add(-d)
+	}
+	if kind == kindSyncError {
+		rec.Result, rec.Error = ResultError, errorText(l)
+	}
+	if kind != kindFinished {
+		// Only a deferred "Finished syncing" line may be followed by its sync's error.
+		r.Stats.Reconciles++
+		return append(out, *rec)
+	}
+	r.pending[key] = rec
+	return out
+}
+
+// Due returns the reconciles that are over by now: an open reconcile with no line for idle
+// (its end was not logged), a sync no error line followed within a second.
+func (r *Reconstructor) Due(now time.Time, idle time.Duration) []Reconcile {
+	var out []Reconcile
+	for id, last := range r.lastIn {
+		if now.Sub(last) >= idle {
+			out = append(out, r.close(id))
+		}
+	}
+	for key, p := range r.pending {
+		if now.Sub(p.Read) >= syncMerge {
+			delete(r.pending, key)
+			r.Stats.Reconciles++
+			out = append(out, *p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out
+}
+
+// Flush returns every reconcile still open (the log ended).
+func (r *Reconstructor) Flush() []Reconcile {
+	return r.Due(time.Now().Add(1000*time.Hour), 0)
+}

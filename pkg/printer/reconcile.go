@@ -1,0 +1,47 @@
+package printer
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// controllerReconcileDetail renders a reconcile read from a controller's log: the object, the
+// controller and its reconcile, the result (an error in red), how long it took, and what
+// triggered it or why it ran without a trigger.
+func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event) {
+	r := ev.Reconcile
+	if r == nil {
+		r = &watch.ReconcileInfo{}
+	}
+	fmt.Fprintf(b, "%s  by %s", Escape(ev.Key), Escape(r.Controller))
+	if r.ReconcileID != "" {
+		id := r.ReconcileID
+		if len(id) > 8 {
+			id = id[:8]
+		}
+		fmt.Fprintf(b, " (reconcile %s)", Escape(id))
+	}
+	b.WriteString(": ")
+	switch r.Result {
+	case "error":
+		b.WriteString(p.paint(colorRed, "error: "+Escape(r.Error)))
+	case "ok":
+		b.WriteString(p.paint(colorGreen, "ok"))
+	case "requeueAfter":
+		fmt.Fprintf(b, "requeue after %s", r.RequeueAfter)
+	default:
+		b.WriteString(Escape(r.Result))
+	}
+	if r.DurationKnown {
+		// A reconcile often takes a few milliseconds: a tenth of one is kept.
+		fmt.Fprintf(b, " in %s", r.Duration.Round(100*time.Microsecond))
+	}
+	if s := triggerSummary(ev); s != "" {
+		b.WriteString("; " + s)
+	} else if r.ReasonMessage != "" {
+		b.WriteString("; no trigger: " + Escape(r.ReasonMessage))
+	}
+}

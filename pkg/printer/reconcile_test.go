@@ -1,0 +1,86 @@
+package printer
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+var widgetRes = discovery.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+
+// controllerReconcileEvents are reconciles read from a controller's log: one with triggers (one
+// of an owned object), a failed one with a reason, one of an object not watched.
+func controllerReconcileEvents() []watch.Event {
+	return []watch.Event{
+		{Type: watch.ControllerReconcile, Time: t0, Resource: widgetRes, Namespace: "demo", Name: "shop", Key: "demo/shop",
+			Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "ed542d03-7d7b-4ae5-8a93-4f9b4987d3ea", Kind: "Widget", Result: "ok",
+				Duration: 3200 * time.Microsecond, DurationKnown: true, Source: "mgr.log", Format: "zap-json", Lines: 2, FilteredTriggers: 2},
+			TriggerCount: 2, Triggers: []watch.Trigger{
+				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "12", Managers: []string{"widget-operator"}, Attribution: "entry", Time: t0.Add(-time.Millisecond)},
+				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "13", Time: t0, Resource: "deployments.apps", Key: "demo/shop"},
+			}},
+		{Type: watch.ControllerReconcile, Time: t0.Add(time.Second), Resource: widgetRes, Namespace: "demo", Name: "shop", Key: "demo/shop", Reason: "retry",
+			Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "a1", Kind: "Widget", Result: "error", Error: "forbidden", RequeueAfter: 0,
+				Source: "mgr.log", Format: "zap-console", Lines: 2, ReasonMessage: "a retry: its previous reconcile of it failed"}},
+		{Type: watch.ControllerReconcile, Time: t0.Add(2 * time.Second), Namespace: "demo", Name: "web", Key: "demo/web", Reason: "notWatched",
+			Reconcile: &watch.ReconcileInfo{Controller: "deployment", Kind: "deployment", Result: "requeueAfter", RequeueAfter: 5 * time.Second,
+				Source: "-", Format: "klog-text", Lines: 1, ReasonMessage: "deployment demo/web is not watched"}},
+	}
+}
+
+// A reconcile from a controller's log reads as one line: the object, the controller and its
+// reconcile, the result (an error in red), how long, and its triggers or why it had none.
+func TestControllerReconcileHuman(t *testing.T) {
+	var out bytes.Buffer
+	p := New(&out, Options{Color: true, Timestamps: "none"})
+	for _, ev := range controllerReconcileEvents() {
+		if err := p.Print(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for i, want := range []string{
+		"demo/shop  by widget (reconcile ed542d03): " + colorGreen + "ok" + colorReset + " in 3.2ms; 2 events coalesced: Updated rv=12 (by widget-operator), Updated of deployments.apps demo/shop rv=13",
+		"demo/shop  by widget (reconcile a1): " + colorRed + "error: forbidden" + colorReset + "; no trigger: a retry: its previous reconcile of it failed",
+		"demo/web  by deployment: requeue after 5s; no trigger: deployment demo/web is not watched",
+	} {
+		if !strings.Contains(lines[i], want) || !strings.Contains(lines[i], "ControllerReconcile") {
+			t.Errorf("line %d:\n%q\nwant it to contain\n%q", i, lines[i], want)
+		}
+	}
+}
+
+// The exit summary says, per controller, its reconciles by result, events per reconcile and the
+// objects it reconciled most.
+func TestSummaryControllerReconciles(t *testing.T) {
+	s := analysis.NewSummary()
+	for _, ev := range controllerReconcileEvents() {
+		s.Add(&ev)
+	}
+	s.Predicates = &analysis.PredicateReport{Predicates: "generation"}
+	// The widget controller's metrics, scraped: more reconciles than its log showed.
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 5, Error: 1}}})
+	var b strings.Builder
+	if err := WriteSummary(&b, "summary", s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"controller widget (from its log): 2 reconciles (1 error, 1 ok), 1.00 events per reconcile, 1 with no trigger; most reconciled: demo/shop (2)",
+		"  --predicate generation would have saved 1 of them: every event that triggered them is one it drops",
+		"  its metrics count 6 reconciles since it started, its log shows 2: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)",
+		"controller deployment (from its log): 1 reconciles (1 requeueAfter), 0.00 events per reconcile, 1 with no trigger; most reconciled: demo/web (1)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
+		}
+	}
+}
