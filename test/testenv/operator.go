@@ -12,8 +12,6 @@ import (
 	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -190,27 +188,5 @@ func (c *Cluster) applyOperatorRBAC(ctx context.Context, missing bool) error {
 	if !missing {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets/status"}, Verbs: []string{"get", "update", "patch"}})
 	}
-	rbac := c.Clientset.RbacV1()
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: OperatorName}, Rules: rules}
-	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-		cur, err := rbac.ClusterRoles().Get(ctx, OperatorName, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		cur.Rules = rules
-		if _, err := rbac.ClusterRoles().Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("update ClusterRole %s: %w", OperatorName, err)
-		}
-	} else if err != nil {
-		return fmt.Errorf("create ClusterRole %s: %w", OperatorName, err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: OperatorName},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: OperatorName},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: OperatorName}},
-	}
-	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create ClusterRoleBinding %s: %w", OperatorName, err)
-	}
-	return nil
+	return c.applyRBAC(ctx, OperatorName, rules)
 }
