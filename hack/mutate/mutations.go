@@ -63,6 +63,22 @@ var mutations = []mutation{
 		run:  []string{"TestCompare"},
 	},
 	{
+		name: "a fight is strict alternation of the object's last two writers, not two writers flipping one field",
+		file: "internal/diff/hotloop.go",
+		old:  "if slices.Contains(u.Paths, p) {",
+		new:  "if true {",
+		pkg:  "./internal/diff",
+		run:  []string{"TestHotLoopFightAmidOtherWriters"},
+	},
+	{
+		name: "one write of a person during a controller's self-triggered loop makes it a fight",
+		file: "internal/diff/hotloop.go",
+		old:  "fight: k >= 2 && 4*min(a, b) > a+b}",
+		new:  "fight: k >= 2 && a+b > 0}",
+		pkg:  "./internal/diff",
+		run:  []string{"TestHotLoopFightAmidOtherWriters"},
+	},
+	{
 		name: "the Events already there are shown in the list's order, not the order they happened",
 		file: "pkg/watch/owned.go",
 		old:  "if c := a.Kube.EventTime.Compare(b.Kube.EventTime); c != 0 {",

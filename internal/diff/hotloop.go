@@ -67,9 +67,30 @@ const (
 	LoopBusy = "busy"
 )
 
-// diagnose fills in Loop and Suggestion.
-func (h *HotLoop) diagnose(updates []Update) {
-	n, pair := alternations(updates)
+// Diagnosis is what a window of one object's updates is: a fight, a self-triggered loop or
+// just busy, with the writers and the field behind it and a suggestion.
+type Diagnosis struct {
+	// Loop is LoopFight, LoopSelf or LoopBusy.
+	Loop string
+	// Writers: for a fight, the two managers taking turns at Field (the one that started the
+	// run first); for a self-triggered loop, its one writer.
+	Writers []string
+	// Field: for a fight, the field the two take turns at.
+	Field string
+	// Suggestion is one sentence on what usually fixes such a loop.
+	Suggestion string
+}
+
+// Classify diagnoses the updates of one object within a window, oldest first. A fight is two
+// writers flipping the same field, whoever else writes other fields in between (the deployment
+// controller's status between kubectl scale's and a controller's spec.replicas); one writer
+// whose updates never touch the spec, whoever else writes now and then (a person's kubectl
+// annotate), re-triggers itself; anything else is busy.
+func Classify(updates []Update) Diagnosis {
+	if _, t := fieldTurns(updates); t.fight {
+		return Diagnosis{Loop: LoopFight, Writers: t.pair, Field: t.field,
+			Suggestion: fmt.Sprintf("%s and %s take turns at %s; fix: let only one of them write it", t.pair[0], t.pair[1], t.field)}
+	}
 	counts := map[string]int{}
 	named := 0
 	for _, u := range updates {
@@ -78,10 +99,6 @@ func (h *HotLoop) diagnose(updates []Update) {
 			named++
 		}
 	}
-	// A fight needs both sides writing, the lesser more than a quarter of the two's updates: one
-	// write of another manager (a person's kubectl annotate in the middle of a controller's
-	// loop) makes two hand-overs, not a fight.
-	fight := n >= 2 && len(pair) == 2 && 4*min(counts[pair[0]], counts[pair[1]]) > counts[pair[0]]+counts[pair[1]]
 	// The one writer behind at least three quarters of the updates, if there is one (an update
 	// that names several managers counts for none of them).
 	dominant := ""
@@ -90,17 +107,82 @@ func (h *HotLoop) diagnose(updates []Update) {
 			dominant = m
 		}
 	}
-	switch {
-	case h.Reason == "alternating" || fight:
-		h.Loop = LoopFight
-		h.Suggestion = "fix: let only one of them write these fields"
-	case dominant != "" && selfTriggered(updates):
-		h.Loop = LoopSelf
-		h.Suggestion = fmt.Sprintf("%s re-triggers itself (no spec change, each write wakes it again); fix: write status only when it changed, or filter its own updates (GenerationChangedPredicate)", dominant)
-	default:
-		h.Loop = LoopBusy
-		h.Suggestion = "many writes, neither a fight nor one writer re-triggering itself: see who writes (managers) and what flips (fields)"
+	if dominant != "" && selfTriggered(updates) {
+		return Diagnosis{Loop: LoopSelf, Writers: []string{dominant},
+			Suggestion: fmt.Sprintf("%s re-triggers itself (no spec change, each write wakes it again); fix: write status only when it changed, or filter its own updates (GenerationChangedPredicate)", dominant)}
 	}
+	return Diagnosis{Loop: LoopBusy,
+		Suggestion: "many writes, neither a fight nor one writer re-triggering itself: see who writes (managers) and what flips (fields)"}
+}
+
+// turns is how two writers took turns at one field.
+type turns struct {
+	field string
+	n     int      // hand-overs
+	pair  []string // the one that started the run first
+	// fight: at least two hand-overs, both writers wrote it, the lesser more than a quarter of
+	// the two's writes (one write of a second writer makes two hand-overs, not a fight).
+	fight bool
+}
+
+// fieldTurns finds, for each changed path, the hand-overs between the writers of that path
+// alone (the alternations of the updates that changed it), whoever wrote other paths in
+// between. It returns the most hand-overs at any field two writers fight over, and the fight to name: at a field
+// outside metadata before one in it (a controller's full Update that drops an annotation
+// another controller puts back is a fight too, but rarely the one the user is after), then the
+// most hand-overs, then the first path in order.
+func fieldTurns(updates []Update) (most int, named turns) {
+	var paths []string
+	for _, u := range updates {
+		for _, p := range u.Paths {
+			if !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
+		}
+	}
+	slices.Sort(paths)
+	rank := func(t turns) int {
+		r := 2 * t.n
+		if t.fight {
+			r += 1 << 20
+			if !strings.HasPrefix(t.field, "metadata") {
+				r += 1 << 19
+			}
+		}
+		return r
+	}
+	var of []Update
+	for _, p := range paths {
+		of = of[:0]
+		for _, u := range updates {
+			if slices.Contains(u.Paths, p) {
+				of = append(of, u)
+			}
+		}
+		k, two := alternations(of)
+		if len(two) != 2 || k == 0 {
+			continue
+		}
+		counts := map[string]int{}
+		for _, u := range of {
+			counts[strings.Join(u.Managers, "+")]++
+		}
+		a, b := counts[two[0]], counts[two[1]]
+		t := turns{field: p, n: k, pair: two, fight: k >= 2 && 4*min(a, b) > a+b}
+		if t.fight {
+			most = max(most, k)
+		}
+		if named.field == "" || rank(t) > rank(named) {
+			named = t
+		}
+	}
+	return most, named
+}
+
+// diagnose fills in Loop and Suggestion.
+func (h *HotLoop) diagnose(updates []Update) {
+	d := Classify(updates)
+	h.Loop, h.Suggestion = d.Loop, d.Suggestion
 }
 
 // selfTriggered: no update of the window changed the spec (generation) or a field outside
@@ -212,8 +294,8 @@ func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
 		}
 	}
 	h := &HotLoop{Key: key, Updates: len(ep.updates), Window: d.Window, Fields: flipping(ep.updates)}
-	if n, pair := alternations(ep.updates); n >= MinAlternations {
-		h.Reason, h.Managers = "alternating", pair
+	if n, t := fieldTurns(ep.updates); n >= MinAlternations {
+		h.Reason, h.Managers = "alternating", t.pair
 	} else if suspects > d.MaxUpdates || len(ep.updates) > ConvergingFactor*d.MaxUpdates {
 		h.Reason, h.Managers = "updates", managersOf(ep.updates)
 	} else {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,4 +201,79 @@ func TestHotLoopEnded(t *testing.T) {
 
 func cmpEnd(a, b HotLoopEnd) bool {
 	return a.Key == b.Key && a.Updates == b.Updates && a.Duration == b.Duration && strings.Join(a.Managers, ",") == strings.Join(b.Managers, ",") && a.Loop == b.Loop && a.Deleted == b.Deleted
+}
+
+// A fight is two writers flipping the same field, whoever writes other fields in between:
+// kubectl scale and a controller flipping a Deployment's spec.replicas, the deployment
+// controller's status updates landing between their flips (issue #33). And a controller's
+// self-triggered status loop stays self with a person's kubectl annotate writes during it.
+func TestHotLoopFightAmidOtherWriters(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * 100 * time.Millisecond) }
+	status := []string{"status.observedGeneration", "status.replicas"}
+	tests := []struct {
+		name        string
+		mk          func(i int) Update
+		wantLoop    string
+		wantWriters []string
+		wantIn      string // in the suggestion
+	}{
+		{"kubectl scale and a controller, status between their flips", func(i int) Update {
+			switch i % 6 {
+			case 0:
+				return Update{At: at(i), Managers: []string{"kubectl-scale"}, Paths: []string{"spec.replicas"}, GenerationChanged: true}
+			case 3:
+				return Update{At: at(i), Managers: []string{"foo-controller"}, Paths: []string{"spec.replicas", `metadata.annotations["deployment.kubernetes.io/revision"]`}, GenerationChanged: true}
+			case 4:
+				return Update{At: at(i), Managers: []string{"kube-controller-manager"}, Paths: []string{`metadata.annotations["deployment.kubernetes.io/revision"]`}}
+			}
+			return Update{At: at(i), Managers: []string{"kube-controller-manager"}, Paths: status[i%2 : i%2+1]}
+		}, LoopFight, []string{"kubectl-scale", "foo-controller"}, "kubectl-scale and foo-controller take turns at spec.replicas"},
+		{"a status loop, two kubectl annotate writes during it", func(i int) Update {
+			if i == 7 || i == 12 {
+				return Update{At: at(i), Managers: []string{"kubectl-annotate"}, Paths: []string{`metadata.annotations["note"]`}}
+			}
+			return Update{At: at(i), Managers: []string{"widget-operator"}, Paths: []string{"status.lastReconciled"}}
+		}, LoopSelf, []string{"widget-operator"}, "widget-operator re-triggers itself"},
+		{"a status loop, annotate and the controller flipping one annotation", func(i int) Update {
+			switch i % 3 {
+			case 1:
+				return Update{At: at(i), Managers: []string{"kubectl-annotate"}, Paths: []string{`metadata.annotations["note"]`}}
+			case 2:
+				return Update{At: at(i), Managers: []string{"op"}, Paths: []string{"status.lastReconciled", `metadata.annotations["note"]`}}
+			}
+			return Update{At: at(i), Managers: []string{"op"}, Paths: []string{"status.lastReconciled"}}
+		}, LoopFight, []string{"kubectl-annotate", "op"}, `kubectl-annotate and op take turns at metadata.annotations["note"]`},
+		{"a status loop, one kubectl annotate of a field the controller writes back", func(i int) Update {
+			if i == 7 {
+				return Update{At: at(i), Managers: []string{"kubectl-annotate"}, Paths: []string{`metadata.annotations["last"]`}}
+			}
+			return Update{At: at(i), Managers: []string{"op"}, Paths: []string{"status.lastReconciled", `metadata.annotations["last"]`}}
+		}, LoopSelf, []string{"op"}, "op re-triggers itself"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var window []Update
+			d := NewHotLoopDetector(15, 30*time.Second)
+			var h *HotLoop
+			for i := range 40 {
+				u := tt.mk(i)
+				window = append(window, u)
+				if r := d.Observe("k", u); r != nil && h == nil {
+					h = r
+				}
+			}
+			if h == nil || h.Loop != tt.wantLoop || !strings.Contains(h.Suggestion, tt.wantIn) {
+				t.Fatalf("detector: got %+v, want loop %q suggesting %q", h, tt.wantLoop, tt.wantIn)
+			}
+			// "taking turns" is said of a fight only.
+			if h.Reason == "alternating" && h.Loop != LoopFight {
+				t.Errorf("detector: reason %q for a %s loop", h.Reason, h.Loop)
+			}
+			got := Classify(window)
+			if got.Loop != tt.wantLoop || !slices.Equal(got.Writers, tt.wantWriters) || !strings.Contains(got.Suggestion, tt.wantIn) {
+				t.Errorf("Classify = %+v, want loop %q by %v suggesting %q", got, tt.wantLoop, tt.wantWriters, tt.wantIn)
+			}
+		})
+	}
 }
