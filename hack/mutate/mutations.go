@@ -63,6 +63,22 @@ var mutations = []mutation{
 		run:  []string{"TestCompare"},
 	},
 	{
+		name: "--owned starts a second informer for a resource that is watched already (every line twice)",
+		file: "pkg/watch/owned.go",
+		old:  "if c.roots[child.String()] {\n\t\t\tcontinue",
+		new:  "if false {\n\t\t\tcontinue",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestStartOwnedSkipsWatched"},
+	},
+	{
+		name: "a watched object owned by another watched object's is shown without its owner chain",
+		file: "pkg/watch/owners.go",
+		old:  "for _, o := range n.owners {\n\t\tif c, ok := t.chain(o.uid, depth+1); ok {",
+		new:  "if n.root {\n\t\treturn nil, true\n\t}\n\tfor _, o := range n.owners {\n\t\tif c, ok := t.chain(o.uid, depth+1); ok {",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestOwnerTree"},
+	},
+	{
 		name: "a fight is strict alternation of the object's last two writers, not two writers flipping one field",
 		file: "internal/diff/hotloop.go",
 		old:  "if slices.Contains(u.Paths, p) {",

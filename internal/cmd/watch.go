@@ -378,7 +378,7 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 		if owned, err = resolver.ResolveOwned(resources, o.OwnedResources); err != nil {
 			return nil, err
 		}
-		if len(owned.Resources) == 0 {
+		if !owned.Known() {
 			fmt.Fprintf(o.ErrOut, "warning: --owned: nothing is known to be owned by %s; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)\n", o.resourceArg)
 		}
 	}

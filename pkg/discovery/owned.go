@@ -31,6 +31,21 @@ type Owned struct {
 	Resources []Resource
 }
 
+// Known reports whether any kind of the tree is known to own something: false when --owned
+// has nothing to follow (watch configmaps --owned without --owned-resources). Children that are
+// watched themselves count (watch deploy,rs,pods --owned).
+func (o *Owned) Known() bool {
+	if o == nil {
+		return false
+	}
+	for _, kids := range o.Children {
+		if len(kids) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // ChildrenOf returns the resources an object of gk may own.
 func (o *Owned) ChildrenOf(gk schema.GroupKind) []Resource {
 	if o == nil {

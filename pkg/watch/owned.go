@@ -179,6 +179,9 @@ func (c *causality) startOwned(ev *Event) {
 		c.learnSelectors(ev.Object)
 	}
 	for _, child := range c.cfg.Owned.ChildrenOf(ev.Resource.GVK().GroupKind()) {
+		if c.roots[child.String()] {
+			continue // watched already: its informer's lines are this tree's (never a second informer)
+		}
 		c.mu.Lock()
 		if c.closed || c.started[child.GVR()] || c.ctx.Err() != nil {
 			c.mu.Unlock()

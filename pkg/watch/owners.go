@@ -152,21 +152,20 @@ func (t *ownerTree) setOwners(uid types.UID, n *ownerNode, obj *unstructured.Uns
 }
 
 // chain returns the owners from a watched root down to uid's own owner, and whether uid is in
-// a watched tree at all (a root is, with an empty chain).
+// a watched tree at all (a root is: with the chain of a root that owns it, else an empty one).
 func (t *ownerTree) chain(uid types.UID, depth int) ([]Owner, bool) {
 	n := t.nodes[uid]
 	if n == nil || depth > maxChainDepth {
 		return nil, false
-	}
-	if n.root {
-		return nil, true
 	}
 	for _, o := range n.owners {
 		if c, ok := t.chain(o.uid, depth+1); ok {
 			return append(c, t.nodes[o.uid].self), true
 		}
 	}
-	return nil, false
+	// A root is in the tree whatever owns it; one owned by another root (watch
+	// deploy,rs,pods --owned: a ReplicaSet of a watched Deployment) gets that chain above.
+	return nil, n.root
 }
 
 // mayReachRoot reports whether an owner of n not seen yet could still lead to a root: it is of

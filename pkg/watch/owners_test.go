@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"context"
+	"maps"
 	"testing"
 	"time"
 
@@ -8,7 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
@@ -77,6 +81,14 @@ func TestOwnerTree(t *testing.T) {
 			{ev: objEvent(Added, podRes, "web-1-a", "p1", rs), want: []string{"Added web-1-a <Deployment/web <ReplicaSet/web-1"}},
 			{ev: kube("Pod", "v1", "p1", "Scheduled"), want: []string{"KubeEvent ev-Scheduled <Deployment/web <ReplicaSet/web-1"}},
 			{ev: kube("Deployment", "apps/v1", "d1", "ScalingReplicaSet"), want: []string{"KubeEvent ev-ScalingReplicaSet"}},
+		},
+	}, {
+		name: "roots owned by roots (watch deploy,rs,pods --owned): each line with its chain",
+		steps: []step{
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+			{ev: objEvent(Added, rsRes, "web-1", "r1", dep), root: true, want: []string{"Added web-1 <Deployment/web"}},
+			{ev: objEvent(Added, podRes, "web-1-a", "p1", rs), root: true, want: []string{"Added web-1-a <Deployment/web <ReplicaSet/web-1"}},
+			{ev: objEvent(Added, podRes, "lone", "p2"), root: true, want: []string{"Added lone"}},
 		},
 	}, {
 		name: "a pod and its Event before their ReplicaSet: held, then released after it",
@@ -299,5 +311,29 @@ func TestInitialKubeEventsInTimeOrder(t *testing.T) {
 	live.InitialList, live.Delta = false, DeltaAdded
 	if out := c.handle(live); len(out) != 1 || out[0].Name != "web.d" {
 		t.Errorf("a live Event: %v", summary(out))
+	}
+}
+
+// The owned-resource planner never starts a second informer for a watched resource: with
+// deploy,rs,pods watched, a Deployment's ReplicaSets come from the watched rs informer (issue
+// #33: every ReplicaSet and Pod line was printed twice).
+func TestStartOwnedSkipsWatched(t *testing.T) {
+	owned := &discovery.Owned{Children: map[schema.GroupKind][]discovery.Resource{
+		{Group: "apps", Kind: "Deployment"}: {rsRes},
+		{Group: "apps", Kind: "ReplicaSet"}: {podRes},
+	}}
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		deployRes.GVR(): "DeploymentList", rsRes.GVR(): "ReplicaSetList", podRes.GVR(): "PodList"})
+	cfg := Config{Client: client, Resources: []discovery.Resource{deployRes, rsRes}, Owned: owned}
+	ctx, cancel := context.WithCancel(t.Context())
+	c := newCausality(ctx, cfg, make(chan Event, 100))
+	defer func() { cancel(); c.stop() }()
+	for _, ev := range []Event{objEvent(Added, deployRes, "web", "d1"), objEvent(Added, rsRes, "web-1", "r1", ref{"Deployment", "apps/v1", "d1"})} {
+		c.startOwned(&ev)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if want := map[schema.GroupVersionResource]bool{podRes.GVR(): true}; !maps.Equal(c.started, want) {
+		t.Errorf("informers started for %v, want only pods (deployments and replicasets are watched)", c.started)
 	}
 }
