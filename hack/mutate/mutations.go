@@ -63,6 +63,22 @@ var mutations = []mutation{
 		run:  []string{"TestCompare"},
 	},
 	{
+		name: "a reconcile's resync trigger reads as an update",
+		file: "pkg/printer/printer.go",
+		old:  "if t.Delta == watch.DeltaSync {\n\t\t\t\ts = string(watch.DeltaSync)",
+		new:  "if false {\n\t\t\t\ts = string(watch.DeltaSync)",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestTriggerSummary"},
+	},
+	{
+		name: "a Folded line counts a resync of a hot object as one more update",
+		file: "internal/noise/fold.go",
+		old:  "if ev.Type != watch.Updated || !ev.IsChange() {",
+		new:  "if ev.Type != watch.Updated {",
+		pkg:  "./internal/noise",
+		run:  []string{"TestFolder"},
+	},
+	{
 		name: "--owned starts a second informer for a resource that is watched already (every line twice)",
 		file: "pkg/watch/owned.go",
 		old:  "if c.roots[child.String()] {\n\t\t\tcontinue",

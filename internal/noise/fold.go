@@ -81,7 +81,9 @@ func (f *Folder) Fold(ev *watch.Event) (before []watch.Event, folded bool) {
 	if !hot {
 		return nil, false
 	}
-	if ev.Type != watch.Updated {
+	// A resync or a relist's unchanged redelivery is not an update: shown as itself, after
+	// what was folded before it.
+	if ev.Type != watch.Updated || !ev.IsChange() {
 		return f.flush(k), false
 	}
 	if p != nil && ev.Time.Sub(p.first) >= f.interval {

@@ -170,4 +170,20 @@ func TestFolder(t *testing.T) {
 	if want := "Folded 1 rv=19→20 in 0s fields=[metadata.annotations[\"echo/last-seen\"]]\nDeleted rv=21"; strings.Join(lines, "\n") != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), want)
 	}
+	// A resync of a hot object (and a relist's unchanged redelivery) is no update: shown as
+	// itself after what was folded before it, never counted as "1 more update" (issue #33).
+	f = NewFolder(time.Second)
+	f.Loop(&hot)
+	lines = nil
+	feed(update(t, ann(1), ann(2), at(0), 30))
+	sync := update(t, ann(2), ann(2), at(5), 30)
+	sync.Delta, sync.OldResourceVersion = watch.DeltaSync, "30"
+	feed(sync)
+	relisted := update(t, ann(2), ann(2), at(6), 30)
+	relisted.Delta, relisted.OldResourceVersion = watch.DeltaReplaced, "30"
+	feed(relisted)
+	note(f.Flush())
+	if want := "Folded 1 rv=29→30 in 0s fields=[metadata.annotations[\"echo/last-seen\"]]\nUpdated rv=30\nUpdated rv=30"; strings.Join(lines, "\n") != want || f.Updates != 1 {
+		t.Errorf("lines (%d updates folded):\n%s\nwant (1):\n%s", f.Updates, strings.Join(lines, "\n"), want)
+	}
 }

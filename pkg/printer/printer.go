@@ -594,6 +594,9 @@ func triggerSummary(ev *watch.Event) string {
 				continue
 			}
 			s := string(t.Type)
+			if t.Delta == watch.DeltaSync {
+				s = string(watch.DeltaSync) // a resync redelivered the cached object: no change
+			}
 			if t.Key != "" { // an owned object's event, which enqueued its owner
 				s += " of " + Escape(t.Resource+" "+t.Key)
 			}

@@ -550,6 +550,7 @@ func TestTriggerSummary(t *testing.T) {
 		{"three", watch.Event{TriggerCount: 3, Triggers: []watch.Trigger{tr("5"), tr("6"), tr("7", "a", "b")}}, "3 events coalesced: Updated rv=5, Updated rv=6, Updated rv=7 (by a, b)"},
 		{"ownership", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "8", Managers: []string{"a", "b"}, Attribution: diff.RuleOwnership}}}, "trigger: Updated rv=8 (by one of a, b)"},
 		{"capped", watch.Event{TriggerCount: 40, Triggers: []watch.Trigger{tr("1"), tr("2"), tr("38"), tr("39"), tr("40")}}, "40 events coalesced: Updated rv=1, … 38 more …, Updated rv=40"},
+		{"a resync is no update", watch.Event{TriggerCount: 2, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaSync, ResourceVersion: "9"}, tr("10", "a")}}, "2 events coalesced: Sync rv=9, Updated rv=10 (by a)"},
 		{"requeue", watch.Event{Requeue: true}, "requeued after a failed reconcile"},
 	}
 	for _, tt := range tests {
