@@ -551,6 +551,7 @@ func TestTriggerSummary(t *testing.T) {
 		{"ownership", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "8", Managers: []string{"a", "b"}, Attribution: diff.RuleOwnership}}}, "trigger: Updated rv=8 (by one of a, b)"},
 		{"capped", watch.Event{TriggerCount: 40, Triggers: []watch.Trigger{tr("1"), tr("2"), tr("38"), tr("39"), tr("40")}}, "40 events coalesced: Updated rv=1, … 38 more …, Updated rv=40"},
 		{"a resync is no update", watch.Event{TriggerCount: 2, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaSync, ResourceVersion: "9"}, tr("10", "a")}}, "2 events coalesced: Sync rv=9, Updated rv=10 (by a)"},
+		{"an owned object's event", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Managers: []string{"kube-controller-manager"}, Resource: "replicasets.apps", Key: "demo/web-1"}}}, "trigger: Updated of replicasets.apps demo/web-1 rv=11 (by kube-controller-manager)"},
 		{"requeue", watch.Event{Requeue: true}, "requeued after a failed reconcile"},
 	}
 	for _, tt := range tests {

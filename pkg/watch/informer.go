@@ -154,6 +154,9 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 			return err
 		}
 		informers = append(informers, ri)
+		if c != nil {
+			c.rootInformers[res.Kind] = ri
+		}
 	}
 	if cfg.Events != nil {
 		ri, err := eventsInformer(cfg, sink)
@@ -427,6 +430,9 @@ type resourceInformer struct {
 	// forbidden ends the run: the initial list was refused.
 	forbidden func(*ForbiddenError)
 	queue     *workQueue
+	// notQueued: its objects' events enqueue nothing themselves (an owned resource's, whose
+	// owner causality enqueues; Events').
+	notQueued bool
 	// shadow is fed every event, predicates or not (with --predicate only).
 	shadow *workQueue
 	ctx    context.Context // the run's context, for the delta processor

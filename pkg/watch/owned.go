@@ -42,6 +42,10 @@ type causality struct {
 	syncedRes    map[string]bool
 	kubeReleased bool
 
+	// rootInformers are the watched resources' informers, by kind: an owned object's events
+	// enqueue the root of its owner chain in its queue. Set before the informers run.
+	rootInformers map[string]*resourceInformer
+
 	mu      sync.Mutex // guards started and closed against stop
 	started map[schema.GroupVersionResource]bool
 	closed  bool
@@ -51,7 +55,8 @@ type causality struct {
 
 func newCausality(ctx context.Context, cfg Config, out chan<- Event) *causality {
 	c := &causality{ctx: ctx, cfg: cfg, in: make(chan Event, 1024), out: out, roots: map[string]bool{}, owned: map[string]bool{},
-		selectors: map[string]string{}, started: map[schema.GroupVersionResource]bool{}, done: make(chan struct{})}
+		selectors: map[string]string{}, started: map[schema.GroupVersionResource]bool{}, done: make(chan struct{}),
+		rootInformers: map[string]*resourceInformer{}}
 	var kinds []schema.GroupKind
 	for _, r := range cfg.Resources {
 		c.roots[r.String()] = true
@@ -163,14 +168,41 @@ func (c *causality) handle(ev Event) []Event {
 		return []Event{ev}
 	}
 	out := c.tree.observe(ev, c.roots[res])
-	if c.cfg.Owned != nil {
-		for i := range out {
-			if out[i].Type.IsObject() && out[i].Type != Deleted {
-				c.startOwned(&out[i])
-			}
+	for i := range out {
+		if !out[i].Type.IsObject() {
+			continue
+		}
+		c.enqueueOwner(&out[i])
+		if c.cfg.Owned != nil && out[i].Type != Deleted {
+			c.startOwned(&out[i])
 		}
 	}
 	return out
+}
+
+// enqueueOwner puts the key of the watched root that owns ev's object in that root's queue, as a
+// controller's EnqueueRequestForOwner or sample-controller's handleObject does for the objects
+// it owns; the trigger names the owned object. A watched object's own line was enqueued by its
+// informer already; one filtered by a predicate feeds only the shadow queue.
+func (c *causality) enqueueOwner(ev *Event) {
+	if c.roots[ev.Resource.String()] || len(ev.Owners) == 0 {
+		return
+	}
+	root := ev.Owners[0]
+	ri := c.rootInformers[root.Kind]
+	if ri == nil {
+		return
+	}
+	key := root.Name
+	if ri.res.Namespaced {
+		key = ev.Namespace + "/" + root.Name
+	}
+	tr := triggerOf(ev)
+	tr.Resource, tr.Key = ev.Resource.String(), ev.Name
+	if ev.Namespace != "" {
+		tr.Key = ev.Namespace + "/" + ev.Name
+	}
+	ev.Queue = ri.enqueue(key, tr, ev.Filtered)
 }
 
 // startOwned starts the informers of the resources ev's object may own, once each.
@@ -192,7 +224,7 @@ func (c *causality) startOwned(ev *Event) {
 		cfg.Resources = []discovery.Resource{child}
 		cfg.LabelSelector = c.selectors[child.String()]
 		cfg.FieldSelector, cfg.Name = "", ""
-		ri, err := newResourceInformer(cfg, child, c.in)
+		ri, err := ownedInformer(cfg, child, c.in)
 		if err != nil { // the queue's configuration was checked by the watched informers
 			c.mu.Unlock()
 			continue
@@ -204,6 +236,18 @@ func (c *causality) startOwned(ev *Event) {
 			ri.run(c.ctx)
 		}()
 	}
+}
+
+// ownedInformer is the informer of an owned resource: its objects' events enqueue nothing
+// themselves; causality enqueues the watched root that owns one (enqueueOwner), and an object
+// of no watched tree (--owned-resources lists the whole namespace) enqueues nothing at all.
+func ownedInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
+	ri, err := newResourceInformer(cfg, res, out)
+	if err != nil {
+		return nil, err
+	}
+	ri.notQueued = true // its owner is enqueued, not itself
+	return ri, nil
 }
 
 // learnSelectors takes the label selector the owned objects of one named root must carry:
@@ -285,7 +329,8 @@ func eventsFieldSelector(cfg Config) string {
 }
 
 // eventsInformer is the informer of Events: full objects (a PartialObjectMetadata has no reason
-// or note), without managedFields, with the narrowest field selector and no label selector.
+// or note), without managedFields, with the narrowest field selector and no label selector. An
+// Event enqueues nothing in the simulated queue.
 func eventsInformer(cfg Config, out chan<- Event) (*resourceInformer, error) {
 	ecfg := cfg
 	ecfg.Metadata = nil
@@ -297,6 +342,7 @@ func eventsInformer(cfg Config, out chan<- Event) (*resourceInformer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
+	ri.notQueued = true // a controller enqueues nothing for an Event
 	return ri, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -335,5 +336,81 @@ func TestStartOwnedSkipsWatched(t *testing.T) {
 	defer c.mu.Unlock()
 	if want := map[schema.GroupVersionResource]bool{podRes.GVR(): true}; !maps.Equal(c.started, want) {
 		t.Errorf("informers started for %v, want only pods (deployments and replicasets are watched)", c.started)
+	}
+}
+
+// The simulated queue enqueues what a controller would (issue #33): an owned object's event
+// enqueues the key of the watched root that owns it, with a trigger naming the owned object;
+// an owned object outside every watched tree (--owned-resources lists the whole namespace)
+// enqueues nothing, and neither does a KubeEvent.
+func TestOwnedEventsEnqueueTheirOwner(t *testing.T) {
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		deployRes.GVR(): "DeploymentList", rsRes.GVR(): "ReplicaSetList"})
+	evRes := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	owned := &discovery.Owned{Children: map[schema.GroupKind][]discovery.Resource{{Group: "apps", Kind: "Deployment"}: {rsRes}},
+		Resources: []discovery.Resource{rsRes}}
+	cfg := Config{Client: client, Resources: []discovery.Resource{deployRes}, Owned: owned, Events: &evRes}
+	ctx, cancel := context.WithCancel(t.Context())
+	c := newCausality(ctx, cfg, make(chan Event, 100))
+	defer func() { cancel(); c.stop() }()
+	root, err := newResourceInformer(cfg, deployRes, c.in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.rootInformers["Deployment"] = root
+	dep := ref{"Deployment", "apps/v1", "d1"}
+	c.handle(objEvent(Added, deployRes, "web", "d1"))
+	rs := objEvent(Updated, rsRes, "web-1", "r1", dep)
+	rs.Delta, rs.ResourceVersion = DeltaUpdated, "7"
+	out := c.handle(rs)
+	c.handle(objEvent(Added, rsRes, "not-ours", "r2", ref{"Deployment", "apps/v1", "d9"}))
+	c.handle(Event{Type: KubeEvent, Resource: evRes, Kube: &KubeEventInfo{Regarding: Regarding{Kind: "ReplicaSet", APIVersion: "apps/v1", UID: "r1"}}})
+
+	if len(out) != 1 || out[0].Queue == nil {
+		t.Fatalf("the owned ReplicaSet's line: %+v, want it with its owner's queue figures", out)
+	}
+	root.queue.mu.Lock()
+	defer root.queue.mu.Unlock()
+	var keys []string
+	for k := range root.queue.waiting {
+		keys = append(keys, k)
+	}
+	p := root.queue.waiting["demo/web"]
+	if len(keys) != 1 || p == nil || p.count != 1 {
+		t.Fatalf("queued keys %v, want only demo/web, once (the owned ReplicaSet's event)", keys)
+	}
+	want := Trigger{Type: Updated, Delta: DeltaUpdated, ResourceVersion: "7", Resource: "replicasets.apps", Key: "demo/web-1"}
+	if diff := cmp.Diff(want, p.triggers[0], cmpopts.IgnoreFields(Trigger{}, "Time")); diff != "" {
+		t.Errorf("trigger (-want +got):\n%s", diff)
+	}
+}
+
+// Neither an Event nor an object of an owned resource enqueues its own key (issue #33: --events
+// put every Event in the simulated queue, "93 reconciles" for one Foo; --owned-resources
+// deployments reconciled Deployments nothing watched owned).
+func TestOwnedAndEventsInformersEnqueueNothing(t *testing.T) {
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		deployRes.GVR(): "DeploymentList"})
+	evRes := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	cfg := Config{Client: client, Resources: []discovery.Resource{deployRes}, Events: &evRes}
+	out := make(chan Event, 10)
+	events, err := eventsInformer(cfg, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned, err := ownedInformer(cfg, deployRes, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ri := range []*resourceInformer{events, owned} {
+		ri.ctx = t.Context()
+		u := &unstructured.Unstructured{Object: map[string]any{}}
+		u.SetNamespace("demo")
+		u.SetName("x")
+		ri.emitObject(Added, DeltaAdded, u, nil, false, false)
+		ev := <-out
+		if ev.Queue != nil || ri.queue.q.Len() != 0 {
+			t.Errorf("%s: an object's event was enqueued (%+v)", ri.res, ev.Queue)
+		}
 	}
 }

@@ -206,22 +206,40 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 	}
 	// Enqueue the key as a controller's handler does, tombstones included, unless a
 	// predicate drops the event first.
+	// The object's events of an owned resource or of Events enqueue nothing here: --owned's
+	// causality step enqueues an owned object's owner; an Event enqueues nothing.
 	if key, err := cache.MetaNamespaceKeyFunc(cur); err == nil {
-		tr := Trigger{Type: t, Delta: delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
-		if ev.Attribution != nil {
-			tr.Attribution = ev.Attribution.Rule
-			for _, m := range ev.Attribution.Managers {
-				if !slices.Contains(tr.Managers, m.Manager) {
-					tr.Managers = append(tr.Managers, m.Manager)
-				}
-			}
-		}
-		if ri.shadow != nil {
-			ri.shadow.add(key, tr)
-		}
-		if ev.Filtered = Filter(ri.cfg.Predicates, &ev); ev.Filtered == "" {
-			ev.Queue = ri.queue.add(key, tr)
+		if ev.Filtered = Filter(ri.cfg.Predicates, &ev); !ri.notQueued {
+			ev.Queue = ri.enqueue(key, triggerOf(&ev), ev.Filtered)
 		}
 	}
 	ri.emit(ri.ctx, ev)
+}
+
+// enqueue adds key to the informer's queue for the event tr, as a controller's handler does
+// (to the shadow queue too, with --predicate), unless a predicate filtered the event; it
+// returns the queue's figures after, or nil when filtered.
+func (ri *resourceInformer) enqueue(key string, tr Trigger, filtered string) *QueueFigures {
+	if ri.shadow != nil {
+		ri.shadow.add(key, tr)
+	}
+	if filtered != "" {
+		return nil
+	}
+	return ri.queue.add(key, tr)
+}
+
+// triggerOf is the trigger an object event makes: its type, delta, resourceVersion and who
+// made it.
+func triggerOf(ev *Event) Trigger {
+	tr := Trigger{Type: ev.Type, Delta: ev.Delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
+	if ev.Attribution != nil {
+		tr.Attribution = ev.Attribution.Rule
+		for _, m := range ev.Attribution.Managers {
+			if !slices.Contains(tr.Managers, m.Manager) {
+				tr.Managers = append(tr.Managers, m.Manager)
+			}
+		}
+	}
+	return tr
 }
