@@ -23,14 +23,16 @@ type testController struct {
 	name     string // its field manager
 	resource string // the resource it reconciles, for `watch`
 	kind     string // its kind, for `kubectl annotate kind/name`
+	// bugAnnotation switches its bugs on and off.
+	bugAnnotation string
 	// create makes the object it reconciles, named name, whose Deployment is called name too,
 	// with a bug switched on ("status-loop", or "" for none).
 	create func(t *testing.T, c *testenv.Cluster, ns, name, bug string, replicas int64)
 }
 
 var testControllers = []testController{
-	{name: testenv.OperatorName, resource: "widgets", kind: "widget", create: createWidget},
-	{name: testenv.FooControllerName, resource: "foos", kind: "foo", create: createFoo},
+	{name: testenv.OperatorName, resource: "widgets", kind: "widget", bugAnnotation: testenv.OperatorBugAnnotation, create: createWidget},
+	{name: testenv.FooControllerName, resource: "foos", kind: "foo", bugAnnotation: testenv.FooBugAnnotation, create: createFoo},
 }
 
 // start starts the controller in a new namespace of the real control plane.
