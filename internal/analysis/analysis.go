@@ -55,9 +55,11 @@ func New(cfg Config) *Step {
 func (s *Step) Detects() bool { return s.hot != nil }
 
 // Analyze completes ev and appends to out what to hand on, in order: ev, then the HotLoop
-// event it made, if any. With Redetect, a HotLoop line that comes in is left out.
+// event it made, if any. With Redetect, a HotLoop or HotLoopEnded line that comes in is left out.
 func (s *Step) Analyze(out []watch.Event, ev *watch.Event) []watch.Event {
-	if ev.Type == watch.HotLoop && s.redetect {
+	// Detecting again replaces the recorded diagnoses, their ends included (issue #33: a
+	// replay with --hot-loop-window 3s printed the recorded 30 s HotLoopEnded lines).
+	if (ev.Type == watch.HotLoop || ev.Type == watch.HotLoopEnded) && s.redetect {
 		return out
 	}
 	if ev.IsChange() {

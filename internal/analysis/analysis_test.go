@@ -185,6 +185,10 @@ func TestAnalyzeRedetect(t *testing.T) {
 		if got := New(tt.cfg).Analyze(nil, &recorded); len(got) != tt.want {
 			t.Errorf("%+v: %d events handed on, want %d", tt.cfg, len(got), tt.want)
 		}
+		ended := watch.Event{Type: watch.HotLoopEnded, Resource: cms, Key: "demo/c", HotLoop: &watch.HotLoopInfo{Updates: 40, Duration: 30 * time.Second}}
+		if got := New(tt.cfg).Analyze(nil, &ended); len(got) != tt.want {
+			t.Errorf("%+v: the recorded HotLoopEnded: %d events handed on, want %d", tt.cfg, len(got), tt.want)
+		}
 	}
 }
 

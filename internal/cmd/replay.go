@@ -373,6 +373,9 @@ func (s *replayState) line(line replay.Line) error {
 	}
 	s.seen(&ev)
 	s.pipe.Process(&ev)
+	if !ev.Time.IsZero() { // detecting again: the loops that ended by the recording's time
+		s.pipe.Ended(ev.Time)
+	}
 	return nil
 }
 

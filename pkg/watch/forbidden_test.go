@@ -120,3 +120,21 @@ func TestSkipForbidden(t *testing.T) {
 		t.Errorf("run: %v; %d Forbidden lines, want one", err, forbidden)
 	}
 }
+
+// An initial list the server refuses as a bad request (a --field-selector field it does not
+// support) ends the run as a forbidden one does: no retry mends the user's error (issue #33: a
+// 400 was retried forever and the run exited 0 at --timeout).
+func TestBadRequestEndsTheRun(t *testing.T) {
+	var got *ForbiddenError
+	ri := &resourceInformer{res: podRes, cfg: Config{Namespace: "demo"}, out: make(chan Event, 10),
+		forbidden: func(e *ForbiddenError) { got = e }}
+	tp := &tap{ri: ri}
+	tp.recordError(t.Context(), "list", apierrors.NewBadRequest("field label not supported: foo"), 0)
+	if got == nil || !got.BadRequest {
+		t.Fatalf("a 400 on the initial list: %+v, want it to end the run", got)
+	}
+	want := `cannot list pods in namespace "demo": Error from server (BadRequest): field label not supported: foo (check --field-selector and --selector)`
+	if got.Error() != want {
+		t.Errorf("error %q, want %q", got.Error(), want)
+	}
+}

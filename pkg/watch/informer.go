@@ -317,18 +317,29 @@ func (e ForbiddenErrors) Unwrap() []error {
 	return errs
 }
 
-// ForbiddenError is a list or watch the user may not make, before the informer ever synced.
+// ForbiddenError is a list or watch the user may not make, before the informer ever synced, or
+// (BadRequest) one the server refused as bad: no retry would mend either.
 type ForbiddenError struct {
 	Resource  string
 	Namespace string // "" for all namespaces or cluster-scoped
 	Verb      string // list or watch ("" when only the reflector's error handler saw it)
 	Message   string // the server's words
+	// BadRequest: the server refused the request as bad (400), not as forbidden: a
+	// --field-selector field it does not support.
+	BadRequest bool
 }
 
 func (e *ForbiddenError) Error() string {
 	verb := e.Verb
 	if verb == "" {
 		verb = "list"
+	}
+	if e.BadRequest {
+		scope := ""
+		if e.Namespace != "" {
+			scope = fmt.Sprintf(" in namespace %q", e.Namespace)
+		}
+		return fmt.Sprintf("cannot %s %s%s: Error from server (BadRequest): %s (check --field-selector and --selector)", verb, e.Resource, scope, e.Message)
 	}
 	var scope, check string
 	if e.Namespace != "" {

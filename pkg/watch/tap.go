@@ -238,9 +238,12 @@ func (t *tap) recordError(ctx context.Context, verb string, err error, backoff t
 		t.ri.answered.Store(true)
 	}
 	// A debugging tool must not retry a forbidden initial list forever in silence the way a
-	// reflector does: without permission there is nothing to show.
-	if apierrors.IsForbidden(err) && !t.ri.hasSynced.Load() {
-		t.ri.forbidden(&ForbiddenError{Resource: t.ri.res.String(), Namespace: t.ri.namespace(), Verb: verb, Message: msg})
+	// reflector does: without permission there is nothing to show. Nor one the server refused
+	// as a bad request (a --field-selector field it does not support): the user's error, which
+	// no retry mends.
+	if (apierrors.IsForbidden(err) || apierrors.IsBadRequest(err)) && !t.ri.hasSynced.Load() {
+		t.ri.forbidden(&ForbiddenError{Resource: t.ri.res.String(), Namespace: t.ri.namespace(), Verb: verb, Message: msg,
+			BadRequest: apierrors.IsBadRequest(err)})
 	}
 	if dup {
 		return

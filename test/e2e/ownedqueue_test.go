@@ -159,7 +159,16 @@ func TestRealQueueEnqueuesOwners(t *testing.T) {
 			tc.create(t, c, ns, "web", "", 1)
 			key := ns + "/web"
 			awaitSeen(t, p, 2*await, "a reconcile of web triggered by its Deployment", func(m map[string]any) bool {
-				return m["type"] == "Reconciled" && m["key"] == key && strings.Contains(fmt.Sprint(m["triggers"]), "resource:deployments.apps key:"+key)
+				if m["type"] != "Reconciled" || m["key"] != key {
+					return false
+				}
+				ts, _ := m["triggers"].([]any)
+				for _, x := range ts {
+					if tr, _ := x.(map[string]any); tr["resource"] == "deployments.apps" && tr["key"] == key {
+						return true
+					}
+				}
+				return false
 			})
 			awaitSeen(t, p, await, "a KubeEvent", is("KubeEvent", ""))
 			stopRun(t, p)
