@@ -220,7 +220,11 @@ func (r *Report) view() view {
 				}
 			}
 		}) {
-			v.Flags = append(v.Flags, [2]string{k, r.Header.Flags[k]})
+			name := "--" + k
+			if k == "resources" || k == "name" { // the arguments, not flags
+				name = k
+			}
+			v.Flags = append(v.Flags, [2]string{name, r.Header.Flags[k]})
 		}
 	}
 	return v

@@ -127,6 +127,9 @@ type Report struct {
 	Header *recording.Header
 	// Headerless: plain -o json output, no recording header.
 	Headerless bool
+	// ReconcileLines counts the recording's Reconciled lines: without any (no simulated
+	// workers), an object's reconciles are unknown, not 0.
+	ReconcileLines int
 	Runs       []RunInfo
 	// First and Last are the first and last event lines' times.
 	First, Last time.Time
@@ -428,6 +431,7 @@ func (b *builder) aggregate(ev watch.Event) {
 			b.depth(true, resName, "", ev.Time, float64(ev.Queue.Depth))
 			b.sim[resName].Carried = true
 		}
+		r.ReconcileLines++
 		ns, name := splitKey(ev.Key)
 		if o := b.objects[watch.ObjectID(resName, ns, name)]; o != nil {
 			o.Reconciles++
