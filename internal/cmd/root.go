@@ -72,11 +72,17 @@ adds, updates and deletes with their resourceVersions and where each came from
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w; see '%s -h' for help and examples", err, c.CommandPath())
 	})
+	if err := cmd.RegisterFlagCompletionFunc("namespace", completeNamespaces(configFlags)); err != nil {
+		panic(err)
+	}
 	cmd.AddCommand(NewCmdWatch(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(configFlags, streams))
-	cmd.AddCommand(NewCmdReplay(configFlags, streams))
+	replay, report := NewCmdReplay(configFlags, streams), NewCmdReport(streams)
+	hideClusterFlags(replay, "namespace")
+	hideClusterFlags(report)
+	cmd.AddCommand(replay)
 	cmd.AddCommand(NewCmdReenact(configFlags, streams))
-	cmd.AddCommand(NewCmdReport(streams))
+	cmd.AddCommand(report)
 	cmd.AddCommand(NewCmdTop(configFlags, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	return cmd

@@ -177,6 +177,11 @@ func (r *Report) view() view {
 		for _, n := range res.Counts {
 			tv.Total += n
 		}
+		// A resource with no event and nothing but its informer's start to mark gets no chart:
+		// a cluster-wide recording has dozens of them.
+		if tv.Total == 0 && !slices.ContainsFunc(tv.Markers, func(m markerView) bool { return m.Type != "Watch" && m.Type != "Synced" }) {
+			continue
+		}
 		for b, bar := range res.Bars {
 			if len(bar) == 0 {
 				continue
