@@ -2,6 +2,9 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"net/url"
+	"os"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -61,4 +64,28 @@ func completeNamespaces(configFlags *genericclioptions.ConfigFlags) cobra.Comple
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// hintError is an error with a hint for the user, which ErrorLine keeps whatever it rewords.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() + " (" + e.hint + ")" }
+func (e *hintError) Unwrap() error { return e.err }
+
+// kubeconfigHint says, of an error reaching the server, that no kubeconfig was found: client-go
+// then falls back to localhost:8080, and "connection refused" alone does not say why.
+func kubeconfigHint(err error, configFlags *genericclioptions.ConfigFlags) error {
+	var uerr *url.Error
+	if !errors.As(err, &uerr) || configFlags == nil || (configFlags.APIServer != nil && *configFlags.APIServer != "") ||
+		os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return err
+	}
+	raw, rerr := configFlags.ToRawKubeConfigLoader().RawConfig()
+	if rerr != nil || len(raw.Clusters) > 0 {
+		return err
+	}
+	return &hintError{err: err, hint: "no kubeconfig found, so the client tried localhost:8080: set KUBECONFIG or --kubeconfig, or write ~/.kube/config"}
 }

@@ -26,6 +26,10 @@ func ErrorLine(err error) string {
 		// kubectl's words for a server it cannot reach.
 		msg = "Unable to connect to the server: " + uerr.Err.Error()
 	}
+	var herr *hintError
+	if errors.As(err, &herr) && !strings.HasSuffix(msg, herr.hint+")") {
+		msg += " (" + herr.hint + ")"
+	}
 	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
 	return "error: " + printer.Escape(msg)
 }

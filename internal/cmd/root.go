@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -88,11 +89,14 @@ adds, updates and deletes with their resourceVersions and where each came from
 	return cmd
 }
 
-var klogFlags = flag.NewFlagSet("klog", flag.ContinueOnError)
+var (
+	klogFlags = flag.NewFlagSet("klog", flag.ContinueOnError)
+	klogOnce  sync.Once
+)
 
 // addKlogFlags exposes klog's -v and --vmodule, as kubectl does; other klog flags stay hidden.
 func addKlogFlags(cmd *cobra.Command) {
-	klog.InitFlags(klogFlags)
+	klogOnce.Do(func() { klog.InitFlags(klogFlags) }) // once per process: tests build several roots
 	for _, name := range []string{"v", "vmodule"} {
 		f := klogFlags.Lookup(name)
 		cmd.PersistentFlags().AddGoFlag(f)

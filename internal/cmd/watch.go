@@ -276,7 +276,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 func (o *WatchOptions) run(ctx context.Context) error {
 	t, err := o.resolveTargets(ctx)
 	if err != nil {
-		return err
+		return kubeconfigHint(err, o.configFlags)
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -130,7 +130,7 @@ type Report struct {
 	// ReconcileLines counts the recording's Reconciled lines: without any (no simulated
 	// workers), an object's reconciles are unknown, not 0.
 	ReconcileLines int
-	Runs       []RunInfo
+	Runs           []RunInfo
 	// First and Last are the first and last event lines' times.
 	First, Last time.Time
 	// Events counts the event lines read (the header not included).
