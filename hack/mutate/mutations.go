@@ -97,7 +97,7 @@ var mutations = []mutation{
 	{
 		name: "a Folded line counts a resync of a hot object as one more update",
 		file: "internal/noise/fold.go",
-		old:  "if ev.Type != watch.Updated || !ev.IsChange() {",
+		old:  "if ev.Type != watch.Updated || ev.Delta == watch.DeltaSync || (ev.OldResourceVersion != \"\" && ev.OldResourceVersion == ev.ResourceVersion) {",
 		new:  "if ev.Type != watch.Updated {",
 		pkg:  "./internal/noise",
 		run:  []string{"TestFolder"},

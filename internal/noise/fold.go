@@ -83,7 +83,7 @@ func (f *Folder) Fold(ev *watch.Event) (before []watch.Event, folded bool) {
 	}
 	// A resync or a relist's unchanged redelivery is not an update: shown as itself, after
 	// what was folded before it.
-	if ev.Type != watch.Updated || !ev.IsChange() {
+	if ev.Type != watch.Updated || ev.Delta == watch.DeltaSync || (ev.OldResourceVersion != "" && ev.OldResourceVersion == ev.ResourceVersion) {
 		return f.flush(k), false
 	}
 	if p != nil && ev.Time.Sub(p.first) >= f.interval {
