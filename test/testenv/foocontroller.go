@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -16,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // Names used by StartFooController.
@@ -71,37 +66,11 @@ func NewFoo(ns, name, deployment string, replicas int64) *unstructured.Unstructu
 	return u
 }
 
-var (
-	fooOnce sync.Once
-	fooBin  string
-	fooErr  error
-)
+var fooBuild = &hackBinary{name: FooControllerName}
 
 // BuildFooControllerOnce builds ./hack/foo-controller once per process (beside the plugin
 // build) and returns the binary.
-func BuildFooControllerOnce(ctx context.Context) (string, error) {
-	fooOnce.Do(func() {
-		dir, err := BuildPluginOnce(ctx)
-		if err != nil {
-			fooErr = err
-			return
-		}
-		root, err := ModuleRoot()
-		if err != nil {
-			fooErr = err
-			return
-		}
-		bin := filepath.Join(dir, FooControllerName)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hack/foo-controller")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fooErr = fmt.Errorf("go build ./hack/foo-controller: %w\n%s", err, out)
-			return
-		}
-		fooBin = bin
-	})
-	return fooBin, fooErr
-}
+func BuildFooControllerOnce(ctx context.Context) (string, error) { return fooBuild.build(ctx) }
 
 // FooControllerOptions configures StartFooController.
 type FooControllerOptions struct {
@@ -130,16 +99,8 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	}); err != nil {
 		return nil, err
 	}
-	user, err := c.Env.AddUser(envtest.User{Name: FooControllerName}, nil)
+	kcPath, err := c.userKubeconfig(FooControllerName)
 	if err != nil {
-		return nil, fmt.Errorf("add user %s: %w", FooControllerName, err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		return nil, err
-	}
-	kcPath := filepath.Join(c.Dir, FooControllerName+".kubeconfig")
-	if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
 		return nil, err
 	}
 	port, err := freePort()

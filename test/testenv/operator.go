@@ -58,36 +58,61 @@ type Operator struct {
 	KubeconfigPath string
 }
 
-var (
-	operatorOnce sync.Once
-	operatorBin  string
-	operatorErr  error
-)
+// hackBinary is a program of hack/ (the test controllers), built once per process into the
+// directory of the plugin build, removed by RemoveBuiltPlugin.
+type hackBinary struct {
+	name string // the binary, and ./hack/<name>
+	once sync.Once
+	bin  string
+	err  error
+}
 
-// BuildOperatorOnce builds ./hack/widget-operator once per process (into the directory of the
-// plugin build, removed by RemoveBuiltPlugin) and returns the binary.
-func BuildOperatorOnce(ctx context.Context) (string, error) {
-	operatorOnce.Do(func() {
+func (h *hackBinary) build(ctx context.Context) (string, error) {
+	h.once.Do(func() {
 		dir, err := BuildPluginOnce(ctx)
 		if err != nil {
-			operatorErr = err
+			h.err = err
 			return
 		}
 		root, err := ModuleRoot()
 		if err != nil {
-			operatorErr = err
+			h.err = err
 			return
 		}
-		bin := filepath.Join(dir, OperatorName)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hack/widget-operator")
+		bin := filepath.Join(dir, h.name)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hack/"+h.name)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			operatorErr = fmt.Errorf("go build ./hack/widget-operator: %w\n%s", err, out)
+			h.err = fmt.Errorf("go build ./hack/%s: %w\n%s", h.name, err, out)
 			return
 		}
-		operatorBin = bin
+		h.bin = bin
 	})
-	return operatorBin, operatorErr
+	return h.bin, h.err
+}
+
+var operatorBuild = &hackBinary{name: OperatorName}
+
+// BuildOperatorOnce builds ./hack/widget-operator once per process (into the directory of the
+// plugin build, removed by RemoveBuiltPlugin) and returns the binary.
+func BuildOperatorOnce(ctx context.Context) (string, error) { return operatorBuild.build(ctx) }
+
+// userKubeconfig adds a user called name to the cluster and writes its kubeconfig into the
+// cluster's directory.
+func (c *Cluster) userKubeconfig(name string) (string, error) {
+	user, err := c.Env.AddUser(envtest.User{Name: name}, nil)
+	if err != nil {
+		return "", fmt.Errorf("add user %s: %w", name, err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(c.Dir, name+".kubeconfig")
+	if err := os.WriteFile(path, kc, 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // StartOperator installs the Widget CRD (if needed) and the operator's RBAC, and starts
@@ -104,16 +129,8 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 	if err := c.applyOperatorRBAC(ctx, opts.MissingRBAC); err != nil {
 		return nil, err
 	}
-	user, err := c.Env.AddUser(envtest.User{Name: OperatorName}, nil)
+	kcPath, err := c.userKubeconfig(OperatorName)
 	if err != nil {
-		return nil, fmt.Errorf("add user %s: %w", OperatorName, err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		return nil, err
-	}
-	kcPath := filepath.Join(c.Dir, OperatorName+".kubeconfig")
-	if err := os.WriteFile(kcPath, kc, 0o600); err != nil {
 		return nil, err
 	}
 	port, err := freePort()
