@@ -56,6 +56,12 @@ func (tc testController) start(t *testing.T) (*testenv.Cluster, string) {
 	return c, ns
 }
 
+// createWidget creates a Widget of size replicas with a bug switched on ("" for none).
+func createWidget(t *testing.T, c *testenv.Cluster, ns, name, bug string, replicas int64) {
+	t.Helper()
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: name, Size: replicas, Bug: bug})
+}
+
 // createFoo creates a Foo whose Deployment is called name, with a bug switched on.
 func createFoo(t *testing.T, c *testenv.Cluster, ns, name, bug string, replicas int64) {
 	t.Helper()
@@ -159,13 +165,13 @@ func TestRealSelfLoopWithAnnotate(t *testing.T) {
 			loopUpdates(3)
 			annotate("note=two")
 			loopUpdates(3)
-			stopRun(t, p)
+			p.Stop(t)
 
 			// The updates of the loop object, in order; k: the first loop update after the
 			// second annotate, counted from 1.
 			k, annotates := 0, 0
 			var updates []map[string]any
-			for _, m := range recorded(t, file) {
+			for _, m := range testenv.ReadNDJSON(t, file) {
 				if m["type"] == "Updated" && m["name"] == "loop" {
 					updates = append(updates, m)
 				}

@@ -56,14 +56,14 @@ func TestRealOwnedResourcesWatchedToo(t *testing.T) {
 			}
 			awaitSeen(t, p, 2*await, "a pod of web's ReplicaSet with its owners", isOwnedPod)
 			awaitSeen(t, p, await, "a KubeEvent", is("KubeEvent", ""))
-			stderr := stopRun(t, p)
+			stderr := p.Stop(t)
 			if strings.Contains(stderr, "nothing is known to be owned") {
 				t.Errorf("a false warning:\n%s", stderr)
 			}
 			if !strings.Contains(stderr, " 0 watch restarts") {
 				t.Errorf("the summary counts watch restarts that never happened:\n%s", summaryLine(stderr, "informer:"))
 			}
-			for name, lines := range map[string][]map[string]any{"stdout": jsonLines(p.All()), "--record": recorded(t, file)} {
+			for name, lines := range map[string][]map[string]any{"stdout": jsonLines(p.All()), "--record": testenv.ReadNDJSON(t, file)} {
 				seen := map[string]int{}
 				rsOwned := 0
 				for _, m := range lines {
@@ -124,7 +124,7 @@ func TestRealResyncNeverAnUpdate(t *testing.T) {
 			}
 			awaitLine(t, p, "hot loop ended")
 			awaitLine(t, p, "trigger: Sync rv=")
-			stopRun(t, p)
+			p.Stop(t)
 			lines := bytesToStrings(p.All())
 			key := ns + "/loop"
 			var shown, folded int
@@ -138,7 +138,7 @@ func TestRealResyncNeverAnUpdate(t *testing.T) {
 				}
 			}
 			changes := 0
-			for _, m := range recorded(t, file) {
+			for _, m := range testenv.ReadNDJSON(t, file) {
 				if m["type"] == "Updated" && m["name"] == "loop" && m["delta"] == "Updated" {
 					changes++
 				}
@@ -177,7 +177,7 @@ func TestRealQueueEnqueuesOwners(t *testing.T) {
 				return false
 			})
 			awaitSeen(t, p, await, "a KubeEvent", is("KubeEvent", ""))
-			stopRun(t, p)
+			p.Stop(t)
 			reconciles := 0
 			for _, m := range jsonLines(p.All()) {
 				if m["type"] != "Reconciled" {

@@ -40,7 +40,7 @@ func TestReplayRedetectEndsLoops(t *testing.T) {
 			time.Sleep(3 * time.Second) // a gap longer than the replay's window
 			tc.create(t, c, ns, "other", "", 1)
 			recordedEnd := awaitSeen(t, p, 2*await, "the recorded HotLoopEnded", is("HotLoopEnded", "loop"))
-			stopRun(t, p)
+			p.Stop(t)
 
 			r := runPlugin(t, c, "replay", file, "--hot-loop-window", "1s", "-o", "json", "--no-summary")
 			if r.code != 0 {
