@@ -375,12 +375,12 @@ func (c *Controller) updateFooStatus(ctx context.Context, foo *Foo, deployment *
 
 // enqueueFoo puts the key of a Foo on the workqueue.
 func (c *Controller) enqueueFoo(obj interface{}) {
-	if objectRef, err := cache.ObjectToName(obj); err != nil {
+	objectRef, err := cache.ObjectToName(obj)
+	if err != nil {
 		utilruntime.HandleError(err)
 		return
-	} else {
-		c.workqueue.Add(objectRef)
 	}
+	c.workqueue.Add(objectRef)
 }
 
 // handleObject enqueues the Foo that owns obj (its controller owner reference), if any. It also

@@ -209,7 +209,9 @@ func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, pla
 	case playErr = <-played:
 	case err := <-watched: // the watch failed (or was interrupted): stop playing
 		stopPlaying()
-		<-played
+		if perr := <-played; err == nil {
+			err = perr
+		}
 		return err
 	}
 	if playErr == nil && !o.Follow {

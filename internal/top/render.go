@@ -255,7 +255,7 @@ type skippedRecord struct {
 func records(cs []Count) []countRecord {
 	out := make([]countRecord, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, countRecord{Name: c.Name, Writes: c.Writes})
+		out = append(out, countRecord(c))
 	}
 	return out
 }

@@ -20,13 +20,13 @@ import (
 // Drill starts following one object; the TUI stops it by cancelling ctx.
 type Drill func(ctx context.Context, o top.ObjectRank, changed func()) *top.Drill
 
-// Ranking is a new ranking for the TUI (top.Config.Report sends it); Done ends the TUI (the run
-// is over: --duration).
-type (
-	Ranking top.Ranking
-	Done    struct{}
-	redraw  struct{}
-)
+// Ranking is a new ranking for the TUI (top.Config.Report sends it).
+type Ranking top.Ranking
+
+// Done ends the TUI: the run is over (--duration).
+type Done struct{}
+
+type redraw struct{}
 
 // The sort orders, per table, that s cycles through.
 var sorts = map[top.Table][]string{

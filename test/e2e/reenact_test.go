@@ -46,7 +46,7 @@ func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns string) (string, map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer op.Stop()
+	t.Cleanup(func() { _ = op.Stop() })
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "calm"})
 	awaitWidget(t, c, ns, "calm", "its status by widget-operator", func(w *unstructured.Unstructured) bool {
 		ph, _, _ := unstructured.NestedString(w.Object, "status", "phase")
@@ -101,7 +101,7 @@ func TestReenactStatusLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer op.Stop()
+		t.Cleanup(func() { _ = op.Stop() })
 		p := c.RunPlugin(t, ctx, "reenact", rec, "--context", kctx, "--namespace-map", ns+"="+nsA, "--name", "bug-on",
 			"--skip-manager", testenv.OperatorName, "-o", "json", "--hot-loop-window", "3s", "--follow", "--print-rv-map")
 		hot := p.AwaitJSON(t, await, func(m map[string]any) bool { return is("HotLoop", "loop")(m) && m["namespace"] == nsA })
@@ -144,7 +144,7 @@ func TestReenactStatusLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer op.Stop()
+		t.Cleanup(func() { _ = op.Stop() })
 		p := c.RunPlugin(t, ctx, "reenact", rec, "--context", kctx, "--namespace-map", ns+"="+nsB,
 			"--skip-manager", testenv.OperatorName, "-o", "json", "--hot-loop-window", "3s", "--follow", "--compare", rec)
 		// The fixed operator did reconcile the loop Widget (its status is the operator's)...
@@ -234,7 +234,7 @@ func TestReenactFight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer op2.Stop()
+	t.Cleanup(func() { _ = op2.Stop() })
 	r := c.RunPlugin(t, ctx, "reenact", rec, "--context", kctx, "--namespace-map", ns+"="+nsF,
 		"--skip-manager", testenv.OperatorName, "--skip-manager", "kube-controller-manager", "-o", "json", "--follow")
 	hot := r.AwaitSeen(t, 2*await, "the reenacted fight", func(m map[string]any) bool {
