@@ -500,4 +500,28 @@ var mutations = []mutation{
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestReconstructKlogText", "TestReconstructKlogJSON"},
 	},
+	{
+		name: "a password or token in a --metrics-url shows in ControllerQueue lines and the recording",
+		file: "internal/cmd/metrics.go",
+		old:  `u := redact.URL(sc.URL)`,
+		new:  `u := sc.URL`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestPollShowsNoURLCredentials"},
+	},
+	{
+		name: "-v logs carry the raw bytes of a port-forward tunnel (a plain-HTTP scrape's Authorization header)",
+		file: "internal/redact/redact.go",
+		old:  `return fmt.Sprintf("[%d bytes, not logged]", len(x))`,
+		new:  `return string(x)`,
+		pkg:  "./internal/redact",
+		run:  []string{"TestLogFilter"},
+	},
+	{
+		name: "an Authorization header in a -v log keeps its token",
+		file: "internal/redact/redact.go",
+		old:  `s = textHeader.ReplaceAllString(s, "${1}${2}"+Mask)`,
+		new:  ``,
+		pkg:  "./internal/redact",
+		run:  []string{"TestTextMasksEverySecret"},
+	},
 }

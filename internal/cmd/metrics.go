@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/portforward"
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -195,7 +196,7 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, getter
 	for _, ep := range endpoints {
 		// Through a port-forward the bytes travel encrypted to the API server and the node.
 		if !id.Anonymous && ep.fwd == nil && strings.HasPrefix(ep.url, "http://") {
-			warn(fmt.Sprintf("Warning: %s is plain HTTP: the bearer token of %s is sent unencrypted", ep.url, id.Description))
+			warn(fmt.Sprintf("Warning: %s is plain HTTP: the bearer token of %s is sent unencrypted", redact.URL(ep.url), id.Description))
 		}
 	}
 	for _, ep := range endpoints {
@@ -252,7 +253,8 @@ func speaksTLS(ctx context.Context, port int) bool {
 // poll scrapes one URL until ctx ends. deniedMsg, when set, is said before the first scrape and
 // stands for the 403 streak it predicts.
 func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id scrape.Identity, deniedMsg string, send func(watch.Event)) {
-	u := sc.URL
+	// The URL as shown and recorded: a password or a token in it is masked.
+	u := redact.URL(sc.URL)
 	prefix := ""
 	if ep.from != "" {
 		prefix = "--metrics-from " + ep.from + ": "
@@ -274,7 +276,8 @@ func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoi
 			}
 			emptyShown, deniedMsg = false, ""
 			for _, q := range tracker.Next(time.Now(), page.Queues) {
-				q.Insecure = m.InsecureSkipTLSVerify
+				// Only an https scrape has a certificate to leave unverified.
+				q.Insecure = m.InsecureSkipTLSVerify && strings.HasPrefix(sc.URL, "https://")
 				if ep.fwd != nil {
 					q.From = ep.from + " (pod " + ep.fwd.Pod() + ")"
 				}

@@ -17,6 +17,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 )
 
 // Build information, set with -ldflags -X at release time.
@@ -111,10 +114,17 @@ func setupLogging(cmd *cobra.Command) error {
 	if f := cmd.Flags().Lookup("v"); f != nil {
 		level, _ = strconv.Atoi(f.Value.String())
 	}
+	// Every log call, at every -v, goes through the redaction: client-go writes a port-forward
+	// tunnel's raw bytes at -v=7 (a plain-HTTP scrape's Authorization header) and full URLs.
+	klog.SetLogFilter(redact.LogFilter{})
 	if level <= 0 {
 		klog.SetLogger(logr.Discard())
 		klog.SetOutput(io.Discard)
 		klog.LogToStderr(false)
+		return nil
 	}
+	// klog's text format, written through a masking writer: the last net, for what klog
+	// formats without the filter (an ErrorS call's error).
+	klog.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(redact.Writer{W: cmd.ErrOrStderr()}))))
 	return nil
 }

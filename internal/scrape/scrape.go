@@ -23,6 +23,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 )
 
 // Exact metric family names read by Parse. Nothing else in the exposition is looked at.
@@ -564,20 +566,17 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	return u.Redacted()
-}
+// redactURL masks a password or a token in a URL (in its userinfo or its query).
+func redactURL(raw string) string { return redact.URL(raw) }
 
 type scrapeError struct {
 	url string
 	err error
 }
 
-func (e *scrapeError) Error() string { return oneLine("scrape " + e.url + ": " + e.err.Error()) }
+func (e *scrapeError) Error() string {
+	return oneLine("scrape " + e.url + ": " + redact.Text(e.err.Error()))
+}
 func (e *scrapeError) Unwrap() error { return e.err }
 
 // oneLineError keeps a wrapped error's message on one line.
