@@ -524,4 +524,28 @@ var mutations = []mutation{
 		pkg:  "./internal/redact",
 		run:  []string{"TestTextMasksEverySecret"},
 	},
+	{
+		name: "a replayed recording's Error verb reaches the terminal raw (OSC 52, clear-screen)",
+		file: "pkg/printer/printer.go",
+		old:  `b.WriteString(Escape(ev.Verb) + " ")`,
+		new:  `b.WriteString(ev.Verb + " ")`,
+		pkg:  "./pkg/printer",
+		run:  []string{"TestHostileEveryFieldHuman"},
+	},
+	{
+		name: "version prints the server's gitVersion raw",
+		file: "internal/cmd/version.go",
+		old:  `printer.Escape(v.ServerVersion)`,
+		new:  `printer.Escape("") + v.ServerVersion`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestVersionEscapesServerText"},
+	},
+	{
+		name: "completion offers a server name with a terminal escape or a shell metacharacter",
+		file: "internal/cmd/completion.go",
+		old:  `if n != "" && !strings.ContainsFunc(n,`,
+		new:  `if n != "" || !strings.ContainsFunc(n,`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestShellSafe"},
+	},
 }

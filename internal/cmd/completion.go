@@ -117,7 +117,7 @@ func resourceNames(configFlags *genericclioptions.ConfigFlags) []string {
 		return nil
 	}
 	lists, _ := dc.ServerPreferredResources() // partial results on a group's failure
-	return discovery.WatchableNames(lists)
+	return shellSafe(discovery.WatchableNames(lists))
 }
 
 // objectNames lists the names, starting with prefix, of a resource's objects in the namespace
@@ -163,6 +163,21 @@ func objectNames(configFlags *genericclioptions.ConfigFlags, resourceArg, prefix
 	for _, o := range list.Items {
 		if strings.HasPrefix(o.Name, prefix) {
 			out = append(out, o.Name)
+		}
+	}
+	return shellSafe(out)
+}
+
+// shellSafe keeps the candidates a shell can insert as they are: a name from the server with a
+// control character (a terminal escape), a space or a shell metacharacter (`;`, `$(`, a
+// backtick: path-segment names allow them) is left out; the user can still type it quoted.
+func shellSafe(names []string) []string {
+	out := names[:0]
+	for _, n := range names {
+		if n != "" && !strings.ContainsFunc(n, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._:@+=,%/~", r))
+		}) {
+			out = append(out, n)
 		}
 	}
 	return out

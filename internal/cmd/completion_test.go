@@ -80,3 +80,15 @@ func TestCompleteOffline(t *testing.T) {
 		}
 	}
 }
+
+// B12: names from the server with a terminal escape, a CR, a NUL or a shell metacharacter are
+// not offered as completions.
+func TestShellSafe(t *testing.T) {
+	in := []string{"web", "system:controller:x", "evil\x1b]52;c;x\x07name", "cr\rOVERWRITTEN", "nul\x00name",
+		"$(touch PWNED2)", "`id`", "x; touch PWNED #", "a b", "clusterroles/ok-1.2"}
+	got := shellSafe(in)
+	want := []string{"web", "system:controller:x", "clusterroles/ok-1.2"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("shellSafe = %q, want %q", got, want)
+	}
+}

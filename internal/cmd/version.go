@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -75,7 +76,9 @@ built with, its platform, and the API server's version when the server answers w
 			fmt.Fprintf(&b, "kubectl-informer %s (commit %s, built %s)\nclient-go %s, %s, %s\n",
 				v.Version, v.Commit, v.Date, v.ClientGoVersion, v.GoVersion, v.Platform)
 			if v.ServerVersion != "" {
-				fmt.Fprintf(&b, "server %s\n", v.ServerVersion)
+				// The server's own words: escaped, as any text from it (a hostile or intercepted
+				// server could send a terminal escape).
+				fmt.Fprintf(&b, "server %s\n", printer.Escape(v.ServerVersion))
 			}
 			if _, err := io.WriteString(streams.Out, b.String()); err != nil {
 				return err

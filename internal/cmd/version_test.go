@@ -216,3 +216,18 @@ func TestVersionRejects(t *testing.T) {
 		}
 	}
 }
+
+// B11: a hostile (or intercepted) API server's gitVersion reaches the terminal escaped.
+func TestVersionEscapesServerText(t *testing.T) {
+	srv := newFakeServer(t, `v1.37.1\u001b]52;c;cHduZWQ=\u0007\u001b]0;TITLE\u0007\u001b[2J\r`, nil)
+	out, errOut, err := runVersion(t, srv.URL, "")
+	if err != nil {
+		t.Fatalf("version: %v (stderr %q)", err, errOut)
+	}
+	if strings.ContainsAny(out, "\x1b\x07\r") {
+		t.Errorf("raw control bytes on stdout: %q", out)
+	}
+	if !strings.Contains(out, "server v1.37.1") {
+		t.Errorf("no server line: %q", out)
+	}
+}

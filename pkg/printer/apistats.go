@@ -97,9 +97,9 @@ func apfText(a *apistats.APF) string {
 func throttledDetail(b *strings.Builder, ev *watch.Event) {
 	switch ev.Reason {
 	case string(apistats.NoticeClientThrottled):
-		fmt.Fprintf(b, "%s held back %s by the client-side rate limiter (--qps, --burst)", ev.Verb, roundMs(ev.Duration))
+		fmt.Fprintf(b, "%s held back %s by the client-side rate limiter (--qps, --burst)", Escape(ev.Verb), roundMs(ev.Duration))
 	default:
-		fmt.Fprintf(b, "%s rejected with 429 Too Many Requests", ev.Verb)
+		fmt.Fprintf(b, "%s rejected with 429 Too Many Requests", Escape(ev.Verb))
 		if ev.RetryAfter > 0 {
 			fmt.Fprintf(b, ", Retry-After %s", ev.RetryAfter)
 		}

@@ -266,7 +266,7 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 		tags = append(tags, p.paint(colorCyan, "[RELIST]"))
 	}
 	if ev.Filtered != "" {
-		tags = append(tags, p.paint(colorDim, "[filtered by --predicate "+ev.Filtered+": not enqueued]"))
+		tags = append(tags, p.paint(colorDim, "[filtered by --predicate "+Escape(ev.Filtered)+": not enqueued]"))
 	}
 	for _, t := range tags {
 		b.WriteString("  ")
@@ -366,7 +366,7 @@ func (p *Printer) lifecycleDetail(b *strings.Builder, ev *watch.Event) {
 		}
 	case watch.Error:
 		if ev.Verb != "" {
-			b.WriteString(ev.Verb + " ")
+			b.WriteString(Escape(ev.Verb) + " ")
 		}
 		fmt.Fprintf(b, "%s: %s", Escape(ev.Reason), Escape(ev.Message))
 		if ev.Backoff > 0 {
