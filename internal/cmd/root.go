@@ -125,6 +125,12 @@ func setupLogging(cmd *cobra.Command) error {
 	}
 	// klog's text format, written through a masking writer: the last net, for what klog
 	// formats without the filter (an ErrorS call's error).
-	klog.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(redact.Writer{W: cmd.ErrOrStderr()}))))
+	cfg := textlogger.NewConfig(textlogger.Verbosity(level), textlogger.Output(redact.Writer{W: cmd.ErrOrStderr()}))
+	if f := cmd.Flags().Lookup("vmodule"); f != nil && f.Value.String() != "" {
+		if err := cfg.VModule().Set(f.Value.String()); err != nil {
+			return fmt.Errorf("--vmodule: %w", err)
+		}
+	}
+	klog.SetLogger(textlogger.NewLogger(cfg))
 	return nil
 }

@@ -465,6 +465,10 @@ func (s *Scraper) Scrape(ctx context.Context) ([]QueueSample, error) {
 func (s *Scraper) ScrapePage(ctx context.Context) (Page, error) {
 	page, err := s.scrape(ctx)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && s.Timeout >= 0 {
+			// The scrape's own bound, not the caller's: say which (a slow or endless answer).
+			err = fmt.Errorf("no complete answer within %s: %w", cmp.Or(s.Timeout, DefaultTimeout), err)
+		}
 		return Page{}, &scrapeError{url: redactURL(s.URL), err: err}
 	}
 	return page, nil

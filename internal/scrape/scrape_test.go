@@ -353,7 +353,7 @@ func TestScrapeConnectionErrors(t *testing.T) {
 		wantErr string
 	}{
 		{name: "connection refused", scraper: &Scraper{URL: deadURL}, wantURL: deadURL, wantErr: "connection refused"},
-		{name: "timeout", scraper: &Scraper{URL: hang.URL, Timeout: 10 * time.Millisecond}, wantURL: hang.URL, wantErr: "deadline exceeded"},
+		{name: "timeout", scraper: &Scraper{URL: hang.URL, Timeout: 10 * time.Millisecond}, wantURL: hang.URL, wantErr: "no complete answer within 10ms: context deadline exceeded"},
 		{
 			name:    "credentials are redacted",
 			scraper: &Scraper{URL: "http://user:secret@" + strings.TrimPrefix(deadURL, "http://")},

@@ -261,23 +261,20 @@ func TestRealScrapeOperatorReconcileErrors(t *testing.T) {
 	stopAndCheckNoToken(t, p, rec)
 }
 
-// --metrics-from deploy/NAME:PORT and NAMESPACE/pod/NAME:PORT/PATH: a port-forward through the API server, as
-// kubectl port-forward opens one, to a pod on a kwok node, which kwok forwards to the widget-
-// operator's HTTPS metrics on this machine; the lines name the forward and its pod.
-func TestRealScrapeMetricsFrom(t *testing.T) {
-	c := realControlPlane(t)
+// operatorPod starts the widget-operator on this machine and a deployment named deploy in ns whose
+// pod (on a kwok node) forwards podPort to the operator's metrics port; it returns the running
+// pod's name.
+func operatorPod(t *testing.T, c *testenv.Cluster, ns string, opts testenv.OperatorOptions, podPort int, deploy string) (string, *testenv.Operator) {
+	t.Helper()
 	ctx := context.Background()
-	ns := newNamespace(t, c)
-	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns})
+	op, err := c.StartOperator(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = op.Stop() })
-	const podPort = 8443
 	if err := c.ForwardNamespacePort(ctx, ns, podPort, op.Port); err != nil {
 		t.Fatal(err)
 	}
-	const deploy = "widget-controller-manager"
 	if _, err := c.Kubectl(ctx, "create", "deployment", deploy, "-n", ns, "--image=example.com/manager:1", fmt.Sprintf("--port=%d", podPort)); err != nil {
 		t.Fatal(err)
 	}
@@ -294,13 +291,26 @@ func TestRealScrapeMetricsFrom(t *testing.T) {
 		}
 		return pod != "", nil
 	})
+	return pod, op
+}
+
+// --metrics-from deploy/NAME:PORT and NAMESPACE/pod/NAME:PORT/PATH: a port-forward through the API server, as
+// kubectl port-forward opens one, to a pod on a kwok node, which kwok forwards to the widget-
+// operator's HTTPS metrics on this machine; the lines name the forward and its pod.
+func TestRealScrapeMetricsFrom(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	const podPort, deploy = 8443, "widget-controller-manager"
+	pod, _ := operatorPod(t, c, ns, testenv.OperatorOptions{Namespace: ns}, podPort, deploy)
 	newServiceAccount(t, c, ns, "scraper")
 	grantMetrics(t, c, ns, "scraper")
 	rec := filepath.Join(t.TempDir(), "rec.ndjson")
 	// The pod form names its namespace and the watch spans all namespaces (-A).
-	p := c.RunPlugin(t, ctx, "watch", "widgets", "-A", "-n", ns, "-o", "json", "--record", rec,
+	// -v=10: client-go logs the tunnel's bytes (encrypted here, TLS to the operator).
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-A", "-n", ns, "-o", "json", "-v=10", "--record", rec,
 		"--metrics-from", "deploy/"+deploy+":8443", "--metrics-from", ns+"/pod/"+pod+":8443/metrics",
-		"--metrics-serviceaccount", ns+"/scraper", "--metrics-insecure-skip-tls-verify", "--metrics-interval", "300ms")
+		"--metrics-serviceaccount", ns+"/scraper", "--metrics-insecure-skip-tls-verify", "--metrics-interval", "2s") // each scrape is bounded by the interval: -v=10 on a busy machine is slow
 	p.AwaitJSON(t, await, is("Synced", ""))
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w1"})
 	for _, from := range []string{"deploy/" + deploy + ":8443", ns + "/pod/" + pod + ":8443/metrics"} {
