@@ -548,4 +548,12 @@ var mutations = []mutation{
 		pkg:  "./internal/cmd",
 		run:  []string{"TestShellSafe"},
 	},
+	{
+		name: "replay to a full disk exits 0 with its output cut short",
+		file: "internal/cmd/replay.go",
+		old:  `return stdoutError(s.writeErr)`,
+		new:  `return nil`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestReplayStdoutFull"},
+	},
 }

@@ -409,7 +409,8 @@ func (s *replayState) finish(fatal error) error {
 		}
 	}
 	if s.writeErr != nil {
-		return nil // stdout went away (| head): stop quietly, as watch does
+		// stdout went away (| head): stop quietly, as watch does; a full disk is an error.
+		return stdoutError(s.writeErr)
 	}
 	if !o.Display.NoSummary {
 		if s.preds != nil {

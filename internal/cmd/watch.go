@@ -595,7 +595,10 @@ func (r *watchRun) exit(done <-chan error) error {
 			err = fmt.Errorf("writing the recording %s: %w", o.Record, cerr)
 		}
 	}
-	// A reader that went away (| head) ends the run quietly.
+	// A reader that went away (| head) ends the run quietly; a full disk does not.
+	if err == nil && !r.stdoutGone.Load() {
+		err = stdoutError(writeErr)
+	}
 	if err == nil && writeErr == nil && !r.stdoutGone.Load() && !d.NoSummary {
 		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(r.start).Round(time.Millisecond).String(), r.summary)
 	}

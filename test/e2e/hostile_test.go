@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -70,6 +73,53 @@ func TestTunnelLogsNoToken(t *testing.T) {
 			// void if client-go stops logging them (or forwards without the WebSocket tunnel).
 			if !strings.Contains(stderr, "Tunneling connection write") {
 				t.Errorf("no tunnel log lines at -v=10 (stderr %d bytes): the test no longer exercises the tunnel", len(stderr))
+			}
+		})
+	}
+}
+
+// B4: a failed write to stdout that is not a reader going away (a full disk, a file size limit)
+// is one line on stderr and exit 1, for human and -o json output, never a silent exit 0 with
+// the output cut short.
+func TestStdoutFullExitsOne(t *testing.T) {
+	ns := newNamespace(t, cluster)
+	ctx := context.Background()
+	for i := range 20 {
+		if _, err := cluster.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)},
+			Data:       map[string]string{"k": strings.Repeat("v", 300)},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := []struct {
+		name, shell, want string
+	}{
+		{"human to /dev/full", "exec kubectl informer watch cm -n " + ns + " --timeout 60s > /dev/full", "no space left on device"},
+		{"json to /dev/full", "exec kubectl informer watch cm -n " + ns + " -o json --timeout 60s > /dev/full", "no space left on device"},
+		// 20 ConfigMaps of -o json are over 8 KiB: past the limit, the write fails with EFBIG.
+		{"json past ulimit -f", "ulimit -f 4; exec kubectl informer watch cm -n " + ns + " -o json --timeout 60s > " + filepath.Join(t.TempDir(), "out"), "file too large"},
+	}
+	for _, run := range runs {
+		t.Run(strings.ReplaceAll(run.name, " ", "_"), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", "-c", run.shell)
+			cmd.Env = cluster.Environ()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				t.Fatalf("still running after 2 minutes (the write error did not end the run); stderr: %s", stderr.String())
+			}
+			code := -1
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err == nil {
+				code = 0
+			}
+			if code != 1 || !strings.Contains(stderr.String(), "error: stdout: ") || !strings.Contains(stderr.String(), run.want) {
+				t.Errorf("exit %d, stderr %q; want exit 1 and one error line saying %q", code, stderr.String(), run.want)
 			}
 		})
 	}
