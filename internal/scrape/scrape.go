@@ -7,6 +7,7 @@
 package scrape
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -136,12 +137,17 @@ func ParsePage(r io.Reader) (page Page, err error) {
 	// The upstream parser has panicked on malformed input (v0.70.0: a TYPE line followed by a
 	// line "{}"); a bad metrics page must be an error, never a crash.
 	defer recoverParsePanic(&page, &err)
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(r)
+	// Only the families read reach the parser, within the bounds of bound.go.
+	kept, count, err := sift(r)
 	if err != nil {
 		return Page{}, oneLineError{err}
 	}
-	return Page{Queues: fromFamilies(families), Families: len(families)}, nil
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(bytes.NewReader(kept))
+	if err != nil {
+		return Page{}, oneLineError{err}
+	}
+	return Page{Queues: fromFamilies(families), Families: count}, nil
 }
 
 func recoverParsePanic(page *Page, err *error) {
@@ -156,6 +162,7 @@ func parseProto(r io.Reader) (page Page, err error) {
 	defer recoverParsePanic(&page, &err)
 	dec := expfmt.NewDecoder(r, expfmt.NewFormat(expfmt.TypeProtoDelim))
 	families := map[string]*dto.MetricFamily{}
+	count, series := 0, 0
 	for {
 		mf := &dto.MetricFamily{}
 		if err := dec.Decode(mf); err != nil {
@@ -164,13 +171,20 @@ func parseProto(r io.Reader) (page Page, err error) {
 			}
 			return Page{}, oneLineError{fmt.Errorf("protobuf exposition: %w", err)}
 		}
+		count++
+		if !read(mf.GetName()) {
+			continue
+		}
+		if series += len(mf.GetMetric()); series > maxSeries {
+			return Page{}, oneLineError{fmt.Errorf("more than %d workqueue and controller-runtime series on one page (the bound per scrape)", MaxSeries)}
+		}
 		if prev, ok := families[mf.GetName()]; ok {
 			prev.Metric = append(prev.Metric, mf.GetMetric()...)
 			continue
 		}
 		families[mf.GetName()] = mf
 	}
-	return Page{Queues: fromFamilies(families), Families: len(families)}, nil
+	return Page{Queues: fromFamilies(families), Families: count}, nil
 }
 
 type queueKey struct{ controller, name string }
@@ -437,8 +451,9 @@ func bucketQuantile(q float64, bs []bucket) (v float64, ok bool) {
 // DefaultTimeout bounds a scrape when Scraper.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
 
-// maxBodyBytes caps how much of a response is read; a controller's metrics page is far smaller.
-const maxBodyBytes = 64 << 20
+// maxBodyBytes caps how much of a response is read; a controller's metrics page is far smaller
+// (kube-controller-manager's is about 1 MiB).
+const maxBodyBytes = 32 << 20
 
 // acceptHeader asks for the classic text format, which promhttp serves whenever it is asked for.
 // The wildcard keeps servers that cannot offer it from answering 406; Scrape also understands

@@ -199,7 +199,9 @@ func TestParseErrors(t *testing.T) {
 		{name: "truncated mid-line", input: `workqueue_depth{name="x"`, wantErr: "text format parsing error"},
 		{name: "binary", input: "\x00\x01\x02\xff\xfe\n\n\x1f\x8b\x08", wantErr: "text format parsing error"},
 		// Panics inside expfmt v0.70.0's parser (found by FuzzParse).
-		{name: "TYPE line then {}", input: "#TYPE A0000000000000000000000000000000 histogrAm\n{}", wantErr: "malformed exposition"},
+		// Now refused before the parser sees it (a sample without a name).
+		{name: "TYPE line then {}", input: "#TYPE A0000000000000000000000000000000 histogrAm\n{}", wantErr: "text format parsing error in line 2"},
+		{name: "TYPE line then {} of a family read", input: "#TYPE workqueue_depth histogrAm\n{}", wantErr: "text format parsing error"},
 		{name: "negative histogram count", input: "# TYPE workqueue_work_duration_seconds histogram\nworkqueue_work_duration_seconds_count{name=\"x\"} -1.5\n", wantErr: "negative count"},
 	}
 	for _, tt := range tests {
@@ -608,8 +610,17 @@ func FuzzParse(f *testing.F) {
 		"workqueue_queue_duration_seconds_bucket{name=\"q\",le=\"NaN\"} 3\n" +
 		"workqueue_queue_duration_seconds_count{name=\"q\"} 1e300\n"))
 	f.Add([]byte("# TYPE workqueue_depth gauge\nworkqueue_depth{name=\"q\",controller=\"c\"} NaN\n"))
+	// The bounds lowered, so that fuzzed pages reach them (a line, the series, the bytes parsed).
+	defer func(l, n, b int) { maxLine, maxSeries, maxParsed = l, n, b }(maxLine, maxSeries, maxParsed)
+	maxLine, maxSeries, maxParsed = 512, 40, 8<<10
+	f.Add([]byte(strings.Repeat("workqueue_depth{name=\"q\"} 1\n", 50)))
+	f.Add([]byte("workqueue_depth{name=\"" + strings.Repeat("x", 600) + "\"} 1\n"))
+	f.Add([]byte(strings.Repeat("other_metric{a=\"b\"} 1\n", 200)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		samples, err := Parse(bytes.NewReader(data))
+		if len(samples) > maxSeries {
+			t.Errorf("%d queues from one page, past the bound of %d series", len(samples), maxSeries)
+		}
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\r\n") {
 				t.Errorf("error is not one line: %q", err)

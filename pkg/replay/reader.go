@@ -65,6 +65,27 @@ type Reader struct {
 	Headerless bool
 }
 
+// Bounds on what a recording may hold, so that a hostile or broken one (/dev/zero, a gzip bomb,
+// a line of gigabytes) is refused with a line saying so instead of taking the machine's memory.
+const (
+	// MaxLineBytes bounds one line. The largest object an API server stores is about 1.5 MiB
+	// (etcd's default request limit); a line holds one object, its old version in a diff, and
+	// JSON escaping: 16 MiB leaves room for all that.
+	MaxLineBytes = 16 << 20
+	// MaxDecompressedBytes bounds what a gzip-compressed recording may expand to.
+	MaxDecompressedBytes = 4 << 30
+)
+
+// BoundError is a recording past one of the bounds above; it ends the reading.
+type BoundError struct {
+	Line int
+	What string
+}
+
+func (e *BoundError) Error() string {
+	return fmt.Sprintf("line %d: %s: not a recording, or a damaged one", e.Line, e.What)
+}
+
 // NewReader returns a Reader for r.
 func NewReader(r io.Reader) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 256*1024)
@@ -73,9 +94,51 @@ func NewReader(r io.Reader) (*Reader, error) {
 		if err != nil {
 			return nil, err
 		}
-		br = bufio.NewReaderSize(zr, 256*1024)
+		br = bufio.NewReaderSize(&capReader{r: zr, n: maxDecompressed}, 256*1024)
 	}
 	return &Reader{br: br, dec: recording.NewDecoder()}, nil
+}
+
+// errDecompressed is what capReader says past MaxDecompressedBytes.
+var errDecompressed = fmt.Errorf("the recording decompresses to more than %d GiB (the bound on a compressed recording)", MaxDecompressedBytes>>30)
+
+// The bounds in force (tests lower them).
+var maxLine, maxDecompressed int64 = MaxLineBytes, MaxDecompressedBytes
+
+// capReader fails once more than n bytes were read.
+type capReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n < 0 {
+		return 0, errDecompressed
+	}
+	if int64(len(p)) > c.n+1 {
+		p = p[:c.n+1]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	if c.n < 0 {
+		return n, errDecompressed
+	}
+	return n, err
+}
+
+// readLine reads up to and including the next newline, or fails past MaxLineBytes.
+func (r *Reader) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		if int64(len(line)+len(frag)) > maxLine {
+			return nil, &BoundError{Line: r.n + 1, What: fmt.Sprintf("longer than %d MiB (the bound on one line)", MaxLineBytes>>20)}
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
 }
 
 // Next returns the next line: a header (Line.Header set) or an event. At the end it returns
@@ -87,7 +150,14 @@ func (r *Reader) Next() (Line, error) {
 		return Line{}, r.err
 	}
 	for {
-		raw, err := r.br.ReadBytes('\n')
+		raw, err := r.readLine()
+		if _, bound := errors.AsType[*BoundError](err); bound || errors.Is(err, errDecompressed) {
+			if !bound {
+				err = &BoundError{Line: r.n + 1, What: err.Error()}
+			}
+			r.err = err
+			return Line{}, err
+		}
 		if len(raw) == 0 && err != nil {
 			if !errors.Is(err, io.EOF) {
 				err = fmt.Errorf("after line %d: %w", r.n, err)

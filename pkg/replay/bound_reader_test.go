@@ -1,0 +1,54 @@
+package replay
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// B5: a hostile recording (/dev/zero, a line of gigabytes, a gzip bomb) ends the reading with a
+// line saying which bound it passed, after reading no more than the bound.
+func TestReaderBounds(t *testing.T) {
+	defer func(l, d int64) { maxLine, maxDecompressed = l, d }(maxLine, maxDecompressed)
+	maxLine, maxDecompressed = 1<<10, 64<<10
+	ok := `{"time":"2026-11-25T02:06:13.05Z","type":"Error","reason":"x","message":"m"}` + "\n"
+	gz := func(s string) string {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		_, _ = w.Write([]byte(s))
+		_ = w.Close()
+		return b.String()
+	}
+	tests := []struct {
+		name, input, wantErr string
+		wantLines            int
+	}{
+		{"a long line", ok + strings.Repeat("A", 2<<10) + "\n" + ok, "line 2: longer than 16 MiB", 1},
+		{"NUL bytes without end", strings.Repeat("\x00", 1<<20), "line 1: longer than", 0},
+		{"a gzip bomb of one line", gz(strings.Repeat("A", 1<<20)), "line 1: longer than", 0},
+		{"a gzip bomb of blank lines", gz(ok + strings.Repeat("\n", 1<<20)), "decompresses to more than 4 GiB", 1},
+		{"a gzip recording within the bounds", gz(ok + ok), "EOF", 2},
+	}
+	for _, tt := range tests {
+		rd, err := NewReader(strings.NewReader(tt.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for {
+			_, err = rd.Next()
+			if err != nil {
+				break
+			}
+			lines++
+		}
+		if !strings.Contains(err.Error(), tt.wantErr) || lines != tt.wantLines {
+			t.Errorf("%s: %d lines, then %v; want %d lines, then %q", tt.name, lines, err, tt.wantLines, tt.wantErr)
+		}
+		if _, again := rd.Next(); tt.wantErr != "EOF" && !errors.Is(again, err) {
+			t.Errorf("%s: a bound is not sticky: then %v", tt.name, again)
+		}
+	}
+}
