@@ -588,4 +588,28 @@ var mutations = []mutation{
 		pkg:  "./internal/scrape",
 		run:  []string{"TestParseErrors"},
 	},
+	{
+		name: "a FIFO as --metrics-token-file is opened (with no writer, the run hangs past --timeout and signals)",
+		file: "internal/cmd/input.go",
+		old:  `if !fi.Mode().IsRegular() {`,
+		new:  `if false {`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestReadCredentialFile"},
+	},
+	{
+		name: "replay or report of a FIFO ignores a signal while a read waits",
+		file: "internal/cmd/input.go",
+		old:  `stop := context.AfterFunc(ctx, func() { _ = f.Close() })`,
+		new:  `stop := context.AfterFunc(ctx, func() {})`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestOpenInputHonoursContext"},
+	},
+	{
+		name: "--workers 100000000 is accepted (23.7 GB in seconds)",
+		file: "internal/cmd/watch.go",
+		old:  `if o.Workers < 1 || o.Workers > MaxWorkers {`,
+		new:  `if o.Workers < 1 {`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestWatchValidateBounds"},
+	},
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -62,6 +63,9 @@ func (a *APIOptions) AddFlags(f *pflag.FlagSet) {
 func (a *APIOptions) Validate() error {
 	if a.Interval < 0 {
 		return fmt.Errorf("--api-stats must be >= 0, got %s", a.Interval)
+	}
+	if a.QPS != a.QPS || math.IsInf(float64(a.QPS), 0) {
+		return fmt.Errorf("--qps must be a number, got %v", a.QPS)
 	}
 	if a.Burst < 0 {
 		return fmt.Errorf("--burst must be >= 0, got %d", a.Burst)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -145,14 +144,20 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, getter
 		}
 		endpoints = append(endpoints, ep)
 	}
+	if m.CAFile != "" {
+		// Read by client-go's transport after this check: a FIFO or a device is refused here.
+		if _, err := readCredentialFile("--metrics-ca-file", m.CAFile); err != nil {
+			return nil, err
+		}
+	}
 	copts := scrape.ClientOptions{CAFile: m.CAFile, Insecure: m.InsecureSkipTLSVerify, UserAgent: userAgent}
 	id := scrape.AnonymousIdentity()
 	var denied map[string]string // URL -> Error message from the access check
 	switch {
 	case m.TokenFile != "":
-		b, err := os.ReadFile(m.TokenFile)
+		b, err := readCredentialFile("--metrics-token-file", m.TokenFile)
 		if err != nil {
-			return nil, fmt.Errorf("--metrics-token-file: %w", err)
+			return nil, err
 		}
 		if strings.TrimSpace(string(b)) == "" {
 			return nil, fmt.Errorf("--metrics-token-file %s is empty", m.TokenFile)

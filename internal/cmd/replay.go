@@ -235,7 +235,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rd, name, closeIn, err := o.open()
+	rd, name, closeIn, err := o.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -246,8 +246,8 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 }
 
 // open opens the recording (FILE, or standard input for "-").
-func (o *ReplayOptions) open() (rd *replay.Reader, name string, closeIn func(), err error) {
-	in, name, closeIn, err := openInput(o.file, o.In)
+func (o *ReplayOptions) open(ctx context.Context) (rd *replay.Reader, name string, closeIn func(), err error) {
+	in, name, closeIn, err := openInput(ctx, o.file, o.In)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -107,8 +107,11 @@ func (o *ReportOptions) Validate() error {
 
 // Run reads the recording, then writes the page: nothing is written for input that is not a
 // recording.
-func (o *ReportOptions) Run(_ context.Context) error {
-	in, name, closeIn, err := openInput(o.file, o.In)
+func (o *ReportOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in, name, closeIn, err := openInput(ctx, o.file, o.In)
 	if err != nil {
 		return err
 	}

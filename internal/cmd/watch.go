@@ -215,8 +215,11 @@ func (o *WatchOptions) Validate() error {
 	if o.OrderWindow < 0 {
 		return fmt.Errorf("--order-window must be >= 0, got %s", o.OrderWindow)
 	}
-	if o.Workers < 1 {
-		return fmt.Errorf("--workers must be >= 1, got %d", o.Workers)
+	if o.Workers < 1 || o.Workers > MaxWorkers {
+		return fmt.Errorf("--workers must be between 1 and %d, got %d", MaxWorkers, o.Workers)
+	}
+	if o.OutputBuffer < 1 || o.OutputBuffer > MaxOutputBuffer {
+		return fmt.Errorf("--output-buffer must be between 1 and %d, got %d", MaxOutputBuffer, o.OutputBuffer)
 	}
 	if o.ReconcileTime < 0 {
 		return fmt.Errorf("--reconcile-time must be >= 0, got %s", o.ReconcileTime)
@@ -247,6 +250,14 @@ func (o *WatchOptions) Validate() error {
 	}
 	return nil
 }
+
+// Bounds on flags that size memory: each simulated worker is a goroutine with its own state,
+// each buffered event an object; past these a typo (--workers 100000000) would take the
+// machine's memory before --timeout could end the run.
+const (
+	MaxWorkers      = 1000
+	MaxOutputBuffer = 1_000_000
+)
 
 // fieldSelector adds the single-object name filter to the user's field selector.
 func (o *WatchOptions) fieldSelector() string {

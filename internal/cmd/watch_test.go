@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +84,30 @@ func TestWatchValidateOrder(t *testing.T) {
 				t.Errorf("orderWindow = %vs, want %vs", got, tt.wantWindow)
 			}
 		})
+	}
+}
+
+// B7, L12: flags that size memory or rates are bounded; NaN is no rate.
+func TestWatchValidateBounds(t *testing.T) {
+	tests := []struct {
+		name    string
+		set     func(o *WatchOptions)
+		wantErr string
+	}{
+		{"--workers 100000000", func(o *WatchOptions) { o.Workers = 100_000_000 }, "--workers must be between 1 and 1000, got 100000000"},
+		{"--workers 0", func(o *WatchOptions) { o.Workers = 0 }, "--workers must be between 1 and 1000"},
+		{"--workers 1000", func(o *WatchOptions) { o.Workers = 1000 }, ""},
+		{"--output-buffer -1", func(o *WatchOptions) { o.OutputBuffer = -1 }, "--output-buffer must be between 1 and 1000000, got -1"},
+		{"--qps NaN", func(o *WatchOptions) { o.API.QPS = float32(math.NaN()) }, "--qps must be a number, got NaN"},
+		{"--qps +Inf", func(o *WatchOptions) { o.API.QPS = float32(math.Inf(1)) }, "--qps must be a number"},
+	}
+	for _, tt := range tests {
+		o := NewWatchOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
+		o.resourceArg = "cm"
+		tt.set(o)
+		err := o.Validate()
+		if (tt.wantErr == "" && err != nil) || (tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr))) {
+			t.Errorf("%s: Validate() = %v, want %q", tt.name, err, tt.wantErr)
+		}
 	}
 }
