@@ -612,4 +612,12 @@ var mutations = []mutation{
 		pkg:  "./internal/cmd",
 		run:  []string{"TestWatchValidateBounds"},
 	},
+	{
+		name: "the report suggests a shell command with an object name unquoted",
+		file: "internal/report/assets/report.html.tmpl",
+		old:  `{{shq $o.Name}} --diff</td>`,
+		new:  `{{$o.Name}} --diff</td>`,
+		pkg:  "./internal/report",
+		run:  []string{"TestSuggestedCommandQuoted"},
+	},
 }

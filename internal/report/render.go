@@ -5,6 +5,7 @@ import (
 	_ "embed" // the page's template, style and script
 	"encoding/base64"
 	"fmt"
+	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"html/template"
 	"io"
 	"slices"
@@ -33,6 +34,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"label":  func(s string) string { return seriesLabel[s] },
 	"plural": plural,
 	"add":    func(a, b int) int { return a + b },
+	// The words of a suggested command: a name may hold `;` or `$(...)`.
+	"shq": shell.Quote,
 }).Parse(pageTemplate))
 
 // WriteHTML writes the report as one self-contained HTML page: no request leaves it (a

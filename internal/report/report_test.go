@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 	"regexp"
 	"strconv"
@@ -426,5 +427,31 @@ func TestKubeEventInHistory(t *testing.T) {
 	}
 	if n := len(rep.Resources); n != 1 {
 		t.Errorf("%d timelines, want 1 (configmaps)", n)
+	}
+}
+
+// B10: the command the page suggests for an object's elided history quotes the object's name
+// and the file's, so that pasting it runs kubectl informer and nothing else.
+func TestSuggestedCommandQuoted(t *testing.T) {
+	const name = "x; touch PWNED #"
+	r := newRec()
+	r.line(0, "Added", cm("demo", name, "1", "m", "2026-11-21T05:00:00Z", "0")+`,"delta":"Added"`)
+	for i := 1; i <= HistoryHead+HistoryTail+5; i++ {
+		r.line(i*10, "Updated", cm("demo", name, fmt.Sprint(i+1), "m", "2026-11-21T05:00:01Z", fmt.Sprint(i))+
+			fmt.Sprintf(`,"oldResourceVersion":%q,"delta":"Updated"`, fmt.Sprint(i)))
+	}
+	rep, err := Read(strings.NewReader(r.b.String()), "my rec$(id).ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	if want := `kubectl informer replay 'my rec$(id).ndjson' 'demo/x; touch PWNED #' --diff`; !strings.Contains(page, want) &&
+		!strings.Contains(page, `kubectl informer replay 'my rec$(id).ndjson' 'x; touch PWNED #' --diff`) {
+		i := strings.Index(page, "not shown: kubectl informer replay")
+		t.Errorf("the suggestion is not quoted: %q", page[i:min(len(page), i+120)])
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"net/http"
 	"net/url"
 	"strings"
@@ -228,7 +229,7 @@ func GrantCommand(id Identity, metricsURL string) string {
 		bindingName += "-" + strings.NewReplacer(":", "-", "/", "-").Replace(who)
 	}
 	return fmt.Sprintf("kubectl create clusterrole metrics-reader --verb=get --non-resource-url=%s && kubectl create clusterrolebinding %s --clusterrole=metrics-reader %s",
-		nonResourcePath(metricsURL), bindingName, subject)
+		shell.Quote(nonResourcePath(metricsURL)), shell.Quote(bindingName), shell.Quote(subject))
 }
 
 // Explain turns a failed scrape into an Error line's reason and message, naming the identity

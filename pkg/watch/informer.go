@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -344,9 +345,10 @@ func (e *ForbiddenError) Error() string {
 	var scope, check string
 	if e.Namespace != "" {
 		scope = fmt.Sprintf(" in namespace %q", e.Namespace)
-		check = fmt.Sprintf("kubectl auth can-i list %s -n %s && kubectl auth can-i watch %s -n %s", e.Resource, e.Namespace, e.Resource, e.Namespace)
+		res, ns := shell.Quote(e.Resource), shell.Quote(e.Namespace)
+		check = fmt.Sprintf("kubectl auth can-i list %s -n %s && kubectl auth can-i watch %s -n %s", res, ns, res, ns)
 	} else {
-		check = "kubectl auth can-i list " + e.Resource + " --all-namespaces && kubectl auth can-i watch " + e.Resource + " --all-namespaces"
+		check = "kubectl auth can-i list " + shell.Quote(e.Resource) + " --all-namespaces && kubectl auth can-i watch " + shell.Quote(e.Resource) + " --all-namespaces"
 	}
 	return fmt.Sprintf("cannot %s %s%s: %s (check with: %s)", verb, e.Resource, scope, e.Message, check)
 }
