@@ -620,4 +620,32 @@ var mutations = []mutation{
 		pkg:  "./internal/report",
 		run:  []string{"TestSuggestedCommandQuoted"},
 	},
+	{
+		name: "the read-only check lets an object write through",
+		file: "internal/readonly/readonly.go",
+		old:  `	if a.Writes {
+		return nil
+	}`,
+		new:  `	if true {
+		return nil
+	}`,
+		pkg:  "./internal/readonly",
+		run:  []string{"TestCheck", "TestWrapRefusesBeforeTheServer"},
+	},
+	{
+		name: "a TokenRequest passes without --metrics-serviceaccount",
+		file: "internal/readonly/readonly.go",
+		old:  `case a.TokenRequest && n == 7`,
+		new:  `case n == 7`,
+		pkg:  "./internal/readonly",
+		run:  []string{"TestCheck", "TestWrapRefusesBeforeTheServer"},
+	},
+	{
+		name: "requests bypass the read-only check",
+		file: "internal/cmd/root.go",
+		old:  `configFlags.WrapConfigFn = readonly.Wrap`,
+		new:  `_ = readonly.Wrap`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestReadOnlyWired"},
+	},
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/portforward"
+	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
 	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -96,6 +97,12 @@ func (m *MetricsOptions) Validate() error {
 }
 
 func (m *MetricsOptions) enabled() bool { return len(m.URLs) > 0 || len(m.From) > 0 }
+
+// permits are the writes to the cluster these flags need (internal/readonly): a service
+// account's tokens and its access check, and port-forwards.
+func (m *MetricsOptions) permits() readonly.Allow {
+	return readonly.Allow{TokenRequest: m.ServiceAccount != "", SubjectAccessReview: m.ServiceAccount != "", PortForward: len(m.From) > 0}
+}
 
 // endpoint is one metrics page to scrape: a URL, or a port-forward's local URL.
 type endpoint struct {

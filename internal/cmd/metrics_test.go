@@ -84,3 +84,16 @@ func TestPollShowsNoURLCredentials(t *testing.T) {
 		}
 	}
 }
+
+// The writes a watch may make follow its flags: none without --metrics-serviceaccount or
+// --metrics-from.
+func TestMetricsPermits(t *testing.T) {
+	m := NewMetricsOptions()
+	if p := m.permits(); p.TokenRequest || p.SubjectAccessReview || p.PortForward || p.Writes {
+		t.Errorf("no metrics flags: %+v", p)
+	}
+	m.ServiceAccount, m.From = "demo/scraper", []string{"deploy/x:8443"}
+	if p := m.permits(); !p.TokenRequest || !p.SubjectAccessReview || !p.PortForward || p.Writes {
+		t.Errorf("--metrics-serviceaccount --metrics-from: %+v", p)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
 	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 )
 
@@ -52,7 +53,7 @@ func runE(o runner) func(*cobra.Command, []string) error {
 
 // NewCmdInformer returns the root command, `kubectl informer`.
 func NewCmdInformer(streams genericiooptions.IOStreams) *cobra.Command {
-	configFlags := genericclioptions.NewConfigFlags(true)
+	configFlags := newConfigFlags()
 	cmd := &cobra.Command{
 		Use:   "informer",
 		Short: "See what a controller's informer receives, live",
@@ -90,6 +91,15 @@ adds, updates and deletes with their resourceVersions and where each came from
 	cmd.AddCommand(NewCmdTop(configFlags, streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	return cmd
+}
+
+// newConfigFlags returns kubectl's connection flags, with every request of every command sent
+// through internal/readonly's check: reads only, unless the command permits a named write
+// (readonly.Permit) from its flags.
+func newConfigFlags() *genericclioptions.ConfigFlags {
+	configFlags := genericclioptions.NewConfigFlags(true)
+	configFlags.WrapConfigFn = readonly.Wrap
+	return configFlags
 }
 
 var (

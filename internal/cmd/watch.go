@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
+	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -273,6 +274,7 @@ func (o *WatchOptions) fieldSelector() string {
 
 // Run resolves the resources, starts the informers and prints until ctx ends or --timeout.
 func (o *WatchOptions) Run(ctx context.Context) error {
+	readonly.Permit(o.Metrics.permits()) // the only writes watch makes, when their flags ask
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@ package shell
 import "strings"
 
 // Quote returns s as one POSIX shell word: as it is when it holds only characters no shell
-// treats specially, else in single quotes (a single quote inside as '\'').
+// treats specially, else in single quotes, a quote inside closed, escaped and reopened.
 func Quote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
