@@ -78,12 +78,14 @@ type view struct {
 	Queues    []queueChart
 	Global    []markerView // markers of no resource (scrapes)
 	MarkerAll []markerView
-	Legend    []legendItem
-	Top       []*Object
-	Histories []*Object
-	Flags     [][2]string
-	Span      string
-	HeadLimit int
+	// MarkersFolded counts markers drawn as another of their type in the same bucket.
+	MarkersFolded int
+	Legend        []legendItem
+	Top           []*Object
+	Histories     []*Object
+	Flags         [][2]string
+	Span          string
+	HeadLimit     int
 }
 
 // pageData is handed to the script as JSON (never as script text).
@@ -119,6 +121,15 @@ type markerView struct {
 	Resource string
 	Tip      string
 	Symbol   string
+	More     *int // markers of the same type in the same bucket, drawn as this one
+}
+
+// TipMore is the hover text of a drawn marker, with how many more it stands for.
+func (m markerView) TipMore() string {
+	if m.More == nil || *m.More == 0 {
+		return m.Tip
+	}
+	return fmt.Sprintf("%s (and %d more %s in this bucket)", m.Tip, *m.More, m.Type)
 }
 
 type queueChart struct {
@@ -156,8 +167,19 @@ func (r *Report) view() view {
 		v.Legend = append(v.Legend, legendItem{Series: s, Label: seriesLabel[s]})
 	}
 	markers := make([][]markerView, len(r.Resources))
+	// One drawn marker per resource, type and time bucket: 200,000 Error lines draw at most
+	// MaxBuckets marks per type and chart, not 200,000 (a 77 MB page); the mark counts the rest.
+	type slot struct {
+		res, bucket int
+		typ         string
+	}
+	drawn := map[slot]*int{}
 	for _, m := range r.Markers {
-		mv := markerView{Marker: m, X: num(m.Time.Sub(r.First).Seconds()), Symbol: markerSymbol[m.Type]}
+		sl := slot{res: m.Resource, typ: m.Type}
+		if r.Bucket > 0 {
+			sl.bucket = int(m.Time.Sub(r.First) / r.Bucket)
+		}
+		mv := markerView{Marker: m, X: num(m.Time.Sub(r.First).Seconds()), Symbol: markerSymbol[m.Type], More: new(int)}
 		if m.Resource >= 0 {
 			mv.Resource = r.Resources[m.Resource].Name
 		}
@@ -166,13 +188,19 @@ func (r *Report) view() view {
 			mv.Tip += " (restart)"
 		}
 		mv.Tip += ": " + m.Text
+		if len(v.MarkerAll) < MaxMarkerList {
+			v.MarkerAll = append(v.MarkerAll, mv)
+		}
+		if n, ok := drawn[sl]; ok {
+			*n++
+			v.MarkersFolded++
+			continue
+		}
+		drawn[sl] = mv.More
 		if m.Resource >= 0 {
 			markers[m.Resource] = append(markers[m.Resource], mv)
 		} else {
 			v.Global = append(v.Global, mv)
-		}
-		if len(v.MarkerAll) < MaxMarkerList {
-			v.MarkerAll = append(v.MarkerAll, mv)
 		}
 	}
 	for i, res := range r.Resources {

@@ -455,3 +455,31 @@ func TestSuggestedCommandQuoted(t *testing.T) {
 		t.Errorf("the suggestion is not quoted: %q", page[i:min(len(page), i+120)])
 	}
 }
+
+// B9: a day of a flapping API server (here 100,000 Error lines) draws at most one mark per
+// type and bucket, and the page stays small; the marks count what they stand for.
+func TestReportSizeBoundedByMarkers(t *testing.T) {
+	r := newRec()
+	const n = 100_000
+	for i := range n {
+		r.line(i*500, "Error", `,"group":"","version":"v1","resource":"configmaps","kind":"ConfigMap","reason":"InternalError","message":"etcdserver: leader changed","verb":"watch"`)
+	}
+	rep, err := Read(strings.NewReader(r.b.String()), "flap.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if marks := strings.Count(page, `<g class="marker`); marks > MaxBuckets {
+		t.Errorf("%d markers drawn, more than one per bucket (%d)", marks, MaxBuckets)
+	}
+	if len(page) > 2<<20 {
+		t.Errorf("the page is %d bytes for %d Error lines", len(page), n)
+	}
+	if !strings.Contains(html.UnescapeString(page), "more Error in this bucket") {
+		t.Error("no mark says how many more it stands for")
+	}
+}
