@@ -85,10 +85,22 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"type":"Recording","formatVersion":1,"resources":[{"resource":"widgets","printerColumns":[{"name":"x","jsonPath":".x"}]}]}`))
+	// The hostile run's lines: a terminal escape in every string field (Error.verb once went
+	// out raw), a format version past any int.
+	f.Add([]byte(`{"time":"2026-11-25T02:06:13.05Z","type":"Error","reason":"Forbidden","message":"m","verb":"x\u001b]52;c;cHduZWQ=\u0007\u001b[2J\rfake"}`))
+	f.Add([]byte(`{"type":"Recording","formatVersion":1e300}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		d, err := recording.DecodeLine(line)
 		if err != nil || d.Header != nil {
 			return
+		}
+		// Whatever decodes reaches a terminal escaped: no ESC, BEL or CR of the line's.
+		var human bytes.Buffer
+		hp := printer.New(&human, printer.Options{})
+		if err := hp.Print(&d.Event); err == nil && hp.Flush() == nil {
+			if i := bytes.IndexAny(bytes.TrimSuffix(human.Bytes(), []byte("\n")), "\x1b\x07\r\n"); i >= 0 {
+				t.Fatalf("raw control byte in %q", human.String())
+			}
 		}
 		// Whatever decodes prints without panicking, in both forms.
 		var out bytes.Buffer

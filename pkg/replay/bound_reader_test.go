@@ -52,3 +52,42 @@ func TestReaderBounds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReader: within lowered bounds, any input gives lines no longer than the line bound and
+// stops by the decompressed bound, or an error; never a panic.
+func FuzzReader(f *testing.F) {
+	defer func(l, d int64) { maxLine, maxDecompressed = l, d }(maxLine, maxDecompressed)
+	maxLine, maxDecompressed = 512, 8<<10
+	ok := `{"time":"2026-11-25T02:06:13.05Z","type":"Error","reason":"x","message":"m"}` + "\n"
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write([]byte(strings.Repeat(ok, 200)))
+	_ = w.Close()
+	f.Add([]byte(ok + ok))
+	f.Add(gz.Bytes())
+	f.Add([]byte(strings.Repeat("A", 600)))
+	f.Add([]byte(`{"type":"Recording","formatVersion":1e300}` + "\n" + ok))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rd, err := NewReader(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		for range 100_000 {
+			line, err := rd.Next()
+			if err != nil {
+				if strings.ContainsAny(err.Error(), "\r\n") {
+					t.Fatalf("error of more than one line: %q", err)
+				}
+				var lerr *LineError
+				if errors.As(err, &lerr) {
+					continue
+				}
+				return
+			}
+			if line.Number <= 0 {
+				t.Fatalf("line number %d", line.Number)
+			}
+		}
+		t.Fatal("no end after 100,000 lines of a bounded input")
+	})
+}
