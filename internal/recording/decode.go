@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,6 +19,14 @@ import (
 
 // HeaderType is the "type" of a recording's header line.
 const HeaderType = "Recording"
+
+// FormatVersionError is a recording header whose formatVersion is not a format version (not a
+// whole number from 1). The recording cannot be read: its readers stop there.
+type FormatVersionError struct{ Value string }
+
+func (e *FormatVersionError) Error() string {
+	return fmt.Sprintf(`recording header with "formatVersion" %s, which is no format version (a whole number from 1)`, e.Value)
+}
 
 // Decoded is one line of a recording (or of `-o json` output) turned back into what printed it.
 type Decoded struct {
@@ -207,6 +216,15 @@ func DecodeLine(line []byte) (Decoded, error) {
 	}
 	typ := *w.Type
 	if typ == HeaderType {
+		var v struct {
+			FormatVersion json.RawMessage `json:"formatVersion"`
+		}
+		if json.Unmarshal(line, &v) == nil && len(v.FormatVersion) > 0 && string(v.FormatVersion) != "null" {
+			// Not a version this build can name (1e300, -1, 1.5): nothing after it can be read.
+			if n, err := strconv.Atoi(string(v.FormatVersion)); err != nil || n < 1 {
+				return Decoded{}, &FormatVersionError{Value: truncate(string(v.FormatVersion), 40)}
+			}
+		}
 		var h Header
 		if err := json.Unmarshal(line, &h); err != nil {
 			return Decoded{}, jsonError(err)

@@ -2,6 +2,7 @@ package recording
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"time"
 
@@ -37,6 +38,11 @@ type Writer struct {
 // format version and time set, resources, and the plugin version and redaction of opts, which
 // then encode every event.
 func Create(path string, h Header, resources []discovery.Resource, opts Options) (*Writer, error) {
+	// A symbolic link is not followed: truncating and chmodding its target (a link planted in
+	// a shared directory) is not what --record FILE asks for.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is a symbolic link: give the file itself (a recording is never written through a link)", path)
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err

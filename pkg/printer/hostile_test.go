@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -89,5 +90,20 @@ func TestHostileEveryFieldHuman(t *testing.T) {
 				t.Errorf("%s (color %v): raw control byte in %q", typ, opts.Color, out[max(0, i-60):min(len(out), i+20)])
 			}
 		}
+	}
+}
+
+// L1: a cluster-scoped watch's header does not name the namespace -n (or the kubeconfig) gave.
+func TestHeaderClusterScoped(t *testing.T) {
+	cr := discovery.Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
+	ev := watch.Event{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Namespace: "default", Resources: []discovery.Resource{cr}}}
+	var buf bytes.Buffer
+	p := New(&buf, Options{})
+	if err := p.Print(&ev); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Flush()
+	if out := buf.String(); strings.Contains(out, "namespace default") || !strings.Contains(out, "in the cluster (cluster-scoped)") {
+		t.Errorf("header: %q", out)
 	}
 }

@@ -402,7 +402,14 @@ func (p *Printer) writeHeader(ev *watch.Event) error {
 		res = append(res, r.String())
 	}
 	scope := "all namespaces"
-	if info.Namespace != "" {
+	namespaced := false
+	for _, r := range info.Resources {
+		namespaced = namespaced || r.Namespaced
+	}
+	switch {
+	case len(info.Resources) > 0 && !namespaced:
+		scope = "the cluster (cluster-scoped)" // -n (or the kubeconfig's namespace) does not apply
+	case info.Namespace != "":
 		scope = "namespace " + info.Namespace
 	}
 	streaming := "off"

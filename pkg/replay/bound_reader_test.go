@@ -91,3 +91,22 @@ func FuzzReader(f *testing.F) {
 		t.Fatal("no end after 100,000 lines of a bounded input")
 	})
 }
+
+// L7: a header whose formatVersion is no version (1e300, -1) ends the reading; its events are
+// not replayed as if it were fine.
+func TestFormatVersionNotAVersion(t *testing.T) {
+	ok := `{"time":"2026-11-25T02:06:13.05Z","type":"Error","reason":"x","message":"m"}` + "\n"
+	for _, v := range []string{"1e300", "-1", "1.5", `"1"`} {
+		rd, err := NewReader(strings.NewReader(`{"type":"Recording","formatVersion":` + v + "}\n" + ok))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = rd.Next()
+		if err == nil || !strings.Contains(err.Error(), "which is no format version") {
+			t.Errorf("formatVersion %s: %v", v, err)
+		}
+		if _, err := rd.Next(); err == nil {
+			t.Errorf("formatVersion %s: an event was read after it", v)
+		}
+	}
+}

@@ -173,6 +173,11 @@ func (r *Reader) Next() (Line, error) {
 		first := !r.seen
 		r.seen = true
 		d, derr := r.dec.Decode(raw)
+		if _, bad := errors.AsType[*recording.FormatVersionError](derr); bad {
+			// A header no version of kubectl informer wrote: what follows cannot be trusted.
+			r.err = fmt.Errorf("line %d: %w", r.n, derr)
+			return Line{}, r.err
+		}
 		if derr != nil {
 			return Line{Number: r.n}, &LineError{Line: r.n, Err: derr}
 		}
