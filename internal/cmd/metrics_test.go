@@ -62,6 +62,7 @@ func TestPollShowsNoURLCredentials(t *testing.T) {
 	host := strings.TrimPrefix(srv.URL, "http://")
 	m := NewMetricsOptions()
 	m.Interval = time.Hour
+	m.InsecureSkipTLSVerify = true // L4: no certificate to leave unverified over http
 	for _, u := range []string{
 		"http://scrapeuser:PASSWORD123@" + host + "/ok",
 		"http://scrapeuser:PASSWORD123@" + host + "/err",
@@ -78,6 +79,9 @@ func TestPollShowsNoURLCredentials(t *testing.T) {
 		shown := fmt.Sprintf("%+v %+v", ev, ev.Sample)
 		if strings.Contains(shown, "PASSWORD123") || strings.Contains(shown, "QUERYSECRET") {
 			t.Errorf("%s: a credential is in the event: %s", u, shown)
+		}
+		if ev.Sample != nil && ev.Sample.Insecure {
+			t.Errorf("%s: an http:// scrape is marked as certificate not verified", u)
 		}
 		if !strings.Contains(ev.URL, host) {
 			t.Errorf("%s: url %q does not name the server", u, ev.URL)
