@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -30,14 +29,7 @@ func TestTunnelLogsNoToken(t *testing.T) {
 	_, op := operatorPod(t, c, ns, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true}, podPort, deploy)
 	newServiceAccount(t, c, ns, "scraper")
 	grantMetrics(t, c, ns, "scraper")
-	widget := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "example.com/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w1", "namespace": ns},
-		"spec":     map[string]any{"size": int64(0)},
-	}}
-	if _, err := c.Dynamic.Resource(testenv.WidgetGVR).Namespace(ns).Create(ctx, widget, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "w1"})
 	const secret = "SECRETmetricstoken0123456789"
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(secret+"\n"), 0o600); err != nil {
