@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
 	"github.com/kubectl-informer/kubectl-informer/internal/reenact"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 )
@@ -135,6 +136,8 @@ func (o *ReenactOptions) Validate() error {
 
 // Run reads the recording, then plays it and watches the reenacted objects (or cleans up).
 func (o *ReenactOptions) Run(ctx context.Context) error {
+	// The one command that writes objects: its explicit opt-in to internal/readonly's check.
+	readonly.Permit(readonly.Allow{Writes: true})
 	if err := checkKubeconfig(o.configFlags); err != nil {
 		return err
 	}
@@ -246,7 +249,7 @@ func (o *ReenactOptions) runWatch(ctx context.Context, plan *reenact.Plan, synce
 
 // sourceClient reads the cluster of --crds-from-context, with the same kubeconfig.
 func (o *ReenactOptions) sourceClient() (dynamic.Interface, error) {
-	src := genericclioptions.NewConfigFlags(true)
+	src := newConfigFlags() // through the read-only check too
 	src.KubeConfig, src.Context = o.configFlags.KubeConfig, &o.CRDsFrom
 	cfg, err := src.ToRESTConfig()
 	if err != nil {

@@ -5,13 +5,14 @@ import (
 	_ "embed" // the page's template, style and script
 	"encoding/base64"
 	"fmt"
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"html/template"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 )
 
 var (

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,6 +21,8 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/transport"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 )
 
 // ClientOptions say how scrapes verify the server and authenticate. The kubeconfig's own

@@ -3,7 +3,6 @@ package watch
 import (
 	"context"
 	"fmt"
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
