@@ -676,4 +676,12 @@ var mutations = []mutation{
 		pkg:  "./pkg/replay",
 		run:  []string{"TestFormatVersionNotAVersion"},
 	},
+	{
+		name: "a watch inside reenact --follow revokes reenact's writes",
+		file: "internal/readonly/readonly.go",
+		old:  `Writes:              old.Writes || a.Writes,`,
+		new:  `Writes:              a.Writes,`,
+		pkg:  "./internal/readonly",
+		run:  []string{"TestPermitAdds"},
+	},
 }

@@ -34,9 +34,26 @@ type Allow struct {
 
 var allowed atomic.Pointer[Allow]
 
-// Permit sets what the running command may write, replacing what was permitted before. A
-// command calls it once, from its flags, before its first request.
-func Permit(a Allow) { allowed.Store(&a) }
+// Permit adds to what the running command may write; nothing it permitted before is taken
+// back (reenact's --follow runs a watch, whose own Permit must not revoke reenact's writes). A
+// command calls it from its flags, before its first request.
+func Permit(a Allow) {
+	for {
+		old := allowed.Load()
+		merged := a
+		if old != nil {
+			merged = Allow{
+				TokenRequest:        old.TokenRequest || a.TokenRequest,
+				SubjectAccessReview: old.SubjectAccessReview || a.SubjectAccessReview,
+				PortForward:         old.PortForward || a.PortForward,
+				Writes:              old.Writes || a.Writes,
+			}
+		}
+		if allowed.CompareAndSwap(old, &merged) {
+			return
+		}
+	}
+}
 
 // Permitted returns what the running command may write.
 func Permitted() Allow {

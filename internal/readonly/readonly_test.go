@@ -59,8 +59,8 @@ func TestWrapRefusesBeforeTheServer(t *testing.T) {
 		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
 	}))
 	defer srv.Close()
-	defer Permit(Allow{})
-	Permit(Allow{})
+	defer allowed.Store(nil)
+	allowed.Store(nil)
 	cfg := Wrap(&rest.Config{Host: srv.URL})
 	rt, err := rest.TransportFor(cfg)
 	if err != nil {
@@ -90,5 +90,16 @@ func TestWrapRefusesBeforeTheServer(t *testing.T) {
 	}
 	if err := do("GET", create); err != nil || reached.Load() != 2 {
 		t.Errorf("GET: %v, %d requests reached the server", err, reached.Load())
+	}
+}
+
+// A later Permit (a watch inside reenact --follow) adds to what was permitted, never takes back.
+func TestPermitAdds(t *testing.T) {
+	defer allowed.Store(nil)
+	allowed.Store(nil)
+	Permit(Allow{Writes: true})
+	Permit(Allow{TokenRequest: true})
+	if p := Permitted(); !p.Writes || !p.TokenRequest || p.PortForward {
+		t.Errorf("permitted %+v", p)
 	}
 }
