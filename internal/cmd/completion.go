@@ -175,7 +175,8 @@ func shellSafe(names []string) []string {
 	out := names[:0]
 	for _, n := range names {
 		if n != "" && !strings.ContainsFunc(n, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._:@+=,%/~", r))
+			plain := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._:@+=,%/~", r)
+			return !plain
 		}) {
 			out = append(out, n)
 		}

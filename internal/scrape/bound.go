@@ -132,7 +132,8 @@ func checkSample(line []byte, name string) string {
 		return "invalid metric name"
 	}
 	for i, r := range name {
-		if !(r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+		valid := r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9'
+		if !valid {
 			return fmt.Sprintf("invalid metric name %q", name)
 		}
 	}

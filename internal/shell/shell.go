@@ -9,7 +9,8 @@ import "strings"
 // treats specially, else in single quotes, a quote inside closed, escaped and reopened.
 func Quote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+		plain := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r)
+		return !plain
 	}) {
 		return s
 	}
