@@ -274,7 +274,7 @@ func TestWriteTextAndJSON(t *testing.T) {
 	text := b.String()
 	for _, want := range []string{
 		"top after 20s: 12 writes (0.6/s) and 3 heartbeats in the last 20s; 1 resources skipped (forbidden)",
-		"1  replicasets.apps            shop/web-1                  0.6       12      0           kube-controller-manager:6,widget-operator:6  fight  spec.replicas:12\n   fight: fix: let only one of them write these fields\n2  leases",
+		"1  replicasets.apps            shop/web-1                  0.6       12      0           kube-controller-manager:6,widget-operator:6  fight  spec.replicas:12\n   fight: widget-operator and kube-controller-manager take turns at spec.replicas; fix: let only one of them write it\n2  leases",
 		"kubectl informer watch replicasets.apps web-1 -n shop --diff",
 	} {
 		if !strings.Contains(text, want) {
@@ -308,7 +308,7 @@ func TestWriteTextAndJSON(t *testing.T) {
 		"resource": "replicasets.apps", "namespace": "shop", "name": "web-1", "writes": 12.0, "heartbeats": 0.0, "rate": 0.6,
 		"managers": []any{map[string]any{"name": "kube-controller-manager", "writes": 6.0}, map[string]any{"name": "widget-operator", "writes": 6.0}},
 		"paths":    []any{map[string]any{"name": "spec.replicas", "writes": 12.0}},
-		"loop":     "fight", "loopManagers": []any{"widget-operator", "kube-controller-manager"}, "suggestion": "fix: let only one of them write these fields",
+		"loop":     "fight", "loopManagers": []any{"widget-operator", "kube-controller-manager"}, "suggestion": "widget-operator and kube-controller-manager take turns at spec.replicas; fix: let only one of them write it",
 		"final": true, "watch": "kubectl informer watch replicasets.apps web-1 -n shop --diff"}
 	if d := cmp.Diff(want, top); d != "" {
 		t.Errorf("Top line (-want +got):\n%s", d)
