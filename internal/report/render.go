@@ -15,6 +15,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 )
 
+// stdinSource is how the command names a recording read from standard input (Report.Source).
+const stdinSource = "standard input"
+
 var (
 	//go:embed assets/report.html.tmpl
 	pageTemplate string
@@ -37,6 +40,14 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"add":    func(a, b int) int { return a + b },
 	// The words of a suggested command: a name may hold `;` or `$(...)`.
 	"shq": shell.Quote,
+	// replayArg is the recording as a replay command names it: a page made from standard
+	// input has no file to name.
+	"replayArg": func(source string) string {
+		if source == stdinSource {
+			return "FILE"
+		}
+		return shell.Quote(source)
+	},
 }).Parse(pageTemplate))
 
 // WriteHTML writes the report as one self-contained HTML page: no request leaves it (a

@@ -33,7 +33,19 @@ func awaitTopBatch(t *testing.T, p interface {
 }, timeout time.Duration, ok func([]map[string]any) bool) []map[string]any {
 	t.Helper()
 	var cur topBatch
-	var found []map[string]any
+	var found, last []map[string]any
+	// A batch that never matched is shown as a user would read it, first rows first.
+	t.Cleanup(func() {
+		if !t.Failed() || found != nil {
+			return
+		}
+		for i, m := range last {
+			if i == 8 {
+				break
+			}
+			t.Logf("last batch: %2.0f %s %s/%s writes=%v heartbeats=%v managers=%v loop=%v suggestion=%v", m["rank"], m["resource"], m["namespace"], m["name"], m["writes"], m["heartbeats"], topManagers(m), m["loop"], m["suggestion"])
+		}
+	})
 	p.AwaitJSON(t, timeout, func(m map[string]any) bool {
 		switch m["type"] {
 		case "Top":
@@ -42,6 +54,9 @@ func awaitTopBatch(t *testing.T, p interface {
 			}
 			cur.tops = append(cur.tops, m)
 		case "TopWriter":
+			if len(cur.tops) > 0 {
+				last = cur.tops
+			}
 			if len(cur.tops) > 0 && ok(cur.tops) {
 				found = cur.tops
 				return true

@@ -77,6 +77,9 @@ func (s *tmuxSession) await(what string, ok func(screen string) bool) string {
 // its diagnosis; filtered to it, Enter shows its history with the flipping field and both
 // writers; Esc goes back; q quits with exit 0, the terminal back from the alternate screen, and
 // the final ranking with the drill-in command printed.
+// fightFix is the fight's diagnosis under its row: who takes turns at which field, and the fix.
+var fightFix = regexp.MustCompile(`fight: \S+ and \S+ take turns at spec\.replicas; fix: let only one of them write it`)
+
 func TestRealTopTerminal(t *testing.T) {
 	c, ns := withOperator(t)
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fought", Size: 1, Bug: "fight"})
@@ -85,7 +88,7 @@ func TestRealTopTerminal(t *testing.T) {
 	fightRow := regexp.MustCompile(`(?m)^\s*[123]\s+replicasets\.apps\s+` + regexp.QuoteMeta(ns) + `/fought-\S+.*\bfight\b`)
 	sc := s.await("the fight in the first three rows", fightRow.MatchString)
 	t.Logf("the table:\n%s", sc)
-	if !strings.Contains(sc, "fight: fix: let only one of them write these fields") {
+	if !fightFix.MatchString(sc) {
 		t.Errorf("no fix under the fight's row:\n%s", sc)
 	}
 
