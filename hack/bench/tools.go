@@ -32,6 +32,9 @@ type tool struct {
 	env, extra []string
 	// optional tools run only when -tools names them.
 	optional bool
+	// progress, for the top workload's tools, is the kind of line that says the tool has
+	// every object (progressRanking, progressSynced); empty for the other workloads' tools.
+	progress string
 	// profileArgs, if set, are the flags that make the tool write a CPU and a heap profile.
 	profileArgs func(cpu, heap string) []string
 }
