@@ -6,6 +6,7 @@
 //	go run ./hack/bench                                          # the default: 20000 objects, 3 rounds
 //	go run ./hack/bench -objects 2000 -updates 200 -rounds 1     # a quick run
 //	go run ./hack/bench -tools plugin,minimal                    # a subset
+//	go run ./hack/bench -workload top -objects 100000            # kubectl informer top vs a --metadata-only watch (make bench-top)
 //
 // It creates -objects ConfigMaps of -size bytes of data in one namespace, then, for -rounds
 // rounds, runs each tool in turn (the order rotates every round, so no tool always runs first
@@ -14,6 +15,10 @@
 // -updates objects (each once, with a value unique to the run), waits until a line for every
 // patched object came out, and stops the tool with SIGINT. CPU (user+sys) and peak RSS come
 // from the tool's rusage at exit.
+//
+// -workload top (topload.go, toprun.go) creates -objects custom resources over 20 CRDs and
+// measures the time to `kubectl informer top`'s first complete ranking and its peak RSS against
+// a --metadata-only watch of the same resources.
 package main
 
 import (

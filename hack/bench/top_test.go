@@ -115,8 +115,8 @@ func TestTopToolsValidate(t *testing.T) {
 		t.Errorf("top workload: %v", err)
 	}
 	for _, c := range []config{
-		{objects: 10, rounds: 1, concurrency: 1, workload: workloadTop, tools: []string{"top"}},                       // fewer objects than resources
-		{objects: 40, rounds: 1, concurrency: 1, workload: workloadTop, tools: []string{"plugin"}},                    // not a top tool
+		{objects: 10, rounds: 1, concurrency: 1, workload: workloadTop, tools: []string{"top"}},                      // fewer objects than resources
+		{objects: 40, rounds: 1, concurrency: 1, workload: workloadTop, tools: []string{"plugin"}},                   // not a top tool
 		{objects: 40, updates: 4, rounds: 1, concurrency: 1, workload: workloadConfigMaps, tools: []string{"floor"}}, // a top tool elsewhere
 	} {
 		if err := validate(&c); err == nil {
