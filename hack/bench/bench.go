@@ -207,6 +207,9 @@ func (b *bench) runRounds(ctx context.Context) ([]*result, error) {
 				if r.Stderr != "" {
 					logf("  stderr tail:\n%s", r.Stderr)
 				}
+			} else if b.c.workload == workloadTop {
+				logf("  %-12s first complete ranking / sync %6.2fs (cpu %5.2fs)  cpu %6.2fs  rss %6.1f MiB  api cpu %5.2fs  lines %d",
+					name, r.Sync.Seconds(), r.SyncCPU.Seconds(), r.CPU().Seconds(), float64(r.MaxRSS)/1024, r.APICPU.Seconds(), r.Lines)
 			} else {
 				logf("  %-12s sync %6.2fs (cpu %5.2fs)  updates %6.2fs (lag %5.2fs)  cpu %6.2fs (user %5.2f sys %5.2f)  rss %6.1f MiB  api cpu %5.2fs  lines %d",
 					name, r.Sync.Seconds(), r.SyncCPU.Seconds(), r.Updates.Seconds(), r.Lag.Seconds(), r.CPU().Seconds(),
