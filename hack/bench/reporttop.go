@@ -11,9 +11,11 @@ var (
 	mFirstCPU = metric{"CPU to it (s)", func(x *result) float64 { return x.SyncCPU.Seconds() }, "%.2f"}
 )
 
-// topPairs are the ratio rows of the top workload: top against the floor, and what following
-// every resource discovery lists costs over following the workload's 20.
-var topPairs = [][2]string{{"top", "floor"}, {"top-named", "floor"}, {"top", "top-named"}}
+// topPairs are the ratio rows of the top workload: top against the floor, what following every
+// resource discovery lists costs over following the workload's 20, and top and the floor
+// against the informers alone.
+var topPairs = [][2]string{{"top", "floor"}, {"top-named", "floor"}, {"top", "top-named"},
+	{"top-named", "informers"}, {"floor", "informers"}}
 
 // topMarkdown is the report of the top workload.
 func (r *report) topMarkdown() string {
@@ -36,7 +38,7 @@ func (r *report) topMarkdown() string {
 	w("  which top's latest `TopResource` line of every one of the %d resources says `objects` = the objects\n", topResources)
 	w("  the bench created in it: the first ranking that accounts for every object. It comes on a tick of\n")
 	w("  `--interval` (1s) after the informers synced, so it includes up to 1s of waiting for the tick.\n")
-	w("- **sync** (floor): from starting the process to the last of the %d `Synced` lines with `items` = those objects.\n", topResources)
+	w("- **sync** (floor, informers): from starting the process to the last of the %d `Synced` lines with `items` = those objects.\n", topResources)
 	w("- **CPU to it**: the tool's user+sys CPU at that line; **CPU total**, **peak RSS**: at exit, SIGINT %s\n", topHold)
 	w("  after that line (peak RSS is the process's VmHWM, sampled from /proc every 20ms); **apiserver CPU**:\n")
 	w("  what kube-apiserver spent during the run (the writer's updates included).\n\n")

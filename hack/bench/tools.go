@@ -45,6 +45,7 @@ func pluginProfileArgs(cpu, heap string) []string {
 
 type binaries struct {
 	plugin, minimal, kubectl string
+	metafloor                string // the top workload's metadata-only informers (hack/bench/metafloor)
 	kubectlNote              string // how kubectl was resolved
 	pluginGiven              bool   // -plugin
 }
@@ -282,6 +283,12 @@ func buildTools(ctx context.Context, root, dir string, c *config) (binaries, err
 	b.minimal = filepath.Join(dir, "minimal")
 	if err := build(b.minimal, "./hack/bench/minimal"); err != nil {
 		return b, err
+	}
+	if c.workload == workloadTop {
+		b.metafloor = filepath.Join(dir, "metafloor")
+		if err := build(b.metafloor, "./hack/bench/metafloor"); err != nil {
+			return b, err
+		}
 	}
 	if needsKubectl(c.tools) {
 		var err error

@@ -27,7 +27,7 @@ const (
 	// top's informers hold. The first complete ranking is the first whose TopResource lines
 	// say, for every one of the workload's resources, exactly the objects the bench created.
 	progressRanking = "ranking"
-	// progressSynced: watch's Synced lines, one per resource when its initial list was
+	// progressSynced: watch's Synced lines (and metafloor's, of the same shape), one per resource when its initial list was
 	// delivered, with `items`; complete when every resource's Synced line came with exactly
 	// the objects the bench created.
 	progressSynced = "synced"
@@ -62,12 +62,22 @@ var topTools = []*tool{
 			return b.plugin, []string{"watch", topResourceArg(), "-A", "--metadata-only", "-o", "json", "--kubeconfig", kc}
 		},
 	},
+	{
+		// The informers alone: what top and the floor both stand on.
+		name:     "informers",
+		label:    "hack/bench/metafloor -resources RESOURCES (client-go metadata-only informers over protobuf, all namespaces, handlers that only count; one Synced line per resource)",
+		optional: true,
+		progress: progressSynced,
+		args: func(b binaries, kc string) (string, []string) {
+			return b.metafloor, []string{"-kubeconfig", kc, "-resources", topResourceArg()}
+		},
+	},
 }
 
 func init() { tools = append(tools, topTools...) }
 
 // topToolNames are the tools -workload top runs by default.
-func topToolNames() []string { return []string{"top", "top-named", "floor"} }
+func topToolNames() []string { return []string{"top", "top-named", "floor", "informers"} }
 
 // topProgress follows one tool's stdout to its first complete ranking (or sync).
 type topProgress struct {
