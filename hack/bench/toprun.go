@@ -203,8 +203,10 @@ func (b *bench) runTop(ctx context.Context, tl *tool, round, pos int) *result {
 		br := bufio.NewReaderSize(stdout, 1<<20)
 		for {
 			line, err := br.ReadBytes('\n')
-			lines++
-			nbytes += int64(len(line))
+			if len(line) > 0 {
+				lines++
+				nbytes += int64(len(line))
+			}
 			if doneAt.IsZero() && prog.line(line) {
 				doneAt = time.Now()
 				doneCPU, _ = procCPU(cmd.Process.Pid)
