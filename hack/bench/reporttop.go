@@ -15,7 +15,7 @@ var (
 // resource discovery lists costs over following the workload's 20, and top and the floor
 // against the informers alone.
 var topPairs = [][2]string{{"top", "floor"}, {"top-named", "floor"}, {"top", "top-named"},
-	{"top-named", "informers"}, {"floor", "informers"}}
+	{"top", "informers"}, {"top-named", "informers"}, {"floor", "informers"}}
 
 // topMarkdown is the report of the top workload.
 func (r *report) topMarkdown() string {
