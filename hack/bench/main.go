@@ -121,6 +121,8 @@ func validate(c *config) error {
 	switch {
 	case c.objects < 1 || c.objects > 999999:
 		return fmt.Errorf("-objects must be between 1 and 999999, got %d", c.objects)
+	case c.workload == workloadTop && c.profile != "":
+		return errors.New("-profile does not run with -workload top (kubectl informer top has no --cpuprofile)")
 	case c.workload == workloadTop && c.objects < topResources:
 		return fmt.Errorf("-objects must be at least %d with -workload top (one object per resource at least), got %d", topResources, c.objects)
 	case c.workload != workloadTop && (c.updates < 1 || c.updates > c.objects):
