@@ -86,6 +86,12 @@ bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local 
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench '^BenchmarkParse$$' -benchmem ./internal/ctrllog/
 
+# `make bench BENCH_FLAGS='-workload top ...'` runs the same through make bench.
+TOP_OBJECTS ?= 100000
+.PHONY: bench-top
+bench-top: testcluster ## kubectl informer top over TOP_OBJECTS (100,000) objects in 20 CRDs vs a --metadata-only watch (the floor): first ranking, peak RSS; writes docs/performance.md
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -workload top -objects $(TOP_OBJECTS) -write $(BENCH_FLAGS)
+
 .PHONY: dist goreleaser
 # COMMIT and DATE are passed on only when given (make dist VERSION=v0.1.0 COMMIT=abc DATE=...);
 # otherwise hack/dist.sh stamps git HEAD (with -dirty) and HEAD's commit time, so archives are

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -45,6 +46,15 @@ type bench struct {
 	etcdPID int
 	// podNames are the pods of the pods workload, sorted: object i is podNames[i].
 	podNames []string
+	// dyn is the top workload's client for its custom resources.
+	dyn dynamic.Interface
+}
+
+// restConfig is the cluster's client configuration without client-side throttling.
+func (b *bench) restConfig() *rest.Config {
+	cfg := rest.CopyConfig(b.cl.RESTConfig)
+	cfg.QPS, cfg.Burst = 100000, 100000
+	return cfg
 }
 
 func newBench(_ context.Context, c config, cl *testenv.Cluster, bins binaries) (*bench, error) {
@@ -70,8 +80,11 @@ func (b *bench) populate(ctx context.Context) error {
 			return fmt.Errorf("create namespace %s: %w", ns, err)
 		}
 	}
-	if b.c.workload == workloadPods {
+	switch b.c.workload {
+	case workloadPods:
 		return b.populatePods(ctx)
+	case workloadTop:
+		return b.populateTop(ctx)
 	}
 	logf("creating %d ConfigMaps of %d bytes in namespace %s (%d at a time)", b.c.objects, b.c.size, namespace, b.c.concurrency)
 	start := time.Now()
@@ -107,6 +120,9 @@ func (b *bench) populate(ctx context.Context) error {
 // cache that the plugin and kubectl share (KUBECACHEDIR), so no measured run pays for them.
 func (b *bench) warmUp(ctx context.Context) error {
 	kc := b.cl.KubeconfigPath
+	if b.c.workload == workloadTop {
+		return b.warmUpTop(ctx)
+	}
 	runs := [][]string{{b.bins.plugin, "watch", resArg, "-n", namespace + "-warm", "--timeout", "2s", "--kubeconfig", kc}}
 	if b.bins.kubectl != "" {
 		runs = append(runs, []string{b.bins.kubectl, "get", resArg, "-n", namespace + "-warm", "--kubeconfig", kc},
@@ -179,13 +195,21 @@ func (b *bench) runRounds(ctx context.Context) ([]*result, error) {
 			if ctx.Err() != nil {
 				return results, ctx.Err()
 			}
-			r := b.runOne(ctx, toolByName(name), round, pos+1)
+			var r *result
+			if b.c.workload == workloadTop {
+				r = b.runTop(ctx, toolByName(name), round, pos+1)
+			} else {
+				r = b.runOne(ctx, toolByName(name), round, pos+1)
+			}
 			results = append(results, r)
 			if r.Err != "" {
 				logf("  %-12s FAILED: %s", name, r.Err)
 				if r.Stderr != "" {
 					logf("  stderr tail:\n%s", r.Stderr)
 				}
+			} else if b.c.workload == workloadTop {
+				logf("  %-12s first complete ranking / sync %6.2fs (cpu %5.2fs)  cpu %6.2fs  rss %6.1f MiB  api cpu %5.2fs  lines %d",
+					name, r.Sync.Seconds(), r.SyncCPU.Seconds(), r.CPU().Seconds(), float64(r.MaxRSS)/1024, r.APICPU.Seconds(), r.Lines)
 			} else {
 				logf("  %-12s sync %6.2fs (cpu %5.2fs)  updates %6.2fs (lag %5.2fs)  cpu %6.2fs (user %5.2f sys %5.2f)  rss %6.1f MiB  api cpu %5.2fs  lines %d",
 					name, r.Sync.Seconds(), r.SyncCPU.Seconds(), r.Updates.Seconds(), r.Lag.Seconds(), r.CPU().Seconds(),

@@ -6,6 +6,7 @@
 //	go run ./hack/bench                                          # the default: 20000 objects, 3 rounds
 //	go run ./hack/bench -objects 2000 -updates 200 -rounds 1     # a quick run
 //	go run ./hack/bench -tools plugin,minimal                    # a subset
+//	go run ./hack/bench -workload top -objects 100000            # kubectl informer top vs a --metadata-only watch (make bench-top)
 //
 // It creates -objects ConfigMaps of -size bytes of data in one namespace, then, for -rounds
 // rounds, runs each tool in turn (the order rotates every round, so no tool always runs first
@@ -14,6 +15,10 @@
 // -updates objects (each once, with a value unique to the run), waits until a line for every
 // patched object came out, and stops the tool with SIGINT. CPU (user+sys) and peak RSS come
 // from the tool's rusage at exit.
+//
+// -workload top (topload.go, toprun.go) creates -objects custom resources over 20 CRDs and
+// measures the time to `kubectl informer top`'s first complete ranking and its peak RSS against
+// a --metadata-only watch of the same resources.
 package main
 
 import (
@@ -73,7 +78,7 @@ func main() {
 	flag.StringVar(&c.profile, "profile", "", "after the rounds, run each plugin tool and the minimal informer once more with CPU and heap profiles into DIR (with go tool pprof -top summaries)")
 	compare := flag.String("compare", "", "extra ratio rows, comma-separated A/B pairs of tool names")
 	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
-	flag.StringVar(&c.workload, "workload", workloadConfigMaps, "configmaps (-objects ConfigMaps of -size bytes, on etcd and kube-apiserver) or pods (-objects pods made by kube-controller-manager from a Deployment, scheduled and run by kwok: e.g. -objects 10000, or 50000)")
+	flag.StringVar(&c.workload, "workload", workloadConfigMaps, "configmaps (-objects ConfigMaps of -size bytes, on etcd and kube-apiserver) pods (-objects pods made by kube-controller-manager from a Deployment, scheduled and run by kwok: e.g. -objects 10000, or 50000), or top (-objects custom resources over 20 CRDs: kubectl informer top's first complete ranking against a --metadata-only watch, the floor)")
 	flag.Parse()
 	c.tools = splitList(tools)
 	flag.Visit(func(f *flag.Flag) { c.toolsGiven = c.toolsGiven || f.Name == "tools" })
@@ -81,7 +86,9 @@ func main() {
 		a, b, _ := strings.Cut(p, "/")
 		c.compare = append(c.compare, [2]string{a, b})
 	}
-	if !c.toolsGiven {
+	if c.workload == workloadTop && !c.toolsGiven {
+		c.tools = topToolNames()
+	} else if !c.toolsGiven {
 		// The plugin's data paths side by side: protobuf (default), with --diff (the memory
 		// targets' configuration), JSON forced.
 		c.tools = append(c.tools, "plugin+--diff", "plugin+--wire=json")
@@ -114,7 +121,11 @@ func validate(c *config) error {
 	switch {
 	case c.objects < 1 || c.objects > 999999:
 		return fmt.Errorf("-objects must be between 1 and 999999, got %d", c.objects)
-	case c.updates < 1 || c.updates > c.objects:
+	case c.workload == workloadTop && c.profile != "":
+		return errors.New("-profile does not run with -workload top (kubectl informer top has no --cpuprofile)")
+	case c.workload == workloadTop && c.objects < topResources:
+		return fmt.Errorf("-objects must be at least %d with -workload top (one object per resource at least), got %d", topResources, c.objects)
+	case c.workload != workloadTop && (c.updates < 1 || c.updates > c.objects):
 		return fmt.Errorf("-updates must be between 1 and -objects (%d), got %d", c.objects, c.updates)
 	case c.rounds < 1:
 		return fmt.Errorf("-rounds must be >= 1, got %d", c.rounds)
@@ -122,8 +133,8 @@ func validate(c *config) error {
 		return fmt.Errorf("-size must be >= 0, got %d", c.size)
 	case c.concurrency < 1:
 		return fmt.Errorf("-concurrency must be >= 1, got %d", c.concurrency)
-	case c.workload != workloadConfigMaps && c.workload != workloadPods:
-		return fmt.Errorf("-workload must be one of %s, %s; got %q", workloadConfigMaps, workloadPods, c.workload)
+	case c.workload != workloadConfigMaps && c.workload != workloadPods && c.workload != workloadTop:
+		return fmt.Errorf("-workload must be one of %s, %s, %s; got %q", workloadConfigMaps, workloadPods, workloadTop, c.workload)
 	case len(c.tools) == 0:
 		return errors.New("-tools is empty")
 	}
@@ -134,6 +145,9 @@ func validate(c *config) error {
 				all = append(all, tl.name)
 			}
 			return fmt.Errorf("unknown tool %q; known: %s (and BASE+KEY=VALUE variants)", t, strings.Join(all, ", "))
+		}
+		if top := toolByName(t).progress != ""; top != (c.workload == workloadTop) {
+			return fmt.Errorf("tool %q does not run with -workload %s (the top workload runs %s; the others every other tool)", t, c.workload, strings.Join(topToolNames(), ", "))
 		}
 	}
 	return nil
@@ -195,6 +209,12 @@ func run(c config) error {
 	if err := b.warmUp(ctx); err != nil {
 		return err
 	}
+	if c.workload == workloadTop {
+		wctx, stopWriter := context.WithCancel(ctx)
+		writerDone := make(chan struct{})
+		go func() { defer close(writerDone); b.writeTop(wctx) }()
+		defer func() { stopWriter(); <-writerDone }()
+	}
 	results, err := b.runRounds(ctx)
 	machine.LoadAfter = loadAvg()
 	if err == nil && c.profile != "" {
@@ -207,7 +227,7 @@ func run(c config) error {
 	fmt.Println()
 	fmt.Print(rep.markdown())
 	if c.write {
-		if werr := writeReport(c.out, rep.markdown()); werr != nil {
+		if werr := writeReport(c.out, c.workload, rep.markdown()); werr != nil {
 			return errors.Join(err, werr)
 		}
 		logf("wrote %s", c.out)

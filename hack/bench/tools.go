@@ -32,6 +32,9 @@ type tool struct {
 	env, extra []string
 	// optional tools run only when -tools names them.
 	optional bool
+	// progress, for the top workload's tools, is the kind of line that says the tool has
+	// every object (progressRanking, progressSynced); empty for the other workloads' tools.
+	progress string
 	// profileArgs, if set, are the flags that make the tool write a CPU and a heap profile.
 	profileArgs func(cpu, heap string) []string
 }
@@ -42,6 +45,7 @@ func pluginProfileArgs(cpu, heap string) []string {
 
 type binaries struct {
 	plugin, minimal, kubectl string
+	metafloor                string // the top workload's metadata-only informers (hack/bench/metafloor)
 	kubectlNote              string // how kubectl was resolved
 	pluginGiven              bool   // -plugin
 }
@@ -279,6 +283,12 @@ func buildTools(ctx context.Context, root, dir string, c *config) (binaries, err
 	b.minimal = filepath.Join(dir, "minimal")
 	if err := build(b.minimal, "./hack/bench/minimal"); err != nil {
 		return b, err
+	}
+	if c.workload == workloadTop {
+		b.metafloor = filepath.Join(dir, "metafloor")
+		if err := build(b.metafloor, "./hack/bench/metafloor"); err != nil {
+			return b, err
+		}
 	}
 	if needsKubectl(c.tools) {
 		var err error
