@@ -27,10 +27,10 @@ testcluster: ## build kube-apiserver, kube-controller-manager, kube-scheduler, e
 	@hack/testcluster/build.sh >/dev/null
 
 tmux: ## tmux for the top command's terminal test (apt-get install tmux when none is on PATH)
-	@hack/tmux.sh >/dev/null
+	@hack/need.sh tmux "the top command's terminal test" tmux >/dev/null
 
 chromium: ## headless Chromium for the report's browser test (apt-get install chromium when none is on PATH)
-	@hack/chromium.sh >/dev/null
+	@hack/need.sh chromium "the report's browser test" chromium chromium-browser google-chrome >/dev/null
 
 test: vet unit mutate fuzz e2e ## everything CI runs
 

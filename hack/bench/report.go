@@ -302,14 +302,7 @@ func (r *report) markdown() string {
 		}
 	}
 	for _, p := range pairs {
-		if !slices.Contains(r.c.tools, p[0]) || !slices.Contains(r.c.tools, p[1]) {
-			continue
-		}
-		w("| %s / %s |", p[0], p[1])
-		for _, m := range rcols {
-			w(" %s |", r.ratioCell(p[0], p[1], m))
-		}
-		w("\n")
+		r.ratioRow(w, p, rcols)
 	}
 	w("\n")
 
@@ -459,4 +452,16 @@ func writeReport(path, workload, body string) error {
 		doc = strings.TrimRight(doc, "\n") + "\n\n" + block + "\n"
 	}
 	return os.WriteFile(path, []byte(doc), 0o644)
+}
+
+// ratioRow writes one "| a / b | ratio | ..." row of a Ratios table, when both tools ran.
+func (r *report) ratioRow(w func(string, ...any), p [2]string, cols []metric) {
+	if !slices.Contains(r.c.tools, p[0]) || !slices.Contains(r.c.tools, p[1]) {
+		return
+	}
+	w("| %s / %s |", p[0], p[1])
+	for _, m := range cols {
+		w(" %s |", r.ratioCell(p[0], p[1], m))
+	}
+	w("\n")
 }

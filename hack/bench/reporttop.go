@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -68,14 +67,7 @@ func (r *report) topMarkdown() string {
 	rcols := []metric{mFirst, mFirstCPU, mCPU, mRSS, mAnon}
 	w("| | time to first complete ranking / sync | CPU to it | CPU total | peak RSS | peak anon |\n|---|%s\n", strings.Repeat("---:|", len(rcols)))
 	for _, p := range topPairs {
-		if !slices.Contains(r.c.tools, p[0]) || !slices.Contains(r.c.tools, p[1]) {
-			continue
-		}
-		w("| %s / %s |", p[0], p[1])
-		for _, m := range rcols {
-			w(" %s |", r.ratioCell(p[0], p[1], m))
-		}
-		w("\n")
+		r.ratioRow(w, p, rcols)
 	}
 	w("\n")
 

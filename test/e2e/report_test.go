@@ -28,7 +28,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
-// chromium finds the browser hack/chromium.sh installs. Missing, the test fails: `make e2e`
+// chromium finds the browser make chromium installs (hack/need.sh). Missing, the test fails: `make e2e`
 // installs it, and a report nobody opened in a browser is not tested.
 func chromium(t *testing.T) string {
 	t.Helper()
@@ -37,7 +37,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("no chromium on PATH: run hack/chromium.sh (make e2e does) to install it")
+	t.Fatal("no chromium on PATH: run make chromium (make e2e does) to install it")
 	return ""
 }
 

@@ -20,7 +20,7 @@ type tmuxSession struct {
 func startTmux(t *testing.T, env []string, command string) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not on PATH: make e2e installs it (hack/tmux.sh); a skipped terminal test would pass without testing anything")
+		t.Fatal("tmux is not on PATH: make e2e installs it (make tmux: hack/need.sh); a skipped terminal test would pass without testing anything")
 	}
 	s := &tmuxSession{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
 	var exports []string
@@ -73,13 +73,13 @@ func (s *tmuxSession) await(what string, ok func(screen string) bool) string {
 	}
 }
 
+// fightFix is the fight's diagnosis under its row: who takes turns at which field, and the fix.
+var fightFix = regexp.MustCompile(`fight: \S+ and \S+ take turns at spec\.replicas; fix: let only one of them write it`)
+
 // The live table on a terminal, driven as a user would: the fight shows in the first rows with
 // its diagnosis; filtered to it, Enter shows its history with the flipping field and both
 // writers; Esc goes back; q quits with exit 0, the terminal back from the alternate screen, and
 // the final ranking with the drill-in command printed.
-// fightFix is the fight's diagnosis under its row: who takes turns at which field, and the fix.
-var fightFix = regexp.MustCompile(`fight: \S+ and \S+ take turns at spec\.replicas; fix: let only one of them write it`)
-
 func TestRealTopTerminal(t *testing.T) {
 	c, ns := withOperator(t)
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "fought", Size: 1, Bug: "fight"})
