@@ -421,6 +421,22 @@ var mutations = []mutation{
 		run:  []string{"TestRankWindowSlides"},
 	},
 	{
+		name: "top keeps saying a loop is busy after its writer came to light (the diagnosis made when it was found)",
+		file: "internal/top/rank.go",
+		old:  "if h, ok := r.loops.Rediagnose(k.detectorKey()); ok {",
+		new:  "if h, ok := r.loops.Rediagnose(k.detectorKey()); ok && false {",
+		pkg:  "./internal/top",
+		run:  []string{"TestRankLoopRediagnosed"},
+	},
+	{
+		name: "a hot loop whose writers no update names is said to be neither a fight nor a self-loop",
+		file: "internal/diff/hotloop.go",
+		old:  "	if named == 0 {",
+		new:  "	if named < 0 {",
+		pkg:  "./internal/top",
+		run:  []string{"TestRankLoopRediagnosed"},
+	},
+	{
 		name: "top names a forbidden resource again on every refusal",
 		file: "internal/top/rank.go",
 		old:  "if !slices.ContainsFunc(r.skipped, func(o Skipped) bool { return o.Resource == s.Resource }) {",

@@ -111,6 +111,12 @@ func Classify(updates []Update) Diagnosis {
 		return Diagnosis{Loop: LoopSelf, Writers: []string{dominant},
 			Suggestion: fmt.Sprintf("%s re-triggers itself (no spec change, each write wakes it again); fix: write status only when it changed, or filter its own updates (GenerationChangedPredicate)", dominant)}
 	}
+	if named == 0 {
+		// No update names its writer (same-second writes a metadata-only watch cannot
+		// attribute): nothing says it is neither a fight nor a self-loop.
+		return Diagnosis{Loop: LoopBusy,
+			Suggestion: "many writes whose writers no update names: watch the object with --diff to see who writes and what flips"}
+	}
 	return Diagnosis{Loop: LoopBusy,
 		Suggestion: "many writes, neither a fight nor one writer re-triggering itself: see who writes (managers) and what flips (fields)"}
 }
@@ -304,6 +310,28 @@ func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
 	h.diagnose(ep.updates)
 	ep.reported, ep.loop = true, h.Loop
 	return h
+}
+
+// Rediagnose says key's hot loop again over the updates now in its window: a loop found while
+// few of its writers could be named (an object first seen in the middle of its loop, whose
+// same-second writes name nobody) is said as what it is once they are. ok is false when key has
+// no reported loop.
+func (d *HotLoopDetector) Rediagnose(key string) (HotLoop, bool) {
+	if d == nil {
+		return HotLoop{}, false
+	}
+	ep := d.keys[key]
+	if ep == nil || !ep.reported || len(ep.updates) == 0 {
+		return HotLoop{}, false
+	}
+	h := HotLoop{Key: key, Updates: len(ep.updates), Window: d.Window, Fields: flipping(ep.updates)}
+	if n, t := fieldTurns(ep.updates); n >= MinAlternations {
+		h.Reason, h.Managers = "alternating", t.pair
+	} else {
+		h.Reason, h.Managers = "updates", managersOf(ep.updates)
+	}
+	h.diagnose(ep.updates)
+	return h, true
 }
 
 // Forget drops a key (its object was deleted); a hot loop on it ends.

@@ -253,6 +253,13 @@ func (r *Ranker) Rank(now time.Time) Ranking {
 			delete(r.objects, k)
 			continue
 		}
+		// The loop said over its window now, not as it was found: an object first seen in
+		// the middle of its loop may have been found before any writer could be named.
+		if o.loop != nil {
+			if h, ok := r.loops.Rediagnose(k.detectorKey()); ok {
+				o.loop = &h
+			}
+		}
 		or := t.object(k, o)
 		if or.Writes+or.Heartbeats == 0 && o.loop == nil {
 			continue

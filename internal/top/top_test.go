@@ -214,6 +214,43 @@ func TestRankLoopsAboveHeartbeats(t *testing.T) {
 	}
 }
 
+// A self-loop first seen in the middle of its loop (top started, or its informer synced, after
+// the object was created and written in the same second): its first updates name nobody (both
+// entries stamped that second, none changed), so the loop is found before its writer is known.
+// Once later seconds name widget-operator, the ranking says self with its fix, not busy (the CI
+// failure of TestRealTopLoopsAboveHeartbeats).
+func TestRankLoopRediagnosed(t *testing.T) {
+	r := NewRanker(time.Minute, 10, 30*time.Second, t0)
+	spec := map[string]any{"f:spec": map[string]any{"f:size": map[string]any{}}}
+	creator := entry("kubectl-create", "Update", "", t0, spec)
+	prev := metaObject("shop", "loop", "1", 1, creator, entry("widget-operator", "Update", "status", t0, rsStatus))
+	at := t0
+	step := func(stamp time.Time) {
+		cur := metaObject("shop", "loop", prev.GetResourceVersion()+"x", 1, creator, entry("widget-operator", "Update", "status", stamp, rsStatus))
+		observe(r, update(replicasets, prev, cur, at), Heartbeats())
+		prev = cur
+	}
+	for range 12 { // all within t0's second: nobody named
+		at = at.Add(50 * time.Millisecond)
+		step(t0)
+	}
+	found := r.Rank(at).Objects[0]
+	if found.Loop != diff.LoopBusy || !strings.Contains(found.Suggestion, "no update names") {
+		t.Fatalf("found: %+v, want busy, saying no writer is named", found)
+	}
+	for i := range 20 { // one a second from t0+1s: widget-operator's entry stamped anew each time
+		at = t0.Add(time.Duration(i+1) * time.Second)
+		step(at)
+	}
+	got := r.Rank(at).Objects[0]
+	if got.Loop != diff.LoopSelf || !strings.Contains(got.Suggestion, "widget-operator re-triggers itself") {
+		t.Errorf("later: %+v, want self by widget-operator", got)
+	}
+	if d := cmp.Diff([]string{"widget-operator"}, got.LoopManagers); d != "" {
+		t.Errorf("loop managers (-want +got):\n%s", d)
+	}
+}
+
 // Writes leave the ranking when they leave the window; a loop ends with its episode.
 func TestRankWindowSlides(t *testing.T) {
 	r := NewRanker(10*time.Second, 10, 5*time.Second, t0)
