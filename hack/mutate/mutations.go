@@ -433,8 +433,8 @@ var mutations = []mutation{
 		file: "internal/diff/hotloop.go",
 		old:  "	if named == 0 {",
 		new:  "	if named < 0 {",
-		pkg:  "./internal/top",
-		run:  []string{"TestRankLoopRediagnosed"},
+		pkg:  "./internal/diff",
+		run:  []string{"TestClassifyNobodyNamed"},
 	},
 	{
 		name: "top names a forbidden resource again on every refusal",

@@ -277,3 +277,22 @@ func TestHotLoopFightAmidOtherWriters(t *testing.T) {
 		})
 	}
 }
+
+// A window whose updates name no writer (same-second writes a metadata-only watch cannot
+// attribute) is busy, and its suggestion says nobody is named rather than that it is neither a
+// fight nor a self-loop; one named writer's status updates in it make it self.
+func TestClassifyNobodyNamed(t *testing.T) {
+	t0 := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	var window []Update
+	for i := range 12 {
+		window = append(window, Update{At: t0.Add(time.Duration(i) * 50 * time.Millisecond)})
+	}
+	d := Classify(window)
+	if d.Loop != LoopBusy || !strings.Contains(d.Suggestion, "no update names") {
+		t.Errorf("nobody named: %+v, want busy saying no update names a writer", d)
+	}
+	window = append(window, Update{At: t0.Add(time.Second), Managers: []string{"widget-operator"}, Paths: []string{"status.lastReconciled"}})
+	if d := Classify(window); d.Loop != LoopSelf {
+		t.Errorf("one named status writer: %+v, want self", d)
+	}
+}
