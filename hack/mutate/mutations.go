@@ -437,6 +437,14 @@ var mutations = []mutation{
 		run:  []string{"TestClassifyNobodyNamed"},
 	},
 	{
+		name: "a list that works after a failed watch is said to work again",
+		file: "pkg/watch/tap.go",
+		old:  "if len(failed) == 1 && failed[0] == verb {",
+		new:  "if true {",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestRecoveredMessage"},
+	},
+	{
 		name: "top names a forbidden resource again on every refusal",
 		file: "internal/top/rank.go",
 		old:  "if !slices.ContainsFunc(r.skipped, func(o Skipped) bool { return o.Resource == s.Resource }) {",

@@ -84,3 +84,24 @@ func TestQueueDepthIsTheGaugeNotTheAdds(t *testing.T) {
 		t.Errorf("figures after the queue drained: %+v, want depth 0, adds 3", f)
 	}
 }
+
+// A Recovered line says "again" only of the verb that failed: a list that works after a failed
+// watch was never broken (issue #38: "Recovered: list works again" after a failed watch).
+func TestRecoveredMessage(t *testing.T) {
+	tests := []struct {
+		verb   string
+		n      int
+		failed []string
+		want   string
+	}{
+		{"watch", 3, []string{"watch"}, "watch works again after 3 failed attempts"},
+		{"list", 1, []string{"list"}, "list works again after 1 failed attempt"},
+		{"list", 1, []string{"watch"}, "list works, after 1 failed attempt of watch"},
+		{"list", 4, []string{"watch", "list"}, "list works, after 4 failed attempts of watch and list"},
+	}
+	for _, tt := range tests {
+		if got := recoveredMessage(tt.verb, tt.n, tt.failed); got != tt.want {
+			t.Errorf("recoveredMessage(%q, %d, %v) = %q, want %q", tt.verb, tt.n, tt.failed, got, tt.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,8 +51,9 @@ type tap struct {
 	pageFromRV  string
 	pageReason  string
 	pendingList []listInfo
-	failing     int  // list/watch errors since the last success
-	streaming   bool // a streaming list (WATCH with sendInitialEvents) was opened
+	failing     int      // list/watch errors since the last success
+	failedVerbs []string // the verbs of those errors, first failed first
+	streaming   bool     // a streaming list (WATCH with sendInitialEvents) was opened
 	// streamTried: a streaming list was asked for (opened or not); a LIST after it is a fallback.
 	streamTried bool
 	pages       int       // pages of the list running now
@@ -101,14 +104,28 @@ func (t *tap) streamingStarted() bool {
 func (t *tap) succeeded(ctx context.Context, verb string, backoff time.Duration) {
 	t.ri.answered.Store(true)
 	t.mu.Lock()
-	n := t.failing
-	t.failing = 0
+	n, failed := t.failing, t.failedVerbs
+	t.failing, t.failedVerbs = 0, nil
 	t.lastErrMsg = ""
 	t.failedAt = time.Time{}
 	t.mu.Unlock()
 	if n > 0 {
-		t.ri.emit(ctx, Event{Type: Recovered, Verb: verb, Backoff: backoff, Message: fmt.Sprintf("%s works again after %d failed attempts", verb, n)})
+		t.ri.emit(ctx, Event{Type: Recovered, Verb: verb, Backoff: backoff, Message: recoveredMessage(verb, n, failed)})
 	}
+}
+
+// recoveredMessage says which call works after n failed ones of the failed verbs: "again" only
+// when the calls that failed were of that verb (a list that works after a failed watch was
+// never broken).
+func recoveredMessage(verb string, n int, failed []string) string {
+	attempts := "attempts"
+	if n == 1 {
+		attempts = "attempt"
+	}
+	if len(failed) == 1 && failed[0] == verb {
+		return fmt.Sprintf("%s works again after %d failed %s", verb, n, attempts)
+	}
+	return fmt.Sprintf("%s works, after %d failed %s of %s", verb, n, attempts, strings.Join(failed, " and "))
 }
 
 func (t *tap) beginList() (fromRV, reason string, initial bool) {
@@ -232,6 +249,9 @@ func (t *tap) recordError(ctx context.Context, verb string, err error, backoff t
 	if verb == "list" || verb == "watch" {
 		t.failing++
 		t.failedAt = time.Now()
+		if !slices.Contains(t.failedVerbs, verb) {
+			t.failedVerbs = append(t.failedVerbs, verb)
+		}
 	}
 	t.mu.Unlock()
 	if verb == "list" || verb == "watch" {
