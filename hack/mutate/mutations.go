@@ -445,6 +445,14 @@ var mutations = []mutation{
 		run:  []string{"TestRecoveredMessage"},
 	},
 	{
+		name: "a 429 of an exempt request is blamed on API Priority and Fairness",
+		file: "pkg/printer/apistats.go",
+		old:  "case ev.APF != nil && ev.APF.PriorityLevel == exemptPriorityLevel:",
+		new:  "case false:",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestThrottledExemptNotBlamedOnAPF"},
+	},
+	{
 		name: "top names a forbidden resource again on every refusal",
 		file: "internal/top/rank.go",
 		old:  "if !slices.ContainsFunc(r.skipped, func(o Skipped) bool { return o.Resource == s.Resource }) {",

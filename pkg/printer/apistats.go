@@ -93,6 +93,9 @@ func apfText(a *apistats.APF) string {
 	return s
 }
 
+// exemptPriorityLevel is the API Priority and Fairness level that never queues or rejects.
+const exemptPriorityLevel = "exempt"
+
 // throttledDetail is the human Throttled line.
 func throttledDetail(b *strings.Builder, ev *watch.Event) {
 	switch ev.Reason {
@@ -103,7 +106,12 @@ func throttledDetail(b *strings.Builder, ev *watch.Event) {
 		if ev.RetryAfter > 0 {
 			fmt.Fprintf(b, ", Retry-After %s", ev.RetryAfter)
 		}
-		if ev.APF != nil {
+		switch {
+		case ev.APF != nil && ev.APF.PriorityLevel == exemptPriorityLevel:
+			// Requests of the exempt level are never queued or rejected by API Priority and
+			// Fairness: the 429 came from something else the request went through.
+			b.WriteString(", not by API Priority and Fairness (its " + Escape(apfText(ev.APF)) + " never rejects): a max-in-flight limit, a webhook or a proxy")
+		case ev.APF != nil:
 			b.WriteString(" by " + Escape(apfText(ev.APF)))
 		}
 		b.WriteString("; client-go retries it")

@@ -57,6 +57,21 @@ func TestAPIStatsEscapesNames(t *testing.T) {
 	}
 }
 
+// A 429 of a request API Priority and Fairness classified exempt is not blamed on it: the exempt
+// level never rejects (issue #38: a proxy's 429 read "by APF ..., priority level exempt").
+func TestThrottledExemptNotBlamedOnAPF(t *testing.T) {
+	ev := watch.Event{Type: watch.Throttled, Time: t0, Resource: deploy, Verb: "LIST", Reason: string(apistats.NoticeTooManyRequests),
+		APF: &apistats.APF{FlowSchema: "exempt", PriorityLevel: "exempt"}}
+	out := render(t, Options{}, []watch.Event{ev})
+	if strings.Contains(out, " by APF") || !strings.Contains(out, "not by API Priority and Fairness") {
+		t.Errorf("exempt 429: %q", out)
+	}
+	ev.APF = &apistats.APF{FlowSchema: "workload-low", PriorityLevel: "workload-low"}
+	if out := render(t, Options{}, []watch.Event{ev}); !strings.Contains(out, ` by APF flow schema "workload-low", priority level "workload-low"`) {
+		t.Errorf("APF 429: %q", out)
+	}
+}
+
 func TestAPIFigures(t *testing.T) {
 	s := &apistats.Snapshot{Requests: []apistats.Request{{Verb: "LIST", Code: 0, Count: 2}}, BytesReceived: 3 << 20, BytesDecoded: 3 << 20}
 	got := APIFigures(s)
