@@ -382,7 +382,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "the report shows a Secret's changed values",
-		file: "internal/report/report.go",
+		file: "internal/report/aggregate.go",
 		old:  "if c.Sensitive || (secret && diff.IsSecretPath(c.Path)) {",
 		new:  "if false {",
 		pkg:  "./internal/report",
