@@ -526,7 +526,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "a replayed recording's Error verb reaches the terminal raw (OSC 52, clear-screen)",
-		file: "pkg/printer/printer.go",
+		file: "pkg/printer/lifecycle.go",
 		old:  `b.WriteString(Escape(ev.Verb) + " ")`,
 		new:  `b.WriteString(ev.Verb + " ")`,
 		pkg:  "./pkg/printer",
@@ -654,7 +654,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "a cluster-scoped watch's header names the namespace of -n",
-		file: "pkg/printer/printer.go",
+		file: "pkg/printer/header.go",
 		old:  `case len(info.Resources) > 0 && !namespaced:`,
 		new:  `case false:`,
 		pkg:  "./pkg/printer",
