@@ -550,7 +550,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "replay to a full disk exits 0 with its output cut short",
-		file: "internal/cmd/replay.go",
+		file: "internal/cmd/replay_run.go",
 		old:  `return stdoutError(s.writeErr)`,
 		new:  `return nil`,
 		pkg:  "./internal/cmd",
