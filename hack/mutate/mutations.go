@@ -382,7 +382,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "the report shows a Secret's changed values",
-		file: "internal/report/report.go",
+		file: "internal/report/aggregate.go",
 		old:  "if c.Sensitive || (secret && diff.IsSecretPath(c.Path)) {",
 		new:  "if false {",
 		pkg:  "./internal/report",
@@ -558,7 +558,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "a replayed recording's Error verb reaches the terminal raw (OSC 52, clear-screen)",
-		file: "pkg/printer/printer.go",
+		file: "pkg/printer/lifecycle.go",
 		old:  `b.WriteString(Escape(ev.Verb) + " ")`,
 		new:  `b.WriteString(ev.Verb + " ")`,
 		pkg:  "./pkg/printer",
@@ -582,7 +582,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "replay to a full disk exits 0 with its output cut short",
-		file: "internal/cmd/replay.go",
+		file: "internal/cmd/replay_run.go",
 		old:  `return stdoutError(s.writeErr)`,
 		new:  `return nil`,
 		pkg:  "./internal/cmd",
@@ -686,7 +686,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "a cluster-scoped watch's header names the namespace of -n",
-		file: "pkg/printer/printer.go",
+		file: "pkg/printer/header.go",
 		old:  `case len(info.Resources) > 0 && !namespaced:`,
 		new:  `case false:`,
 		pkg:  "./pkg/printer",

@@ -158,45 +158,9 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, getter
 		}
 	}
 	copts := scrape.ClientOptions{CAFile: m.CAFile, Insecure: m.InsecureSkipTLSVerify, UserAgent: userAgent}
-	id := scrape.AnonymousIdentity()
-	var denied map[string]string // URL -> Error message from the access check
-	switch {
-	case m.TokenFile != "":
-		b, err := readCredentialFile("--metrics-token-file", m.TokenFile)
-		if err != nil {
-			return nil, err
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return nil, fmt.Errorf("--metrics-token-file %s is empty", m.TokenFile)
-		}
-		copts.TokenFile = m.TokenFile
-		id = scrape.TokenFileIdentity(m.TokenFile, string(b))
-	case m.ServiceAccount != "":
-		cs, err := kubernetes.NewForConfig(restCfg)
-		if err != nil {
-			return nil, err
-		}
-		copts.Tokens = scrape.ServiceAccountTokens(ctx, cs.CoreV1(), m.saNamespace, m.saName, scrape.TokenLifetime)
-		// The first token now: a missing service account or a forbidden TokenRequest is the
-		// user's to fix, said at once rather than on every scrape.
-		if _, err := copts.Tokens.Token(); err != nil {
-			return nil, fmt.Errorf("--metrics-serviceaccount: %w", err)
-		}
-		id = scrape.ServiceAccountIdentity(m.saNamespace, m.saName)
-		denied = map[string]string{}
-		for _, ep := range endpoints {
-			u := ep.url
-			check, err := scrape.CheckServiceAccountAccess(ctx, cs.AuthorizationV1(), m.saNamespace, m.saName, u)
-			if err != nil || check.Allowed {
-				// Not allowed to ask (or asked and allowed): the scrapes will tell.
-				continue
-			}
-			msg := fmt.Sprintf("%s may not get %s (a SubjectAccessReview says so before the first scrape", id.Description, pathOf(u))
-			if check.Reason != "" {
-				msg += ": " + check.Reason
-			}
-			denied[u] = msg + "); grant it with " + scrape.GrantCommand(id, u)
-		}
+	id, denied, err := m.credentials(ctx, restCfg, endpoints, &copts)
+	if err != nil {
+		return nil, err
 	}
 	client, err := scrape.NewClient(copts)
 	if err != nil {
@@ -219,6 +183,52 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, getter
 		}()
 	}
 	return s, nil
+}
+
+// credentials sets up how the scrapes authenticate (a token file, or a service account's minted
+// tokens) in copts, and returns who they scrape as. With a service account it also returns,
+// per URL, the Error message of an access check that said no (denied).
+func (m *MetricsOptions) credentials(ctx context.Context, restCfg *rest.Config, endpoints []endpoint, copts *scrape.ClientOptions) (id scrape.Identity, denied map[string]string, err error) {
+	id = scrape.AnonymousIdentity()
+	switch {
+	case m.TokenFile != "":
+		b, err := readCredentialFile("--metrics-token-file", m.TokenFile)
+		if err != nil {
+			return id, nil, err
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return id, nil, fmt.Errorf("--metrics-token-file %s is empty", m.TokenFile)
+		}
+		copts.TokenFile = m.TokenFile
+		id = scrape.TokenFileIdentity(m.TokenFile, string(b))
+	case m.ServiceAccount != "":
+		cs, err := kubernetes.NewForConfig(restCfg)
+		if err != nil {
+			return id, nil, err
+		}
+		copts.Tokens = scrape.ServiceAccountTokens(ctx, cs.CoreV1(), m.saNamespace, m.saName, scrape.TokenLifetime)
+		// The first token now: a missing service account or a forbidden TokenRequest is the
+		// user's to fix, said at once rather than on every scrape.
+		if _, err := copts.Tokens.Token(); err != nil {
+			return id, nil, fmt.Errorf("--metrics-serviceaccount: %w", err)
+		}
+		id = scrape.ServiceAccountIdentity(m.saNamespace, m.saName)
+		denied = map[string]string{}
+		for _, ep := range endpoints {
+			u := ep.url
+			check, err := scrape.CheckServiceAccountAccess(ctx, cs.AuthorizationV1(), m.saNamespace, m.saName, u)
+			if err != nil || check.Allowed {
+				// Not allowed to ask (or asked and allowed): the scrapes will tell.
+				continue
+			}
+			msg := fmt.Sprintf("%s may not get %s (a SubjectAccessReview says so before the first scrape", id.Description, pathOf(u))
+			if check.Reason != "" {
+				msg += ": " + check.Reason
+			}
+			denied[u] = msg + "); grant it with " + scrape.GrantCommand(id, u)
+		}
+	}
+	return id, denied, nil
 }
 
 // openForward starts the port-forward of one --metrics-from target and finds out, when the

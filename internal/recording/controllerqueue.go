@@ -2,6 +2,7 @@ package recording
 
 import (
 	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -108,4 +109,27 @@ func (x *controllerQueueExtra) sampleExtra(s *scrape.QueueSample) {
 		s.ReconcilesPerSecond, s.ReconcileErrorsPerSecond = deref(x.ReconcilesPerSecond), deref(x.ReconcileErrorsPerSecond)
 	}
 	s.Folded, s.Insecure, s.From = x.FoldedScrapes, x.Insecure, x.From
+}
+
+// controllerQueueFrom decodes a ControllerQueue line.
+func controllerQueueFrom(w *wireLine, ev *watch.Event) {
+	ev.Resource = discovery.Resource{}
+	ev.URL = w.URL
+	if w.Name == "" && w.Message != "" { // a page without workqueue metrics
+		ev.Message = w.Message
+		return
+	}
+	ev.Sample = &scrape.QueueSample{
+		Name: w.Name, Controller: w.Controller, Depth: w.Depth, Adds: w.Adds, Retries: w.Retries,
+		UnfinishedSeconds: w.UnfinishedSeconds, LongestRunningSeconds: w.LongestRunningSeconds,
+	}
+	if w.QueueP50Seconds != nil || w.QueueP99Seconds != nil {
+		ev.Sample.HasQueueLatency = true
+		ev.Sample.QueueP50, ev.Sample.QueueP99 = deref(w.QueueP50Seconds), deref(w.QueueP99Seconds)
+	}
+	if w.WorkP50Seconds != nil || w.WorkP99Seconds != nil {
+		ev.Sample.HasWorkLatency = true
+		ev.Sample.WorkP50, ev.Sample.WorkP99 = deref(w.WorkP50Seconds), deref(w.WorkP99Seconds)
+	}
+	w.sampleExtra(ev.Sample)
 }

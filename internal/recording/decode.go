@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -216,23 +213,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 	}
 	typ := *w.Type
 	if typ == HeaderType {
-		var v struct {
-			FormatVersion json.RawMessage `json:"formatVersion"`
-		}
-		if json.Unmarshal(line, &v) == nil && len(v.FormatVersion) > 0 && string(v.FormatVersion) != "null" {
-			// Not a version this build can name (1e300, -1, 1.5): nothing after it can be read.
-			if n, err := strconv.Atoi(string(v.FormatVersion)); err != nil || n < 1 {
-				return Decoded{}, &FormatVersionError{Value: truncate(string(v.FormatVersion), 40)}
-			}
-		}
-		var h Header
-		if err := json.Unmarshal(line, &h); err != nil {
-			return Decoded{}, jsonError(err)
-		}
-		if h.FormatVersion < 1 {
-			return Decoded{}, errors.New(`recording header without a "formatVersion"`)
-		}
-		return Decoded{Header: &h}, nil
+		return decodeHeader(line)
 	}
 	if w.Time == nil {
 		return Decoded{}, errors.New(`no "time" field`)
@@ -248,24 +229,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 	d := Decoded{}
 	switch ev.Type {
 	case watch.Added, watch.Updated, watch.Deleted:
-		if w.Resource == "" {
-			return Decoded{}, fmt.Errorf(`%s line without "resource"`, typ)
-		}
-		if w.Name == "" {
-			return Decoded{}, fmt.Errorf(`%s line without "name"`, typ)
-		}
-		ev.Namespace, ev.Name, ev.ResourceVersion = w.Namespace, w.Name, w.ResourceVersion
-		// A namespaced resource's objects have a namespace: the best guess a line allows.
-		ev.Resource.Namespaced = w.Namespace != ""
-		if ev.Type == watch.Updated {
-			ev.OldResourceVersion = w.OldResourceVersion
-		}
-		ev.InitialList, ev.Delta, ev.Tombstone, ev.Filtered = w.InitialList, w.Delta, w.Tombstone, w.Filtered
-		ev.Owners = ownersFrom(w.Owners)
-		if ev.Object, err = decodeObject(w.Object); err != nil {
-			return Decoded{}, err
-		}
-		if ev.Queue, err = decodeQueue(w.Queue); err != nil {
+		if err := objectFrom(&w, &ev); err != nil {
 			return Decoded{}, err
 		}
 	case watch.KubeEvent:
@@ -273,12 +237,7 @@ func DecodeLine(line []byte) (Decoded, error) {
 			return Decoded{}, err
 		}
 	case watch.Reconciled:
-		ev.Key, ev.Wait, ev.Work, ev.Requeues, ev.Failed = w.Key, fromMs(w.WaitMs), fromMs(w.WorkMs), w.Requeues, w.Error
-		ev.TriggerCount, ev.Requeue, ev.RequeueReason = w.TriggerCount, w.Requeue, w.RequeueReason
-		if ev.Triggers, err = triggersFrom(w.Triggers); err != nil {
-			return Decoded{}, err
-		}
-		if ev.Queue, err = decodeQueue(w.Queue); err != nil {
+		if err := reconciledFrom(&w, &ev); err != nil {
 			return Decoded{}, err
 		}
 	case watch.ControllerReconcile:
@@ -286,107 +245,21 @@ func DecodeLine(line []byte) (Decoded, error) {
 			return Decoded{}, err
 		}
 	case watch.ControllerQueue:
-		ev.Resource = discovery.Resource{}
-		ev.URL = w.URL
-		if w.Name == "" && w.Message != "" { // a page without workqueue metrics
-			ev.Message = w.Message
-			break
-		}
-		ev.Sample = &scrape.QueueSample{
-			Name: w.Name, Controller: w.Controller, Depth: w.Depth, Adds: w.Adds, Retries: w.Retries,
-			UnfinishedSeconds: w.UnfinishedSeconds, LongestRunningSeconds: w.LongestRunningSeconds,
-		}
-		if w.QueueP50Seconds != nil || w.QueueP99Seconds != nil {
-			ev.Sample.HasQueueLatency = true
-			ev.Sample.QueueP50, ev.Sample.QueueP99 = deref(w.QueueP50Seconds), deref(w.QueueP99Seconds)
-		}
-		if w.WorkP50Seconds != nil || w.WorkP99Seconds != nil {
-			ev.Sample.HasWorkLatency = true
-			ev.Sample.WorkP50, ev.Sample.WorkP99 = deref(w.WorkP50Seconds), deref(w.WorkP99Seconds)
-		}
-		w.sampleExtra(ev.Sample)
+		controllerQueueFrom(&w, &ev)
 	case watch.Informer:
 		ev.Resource = discovery.Resource{}
-		info := &watch.InformerInfo{
-			ClientGoVersion: w.ClientGoVersion, AtomicEvents: w.AtomicEvents,
-			UnlockWhileProcessing: w.UnlockWhileProcessing, WatchList: w.WatchList,
-			Namespace: w.Namespace, LabelSelector: w.LabelSelector, FieldSelector: w.FieldSelector,
-			MetadataOnly: w.MetadataOnly, DropManagedFields: w.DropManagedFields,
-			ListMode: w.ListMode, PageSize: w.PageSize, QPS: w.QPS, Burst: w.Burst, Wires: w.Wires,
+		if ev.Info, err = informerFrom(&w); err != nil {
+			return Decoded{}, err
 		}
-		if len(w.Queue) > 0 && string(w.Queue) != "null" {
-			if err := json.Unmarshal(w.Queue, &info.Queue); err != nil {
-				return Decoded{}, errors.New(`field "queue": want a string on an Informer line`)
-			}
-		}
-		switch {
-		case w.ResyncPeriod != "":
-			if info.ResyncPeriod, err = time.ParseDuration(w.ResyncPeriod); err != nil {
-				return Decoded{}, fmt.Errorf(`field "resyncPeriod": %q is not a duration`, w.ResyncPeriod)
-			}
-		default:
-			info.ResyncPeriod = time.Duration(math.Round(w.ResyncSeconds * float64(time.Second)))
-		}
-		for _, r := range w.Resources {
-			info.Resources = append(info.Resources, r.resource())
-		}
-		for _, r := range w.OwnedResources {
-			info.OwnedResources = append(info.OwnedResources, r.resource())
-		}
-		info.Events = w.Events
-		ev.Info = info
 		d.PluginVersion, d.SecretsRedacted = w.PluginVersion, w.SecretsRedacted
-	case watch.List:
-		ev.ResourceVersion, ev.Items, ev.Duration, ev.Initial = w.ResourceVersion, w.Items, time.Duration(w.DurationMs)*time.Millisecond, w.Initial
-		ev.Pages, ev.APF = w.Pages, w.apfRecord.apf()
-	case watch.Watch:
-		ev.ResourceVersion, ev.SendInitialEvents, ev.TimeoutSeconds = w.ResourceVersion, w.SendInitialEvents, w.TimeoutSeconds
-		ev.APF = w.apfRecord.apf()
-	case watch.ApiStats:
-		decodeAPIStats(&w, &ev)
-	case watch.Throttled:
-		ev.Reason, ev.Verb, ev.APF = w.Reason, w.Verb, w.apfRecord.apf()
-		ev.Duration, ev.RetryAfter = time.Duration(math.Round(w.DelayMs*float64(time.Millisecond))), fromSeconds(w.RetryAfterSeconds)
-	case watch.WatchClosed:
-		ev.Reason, ev.ResourceVersion = w.Reason, w.ResourceVersion
-	case watch.Bookmark:
-		ev.ResourceVersion, ev.InitialEventsEnd = w.ResourceVersion, w.InitialEventsEnd
-	case watch.Synced:
-		ev.Items, ev.Duration, ev.ResourceVersion = w.Items, time.Duration(w.DurationMs)*time.Millisecond, w.ResourceVersion
-		if w.NotFound != nil && w.NotFound.Name != "" {
-			ev.NotFound = &watch.ObjectKey{Namespace: w.NotFound.Namespace, Name: w.NotFound.Name}
+	case watch.HotLoop, watch.HotLoopEnded:
+		if err := hotLoopFrom(&w, &ev); err != nil {
+			return Decoded{}, err
 		}
-		ev.ListMode, ev.FellBack = w.ListMode, w.FellBack
-	case watch.Resync:
-		ev.Items = w.Items
-	case watch.Relist:
-		ev.Reason, ev.FromResourceVersion, ev.ResourceVersion = w.Reason, w.FromResourceVersion, w.ResourceVersion
-		ev.Counts = watch.RelistCounts{Added: w.Added, Updated: w.Updated, Deleted: w.Deleted, Unchanged: w.Unchanged}
-	case watch.Error, watch.Recovered:
-		ev.Reason, ev.Message, ev.Verb = w.Reason, w.Message, w.Verb
-		ev.Backoff = time.Duration(math.Round(w.BackoffMs * float64(time.Millisecond)))
-	case watch.HotLoop:
-		var managers []string
-		if len(w.Managers) > 0 && string(w.Managers) != "null" {
-			if err := json.Unmarshal(w.Managers, &managers); err != nil {
-				return Decoded{}, errors.New(`field "managers": want an array of strings on a HotLoop line`)
-			}
-		}
-		ev.Namespace, ev.Name, ev.Key = w.Namespace, w.Name, w.Key
-		ev.HotLoop = &watch.HotLoopInfo{Reason: w.Reason, Loop: w.Loop, Suggestion: w.Suggestion, Managers: managers, Fields: w.Fields,
-			Updates: w.Updates, Window: time.Duration(math.Round(w.WindowSeconds * float64(time.Second)))}
-	case watch.HotLoopEnded:
-		var managers []string
-		if len(w.Managers) > 0 && string(w.Managers) != "null" {
-			if err := json.Unmarshal(w.Managers, &managers); err != nil {
-				return Decoded{}, errors.New(`field "managers": want an array of strings on a HotLoopEnded line`)
-			}
-		}
-		ev.Namespace, ev.Name, ev.Key = w.Namespace, w.Name, w.Key
-		ev.HotLoop = &watch.HotLoopInfo{Loop: w.Loop, Managers: managers, Updates: w.Updates,
-			Duration: time.Duration(math.Round(deref(w.DurationSeconds) * float64(time.Second))), Deleted: w.ObjectDeleted}
 	default:
-		return Decoded{}, &UnknownTypeError{Type: typ}
+		if !lifecycleFrom(&w, &ev) {
+			return Decoded{}, &UnknownTypeError{Type: typ}
+		}
 	}
 	d.Event = ev
 	return d, nil
@@ -457,30 +330,6 @@ func (d *Decoder) Observe(ev *watch.Event) {
 		return
 	}
 	d.last[key] = ev.Object
-}
-
-// decodeObject decodes an event's object the way the dynamic client does: integers as int64,
-// other numbers as float64, so the object deep-copies and re-encodes as it was.
-func decodeObject(raw json.RawMessage) (*unstructured.Unstructured, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var m map[string]any
-	if err := utiljson.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, errors.New(`field "object": want a JSON object`)
-	}
-	return &unstructured.Unstructured{Object: m}, nil
-}
-
-func decodeQueue(raw json.RawMessage) (*watch.QueueFigures, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var q queueRecord
-	if err := json.Unmarshal(raw, &q); err != nil {
-		return nil, errors.New(`field "queue": want {"depth", "adds", "retries"} numbers`)
-	}
-	return &watch.QueueFigures{Depth: q.Depth, Adds: q.Adds, Retries: q.Retries}, nil
 }
 
 // fromMs inverts msFloat: milliseconds with microsecond precision.

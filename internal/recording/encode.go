@@ -308,30 +308,7 @@ func (o *Options) derive(ev *watch.Event) Derived {
 func Record(ev *watch.Event, o Options) any {
 	switch {
 	case ev.Type.IsObject():
-		r := objectRecord{
-			eventHead: headOf(ev),
-			Namespace: ev.Namespace, Name: ev.Name, ResourceVersion: ev.ResourceVersion,
-			InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,
-		}
-		if ev.Type == watch.Updated {
-			r.OldResourceVersion = ptr(ev.OldResourceVersion)
-		}
-		d := o.derive(ev)
-		r.Object, r.State = d.Object, d.State
-		r.Queue = queueOf(ev.Queue)
-		r.Filtered = ev.Filtered
-		r.Owners = ownersOf(ev.Owners)
-		r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
-		if u := d.Update; u != nil {
-			managers := append([]diff.Manager{}, u.Attribution.Managers...)
-			r.Managers = &managers
-			r.Attribution, r.NoOp = u.Attribution.Rule, u.Attribution.NoOp
-			if len(u.Attribution.Managers) == 0 {
-				r.AttributionReason = u.Attribution.Why
-			}
-			r.Changes, r.Diff = u.Changes, u.Diff
-		}
-		return r
+		return objectRecordOf(ev, o)
 	case ev.Type == HotLoop:
 		return hotLoopOf(ev)
 	case ev.Type == HotLoopEnded:
@@ -355,29 +332,68 @@ func Record(ev *watch.Event, o Options) any {
 			Requeue: ev.Requeue, RequeueReason: ev.RequeueReason,
 		}
 	case ev.Type == watch.Informer:
-		info := ev.Info
-		r := informerRecord{
-			Time: formatTime(ev.Time), Type: ev.Type, PluginVersion: o.PluginVersion,
-			ClientGoVersion: info.ClientGoVersion, Queue: info.Queue, AtomicEvents: info.AtomicEvents,
-			UnlockWhileProcessing: info.UnlockWhileProcessing, WatchList: info.WatchList,
-			ResyncPeriod: info.ResyncPeriod.String(), ResyncSeconds: info.ResyncPeriod.Seconds(),
-			Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
-			SecretsRedacted: o.SecretsRedacted, Resources: []resourceRecord{},
-			MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
-			ListMode: info.ListMode, PageSize: info.PageSize, Burst: info.Burst, Wires: info.Wires,
-		}
-		if info.QPS != 0 {
-			r.QPS = ptr(info.QPS)
-		}
-		for _, res := range info.Resources {
-			r.Resources = append(r.Resources, resourceRecordOf(res))
-		}
-		for _, res := range info.OwnedResources {
-			r.OwnedResources = append(r.OwnedResources, resourceRecordOf(res))
-		}
-		r.Events = info.Events
-		return r
+		return informerRecordOf(ev, o)
 	}
+	return lifecycleOf(ev)
+}
+
+// objectRecordOf is an object event's line: the object as the options show it, its state, and
+// what an update changed and who made it.
+func objectRecordOf(ev *watch.Event, o Options) objectRecord {
+	r := objectRecord{
+		eventHead: headOf(ev),
+		Namespace: ev.Namespace, Name: ev.Name, ResourceVersion: ev.ResourceVersion,
+		InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,
+	}
+	if ev.Type == watch.Updated {
+		r.OldResourceVersion = ptr(ev.OldResourceVersion)
+	}
+	d := o.derive(ev)
+	r.Object, r.State = d.Object, d.State
+	r.Queue = queueOf(ev.Queue)
+	r.Filtered = ev.Filtered
+	r.Owners = ownersOf(ev.Owners)
+	r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
+	if u := d.Update; u != nil {
+		managers := append([]diff.Manager{}, u.Attribution.Managers...)
+		r.Managers = &managers
+		r.Attribution, r.NoOp = u.Attribution.Rule, u.Attribution.NoOp
+		if len(u.Attribution.Managers) == 0 {
+			r.AttributionReason = u.Attribution.Why
+		}
+		r.Changes, r.Diff = u.Changes, u.Diff
+	}
+	return r
+}
+
+// informerRecordOf is the Informer line: how the informers were configured.
+func informerRecordOf(ev *watch.Event, o Options) informerRecord {
+	info := ev.Info
+	r := informerRecord{
+		Time: formatTime(ev.Time), Type: ev.Type, PluginVersion: o.PluginVersion,
+		ClientGoVersion: info.ClientGoVersion, Queue: info.Queue, AtomicEvents: info.AtomicEvents,
+		UnlockWhileProcessing: info.UnlockWhileProcessing, WatchList: info.WatchList,
+		ResyncPeriod: info.ResyncPeriod.String(), ResyncSeconds: info.ResyncPeriod.Seconds(),
+		Namespace: info.Namespace, LabelSelector: info.LabelSelector, FieldSelector: info.FieldSelector,
+		SecretsRedacted: o.SecretsRedacted, Resources: []resourceRecord{},
+		MetadataOnly: info.MetadataOnly, DropManagedFields: info.DropManagedFields,
+		ListMode: info.ListMode, PageSize: info.PageSize, Burst: info.Burst, Wires: info.Wires,
+	}
+	if info.QPS != 0 {
+		r.QPS = ptr(info.QPS)
+	}
+	for _, res := range info.Resources {
+		r.Resources = append(r.Resources, resourceRecordOf(res))
+	}
+	for _, res := range info.OwnedResources {
+		r.OwnedResources = append(r.OwnedResources, resourceRecordOf(res))
+	}
+	r.Events = info.Events
+	return r
+}
+
+// lifecycleOf is the line of an informer's lifecycle event: only the fields its type has.
+func lifecycleOf(ev *watch.Event) lifecycleRecord {
 	r := lifecycleRecord{
 		eventHead: headOf(ev),
 	}

@@ -1,6 +1,11 @@
 package recording
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -64,4 +69,23 @@ func hotLoopEndedOf(ev *watch.Event) hotLoopEndedRecord {
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key, Loop: h.Loop,
 		Updates: h.Updates, DurationSeconds: h.Duration.Seconds(), Managers: orEmpty(h.Managers), ObjectDeleted: h.Deleted,
 	}
+}
+
+// hotLoopFrom decodes a HotLoop or HotLoopEnded line.
+func hotLoopFrom(w *wireLine, ev *watch.Event) error {
+	var managers []string
+	if len(w.Managers) > 0 && string(w.Managers) != "null" {
+		if err := json.Unmarshal(w.Managers, &managers); err != nil {
+			return fmt.Errorf(`field "managers": want an array of strings on a %s line`, ev.Type)
+		}
+	}
+	ev.Namespace, ev.Name, ev.Key = w.Namespace, w.Name, w.Key
+	if ev.Type == watch.HotLoopEnded {
+		ev.HotLoop = &watch.HotLoopInfo{Loop: w.Loop, Managers: managers, Updates: w.Updates,
+			Duration: time.Duration(math.Round(deref(w.DurationSeconds) * float64(time.Second))), Deleted: w.ObjectDeleted}
+		return nil
+	}
+	ev.HotLoop = &watch.HotLoopInfo{Reason: w.Reason, Loop: w.Loop, Suggestion: w.Suggestion, Managers: managers, Fields: w.Fields,
+		Updates: w.Updates, Window: time.Duration(math.Round(w.WindowSeconds * float64(time.Second)))}
+	return nil
 }

@@ -178,6 +178,48 @@ func (r *Report) view() view {
 	for _, s := range Series {
 		v.Legend = append(v.Legend, legendItem{Series: s, Label: seriesLabel[s]})
 	}
+	markers := r.markerViews(&v)
+	for i, res := range r.Resources {
+		if tv, ok := r.timeline(res, markers[i], bs); ok {
+			v.Timelines = append(v.Timelines, tv)
+		}
+	}
+	if len(r.SimQueues) > 0 {
+		v.Queues = append(v.Queues, r.queueChart("simulated workqueue depth (the plugin's own queue, per resource)", "sim", r.SimQueues))
+	}
+	if len(r.Scraped) > 0 {
+		v.Queues = append(v.Queues, r.queueChart("scraped controller queue depth (ControllerQueue lines)", "scraped", r.Scraped))
+	}
+	for _, o := range r.Objects {
+		if len(v.Top) < TopObjects {
+			v.Top = append(v.Top, o)
+		}
+		if o.HasHistory {
+			v.Histories = append(v.Histories, o)
+		}
+	}
+	if r.Header != nil {
+		for _, k := range slices.Sorted(func(yield func(string) bool) {
+			for k := range r.Header.Flags {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			name := "--" + k
+			if k == "resources" || k == "name" { // the arguments, not flags
+				name = k
+			}
+			v.Flags = append(v.Flags, [2]string{name, r.Header.Flags[k]})
+		}
+	}
+	return v
+}
+
+// markerViews words and places the markers: those of a resource, one list per resource, go on
+// its timeline; those of none (scrapes) into v.Global; every one, up to MaxMarkerList, into
+// v.MarkerAll.
+func (r *Report) markerViews(v *view) [][]markerView {
 	markers := make([][]markerView, len(r.Resources))
 	// One drawn marker per resource, type and time bucket: 200,000 Error lines draw at most
 	// MaxBuckets marks per type and chart, not 200,000 (a 77 MB page); the mark counts the rest.
@@ -215,67 +257,41 @@ func (r *Report) view() view {
 			v.Global = append(v.Global, mv)
 		}
 	}
-	for i, res := range r.Resources {
-		tv := timelineView{Resource: res, Markers: markers[i], MaxRate: num(res.MaxRate)}
-		for _, n := range res.Counts {
-			tv.Total += n
-		}
-		// A resource with no event and nothing but its informer's start to mark gets no chart:
-		// a cluster-wide recording has dozens of them.
-		if tv.Total == 0 && !slices.ContainsFunc(tv.Markers, func(m markerView) bool { return m.Type != "Watch" && m.Type != "Synced" }) {
+	return markers
+}
+
+// timeline draws a resource's bars: one stack of series per bucket, as high as its rate. It is
+// not drawn (false) when the resource has nothing to show.
+func (r *Report) timeline(res *Resource, markers []markerView, bs float64) (timelineView, bool) {
+	tv := timelineView{Resource: res, Markers: markers, MaxRate: num(res.MaxRate)}
+	for _, n := range res.Counts {
+		tv.Total += n
+	}
+	// A resource with no event and nothing but its informer's start to mark gets no chart:
+	// a cluster-wide recording has dozens of them.
+	if tv.Total == 0 && !slices.ContainsFunc(tv.Markers, func(m markerView) bool { return m.Type != "Watch" && m.Type != "Synced" }) {
+		return tv, false
+	}
+	for b, bar := range res.Bars {
+		if len(bar) == 0 {
 			continue
 		}
-		for b, bar := range res.Bars {
-			if len(bar) == 0 {
+		y := float64(ChartHeight)
+		start := r.First.Add(time.Duration(b) * r.Bucket)
+		for _, s := range Series {
+			n := bar[s]
+			if n == 0 {
 				continue
 			}
-			y := float64(ChartHeight)
-			start := r.First.Add(time.Duration(b) * r.Bucket)
-			for _, s := range Series {
-				n := bar[s]
-				if n == 0 {
-					continue
-				}
-				h := float64(n) / bs / res.MaxRate * (ChartHeight - 10)
-				y -= h
-				tv.Bars = append(tv.Bars, barView{
-					Series: s, X: num(float64(b) * bs), W: num(bs), Y: num(y), H: num(h), Count: n, Bucket: b,
-					Tip: fmt.Sprintf("%s–%s %s: %d %s (%s/s)", clock(start), clock(start.Add(r.Bucket)), res.Name, n, seriesLabel[s], num(float64(n)/bs)),
-				})
-			}
-		}
-		v.Timelines = append(v.Timelines, tv)
-	}
-	if len(r.SimQueues) > 0 {
-		v.Queues = append(v.Queues, r.queueChart("simulated workqueue depth (the plugin's own queue, per resource)", "sim", r.SimQueues))
-	}
-	if len(r.Scraped) > 0 {
-		v.Queues = append(v.Queues, r.queueChart("scraped controller queue depth (ControllerQueue lines)", "scraped", r.Scraped))
-	}
-	for _, o := range r.Objects {
-		if len(v.Top) < TopObjects {
-			v.Top = append(v.Top, o)
-		}
-		if o.HasHistory {
-			v.Histories = append(v.Histories, o)
+			h := float64(n) / bs / res.MaxRate * (ChartHeight - 10)
+			y -= h
+			tv.Bars = append(tv.Bars, barView{
+				Series: s, X: num(float64(b) * bs), W: num(bs), Y: num(y), H: num(h), Count: n, Bucket: b,
+				Tip: fmt.Sprintf("%s–%s %s: %d %s (%s/s)", clock(start), clock(start.Add(r.Bucket)), res.Name, n, seriesLabel[s], num(float64(n)/bs)),
+			})
 		}
 	}
-	if r.Header != nil {
-		for _, k := range slices.Sorted(func(yield func(string) bool) {
-			for k := range r.Header.Flags {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			name := "--" + k
-			if k == "resources" || k == "name" { // the arguments, not flags
-				name = k
-			}
-			v.Flags = append(v.Flags, [2]string{name, r.Header.Flags[k]})
-		}
-	}
-	return v
+	return tv, true
 }
 
 func (r *Report) queueChart(title, kind string, qs []*QueueSeries) queueChart {

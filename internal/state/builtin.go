@@ -27,26 +27,18 @@ func builtinSummary(obj *unstructured.Unstructured) string {
 		}
 		return podSummary(&pod)
 	case "apps/Deployment":
-		var d appsv1.Deployment
-		if convert(obj, &d) != nil {
-			return ""
+		if d, ok := as[appsv1.Deployment](obj); ok {
+			return rollout(d.Status.ReadyReplicas, desired(d.Spec.Replicas), d.Status.UpdatedReplicas, d.Status.AvailableReplicas)
 		}
-		s := d.Status
-		return fmt.Sprintf("%d/%d ready, %d updated, %d available", s.ReadyReplicas, desired(d.Spec.Replicas), s.UpdatedReplicas, s.AvailableReplicas)
 	case "apps/StatefulSet":
-		var ss appsv1.StatefulSet
-		if convert(obj, &ss) != nil {
-			return ""
+		if ss, ok := as[appsv1.StatefulSet](obj); ok {
+			return rollout(ss.Status.ReadyReplicas, desired(ss.Spec.Replicas), ss.Status.UpdatedReplicas, ss.Status.AvailableReplicas)
 		}
-		s := ss.Status
-		return fmt.Sprintf("%d/%d ready, %d updated, %d available", s.ReadyReplicas, desired(ss.Spec.Replicas), s.UpdatedReplicas, s.AvailableReplicas)
 	case "apps/DaemonSet":
-		var ds appsv1.DaemonSet
-		if convert(obj, &ds) != nil {
-			return ""
+		if ds, ok := as[appsv1.DaemonSet](obj); ok {
+			s := ds.Status
+			return rollout(s.NumberReady, s.DesiredNumberScheduled, s.UpdatedNumberScheduled, s.NumberAvailable)
 		}
-		s := ds.Status
-		return fmt.Sprintf("%d/%d ready, %d updated, %d available", s.NumberReady, s.DesiredNumberScheduled, s.UpdatedNumberScheduled, s.NumberAvailable)
 	case "apps/ReplicaSet":
 		var rs appsv1.ReplicaSet
 		if convert(obj, &rs) != nil {
@@ -128,6 +120,18 @@ func convert(obj *unstructured.Unstructured, into any) error {
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into)
 }
 
+// as converts obj to a typed T; false when it does not fit.
+func as[T any](obj *unstructured.Unstructured) (*T, bool) {
+	var t T
+	return &t, convert(obj, &t) == nil
+}
+
+// rollout is a workload's progress, in the same words for Deployments, StatefulSets and
+// DaemonSets.
+func rollout(ready, want, updated, available int32) string {
+	return fmt.Sprintf("%d/%d ready, %d updated, %d available", ready, want, updated, available)
+}
+
 // desired is spec.replicas, which the controllers default to 1.
 func desired(replicas *int32) int32 {
 	if replicas == nil {
@@ -192,43 +196,7 @@ func podSummary(pod *corev1.Pod) string {
 		break
 	}
 	if !initializing || podInitialized(pod) {
-		restarts = sidecarRestarts
-		hasRunning := false
-		errorReason := ""
-		for i := len(pod.Status.ContainerStatuses) - 1; i >= 0; i-- {
-			c := pod.Status.ContainerStatuses[i]
-			restarts += int(c.RestartCount)
-			switch {
-			case c.State.Waiting != nil && c.State.Waiting.Reason != "":
-				reason = c.State.Waiting.Reason
-			case c.State.Terminated != nil:
-				t := c.State.Terminated
-				switch {
-				case t.Reason != "":
-					reason = t.Reason
-				case t.Signal != 0:
-					reason = fmt.Sprintf("Signal:%d", t.Signal)
-				default:
-					reason = fmt.Sprintf("ExitCode:%d", t.ExitCode)
-				}
-				if t.ExitCode != 0 {
-					errorReason = reason
-				}
-			case c.Ready && c.State.Running != nil:
-				hasRunning = true
-				ready++
-			}
-		}
-		if reason == "Completed" {
-			switch {
-			case hasRunning && podReady(pod):
-				reason = "Running"
-			case errorReason != "":
-				reason = errorReason
-			case hasRunning:
-				reason = "NotReady"
-			}
-		}
+		reason, ready, restarts = containerStatuses(pod, reason, ready, sidecarRestarts)
 	}
 	terminal := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 	switch {
@@ -248,6 +216,48 @@ func podSummary(pod *corev1.Pod) string {
 		s += fmt.Sprintf(", %d restarts", restarts)
 	}
 	return s
+}
+
+// containerStatuses adds the app containers to a pod's ready count and restarts (from the
+// sidecars'), and finds its reason as kubectl does: the last container's that says one.
+func containerStatuses(pod *corev1.Pod, reason string, ready, restarts int) (string, int, int) {
+	hasRunning := false
+	errorReason := ""
+	for i := len(pod.Status.ContainerStatuses) - 1; i >= 0; i-- {
+		c := pod.Status.ContainerStatuses[i]
+		restarts += int(c.RestartCount)
+		switch {
+		case c.State.Waiting != nil && c.State.Waiting.Reason != "":
+			reason = c.State.Waiting.Reason
+		case c.State.Terminated != nil:
+			t := c.State.Terminated
+			switch {
+			case t.Reason != "":
+				reason = t.Reason
+			case t.Signal != 0:
+				reason = fmt.Sprintf("Signal:%d", t.Signal)
+			default:
+				reason = fmt.Sprintf("ExitCode:%d", t.ExitCode)
+			}
+			if t.ExitCode != 0 {
+				errorReason = reason
+			}
+		case c.Ready && c.State.Running != nil:
+			hasRunning = true
+			ready++
+		}
+	}
+	if reason == "Completed" {
+		switch {
+		case hasRunning && podReady(pod):
+			reason = "Running"
+		case errorReason != "":
+			reason = errorReason
+		case hasRunning:
+			reason = "NotReady"
+		}
+	}
+	return reason, ready, restarts
 }
 
 func podInitialized(pod *corev1.Pod) bool {

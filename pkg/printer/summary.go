@@ -13,6 +13,31 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
+// writeQueue writes the simulated workqueue's figures, without the line's end.
+func writeQueue(b *strings.Builder, s *analysis.Summary) {
+	var final, adds, retries int64
+	for _, q := range s.LastQueue {
+		final += q.Depth
+		adds += q.Adds
+		retries += q.Retries
+	}
+	if s.FromRecording && s.Reconciles == 0 {
+		// The depth after the last enqueue is not the final depth, and 0 reconciles would
+		// contradict the run that was recorded.
+		fmt.Fprintf(b, "queue: %d adds, %d retries, depth max %d; reconciles not recorded (no Reconciled lines: record with --show-reconciles)",
+			adds, retries, s.MaxDepth)
+	} else {
+		fmt.Fprintf(b, "queue: %d adds, %d retries, depth max %d, final %d; %d reconciles (%d failed)",
+			adds, retries, s.MaxDepth, final, s.Reconciles, s.Failed)
+	}
+	if s.Reconciles > 0 {
+		fmt.Fprintf(b, ", wait p50 %s p99 %s, work p50 %s p99 %s",
+			roundMs(analysis.Percentile(s.Waits, 0.5)), roundMs(analysis.Percentile(s.Waits, 0.99)),
+			roundMs(analysis.Percentile(s.Works, 0.5)), roundMs(analysis.Percentile(s.Works, 0.99)))
+		fmt.Fprintf(b, "; %d events enqueued, %.2f per reconcile", s.Triggers, float64(s.Triggers)/float64(s.Reconciles))
+	}
+}
+
 // WriteSummary prints the exit summary as a few lines, under a head line that says title
 // (`summary after 12.3s`, `summary of demo.ndjson (...)`; escaped by the caller).
 func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
@@ -56,27 +81,7 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 			s.QueueLines, len(s.Scraped), s.ScrapeErrors)
 	}
 	writeLogged(&b, s)
-	var final, adds, retries int64
-	for _, q := range s.LastQueue {
-		final += q.Depth
-		adds += q.Adds
-		retries += q.Retries
-	}
-	if s.FromRecording && s.Reconciles == 0 {
-		// The depth after the last enqueue is not the final depth, and 0 reconciles would
-		// contradict the run that was recorded.
-		fmt.Fprintf(&b, "queue: %d adds, %d retries, depth max %d; reconciles not recorded (no Reconciled lines: record with --show-reconciles)",
-			adds, retries, s.MaxDepth)
-	} else {
-		fmt.Fprintf(&b, "queue: %d adds, %d retries, depth max %d, final %d; %d reconciles (%d failed)",
-			adds, retries, s.MaxDepth, final, s.Reconciles, s.Failed)
-	}
-	if s.Reconciles > 0 {
-		fmt.Fprintf(&b, ", wait p50 %s p99 %s, work p50 %s p99 %s",
-			roundMs(analysis.Percentile(s.Waits, 0.5)), roundMs(analysis.Percentile(s.Waits, 0.99)),
-			roundMs(analysis.Percentile(s.Works, 0.5)), roundMs(analysis.Percentile(s.Works, 0.99)))
-		fmt.Fprintf(&b, "; %d events enqueued, %.2f per reconcile", s.Triggers, float64(s.Triggers)/float64(s.Reconciles))
-	}
+	writeQueue(&b, s)
 	b.WriteString("\n")
 	if s.Predicates != nil {
 		writePredicates(&b, s)

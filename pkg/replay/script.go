@@ -69,40 +69,8 @@ func (o *objects) list() []*unstructured.Unstructured {
 //
 // It also returns the cache after the last event, for Lists after the end.
 func buildScript(events []watch.Event, gvr schema.GroupVersionResource) ([]segment, segment) {
-	var segs []segment
-	state := newObjects() // the cache after the events so far
-	var listing *objects  // the list being assembled; nil while watching
-	var tombstoned map[string]bool
-	var listRV string // the last List or initial-events-end Bookmark
-	cur := func() *segment { return &segs[len(segs)-1] }
-
-	start := func(rv string) {
-		segs = append(segs, segment{rv: rv})
-		listing, tombstoned = newObjects(), map[string]bool{}
-	}
-	// finish ends the listing phase: the list is what was delivered, in order, then the cached
-	// objects the recording did not redeliver (unchanged ones it left out).
-	finish := func() {
-		if listing == nil {
-			return
-		}
-		for _, k := range state.keys {
-			if _, ok := listing.objs[k]; !ok && !tombstoned[k] {
-				listing.set(k, state.objs[k])
-			}
-		}
-		state = listing
-		seg := cur()
-		seg.list = listing.list()
-		if seg.rv == "" {
-			seg.rv = listRV
-		}
-		if seg.rv == "" {
-			seg.rv = maxRV(seg.list)
-		}
-		listing = nil
-	}
-	start("")
+	sb := &scriptBuilder{state: newObjects()}
+	sb.start("")
 	for i := range events {
 		ev := &events[i]
 		if ev.Resource.GVR() != gvr {
@@ -110,65 +78,111 @@ func buildScript(events []watch.Event, gvr schema.GroupVersionResource) ([]segme
 		}
 		switch ev.Type {
 		case watch.List:
-			listRV = ev.ResourceVersion
+			sb.listRV = ev.ResourceVersion
 		case watch.Bookmark:
 			if ev.InitialEventsEnd {
-				listRV = ev.ResourceVersion
+				sb.listRV = ev.ResourceVersion
 			}
 		case watch.Synced:
-			if listing != nil && len(segs) == 1 {
-				cur().rv = ev.ResourceVersion
+			if sb.listing != nil && len(sb.segs) == 1 {
+				sb.cur().rv = ev.ResourceVersion
 			}
-			finish()
+			sb.finish()
 		case watch.Relist:
-			finish()
-			start(ev.ResourceVersion)
+			sb.finish()
+			sb.start(ev.ResourceVersion)
 		case watch.Added, watch.Updated, watch.Deleted:
-			obj := wireObject(ev)
-			key, err := cache.MetaNamespaceKeyFunc(obj)
-			if err != nil {
-				continue
-			}
-			switch {
-			case ev.Delta == watch.DeltaSync:
-				continue
-			case ev.Delta == watch.DeltaReplaced || ev.Tombstone:
-				if listing == nil {
-					start("")
-				}
-				if ev.Tombstone {
-					listing.remove(key)
-					tombstoned[key] = true
-				} else {
-					listing.set(key, obj)
-				}
-				continue
-			}
-			finish()
-			typ := watchapi.Added
-			switch ev.Delta {
-			case watch.DeltaUpdated:
-				typ = watchapi.Modified
-			case watch.DeltaDeleted:
-				typ = watchapi.Deleted
-			}
-			if ev.Delta == "" { // a hand-written line: go by its type
-				typ = map[watch.Type]watchapi.EventType{watch.Added: watchapi.Added, watch.Updated: watchapi.Modified, watch.Deleted: watchapi.Deleted}[ev.Type]
-			}
-			if typ == watchapi.Deleted {
-				state.remove(key)
-			} else {
-				state.set(key, obj)
-			}
-			cur().events = append(cur().events, watchapi.Event{Type: typ, Object: obj})
+			sb.object(ev)
 		}
 	}
-	finish()
-	end := segment{rv: cur().rv, list: state.list()}
-	if n := len(cur().events); n > 0 {
-		end.rv = cur().events[n-1].Object.(*unstructured.Unstructured).GetResourceVersion()
+	sb.finish()
+	cur := sb.cur()
+	end := segment{rv: cur.rv, list: sb.state.list()}
+	if n := len(cur.events); n > 0 {
+		end.rv = cur.events[n-1].Object.(*unstructured.Unstructured).GetResourceVersion()
 	}
-	return segs, end
+	return sb.segs, end
+}
+
+// scriptBuilder is buildScript's state as it goes through the events.
+type scriptBuilder struct {
+	segs       []segment
+	state      *objects // the cache after the events so far
+	listing    *objects // the list being assembled; nil while watching
+	tombstoned map[string]bool
+	listRV     string // the last List or initial-events-end Bookmark
+}
+
+func (sb *scriptBuilder) cur() *segment { return &sb.segs[len(sb.segs)-1] }
+
+func (sb *scriptBuilder) start(rv string) {
+	sb.segs = append(sb.segs, segment{rv: rv})
+	sb.listing, sb.tombstoned = newObjects(), map[string]bool{}
+}
+
+// finish ends the listing phase: the list is what was delivered, in order, then the cached
+// objects the recording did not redeliver (unchanged ones it left out).
+func (sb *scriptBuilder) finish() {
+	if sb.listing == nil {
+		return
+	}
+	for _, k := range sb.state.keys {
+		if _, ok := sb.listing.objs[k]; !ok && !sb.tombstoned[k] {
+			sb.listing.set(k, sb.state.objs[k])
+		}
+	}
+	sb.state = sb.listing
+	seg := sb.cur()
+	seg.list = sb.listing.list()
+	if seg.rv == "" {
+		seg.rv = sb.listRV
+	}
+	if seg.rv == "" {
+		seg.rv = maxRV(seg.list)
+	}
+	sb.listing = nil
+}
+
+// object takes an object event: a list delivery (Replaced, or a tombstone) goes into the list
+// being assembled, a watch delta becomes a watch event.
+func (sb *scriptBuilder) object(ev *watch.Event) {
+	obj := wireObject(ev)
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	switch {
+	case ev.Delta == watch.DeltaSync:
+		return
+	case ev.Delta == watch.DeltaReplaced || ev.Tombstone:
+		if sb.listing == nil {
+			sb.start("")
+		}
+		if ev.Tombstone {
+			sb.listing.remove(key)
+			sb.tombstoned[key] = true
+		} else {
+			sb.listing.set(key, obj)
+		}
+		return
+	}
+	sb.finish()
+	typ := watchapi.Added
+	switch ev.Delta {
+	case watch.DeltaUpdated:
+		typ = watchapi.Modified
+	case watch.DeltaDeleted:
+		typ = watchapi.Deleted
+	}
+	if ev.Delta == "" { // a hand-written line: go by its type
+		typ = map[watch.Type]watchapi.EventType{watch.Added: watchapi.Added, watch.Updated: watchapi.Modified, watch.Deleted: watchapi.Deleted}[ev.Type]
+	}
+	if typ == watchapi.Deleted {
+		sb.state.remove(key)
+	} else {
+		sb.state.set(key, obj)
+	}
+	sb.cur().events = append(sb.cur().events, watchapi.Event{Type: typ, Object: obj})
 }
 
 // wireObject is the object an event line carries, as the server sent it: with its kind and the

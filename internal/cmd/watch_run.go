@@ -1,0 +1,139 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
+	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
+	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// watchRun is what a watch's pipeline writes to: the printer behind the outbox, the summary,
+// the progress line, and whether stdout went away.
+type watchRun struct {
+	o          *WatchOptions
+	ctx        context.Context
+	pipe       *pipeline.Pipeline
+	out        *pipeline.Output
+	summary    *analysis.Summary
+	progress   *printer.ProgressLine
+	stdoutGone *atomic.Bool
+	logs       *ctrllog.Runner // --controller-logs; nil without it
+	start      time.Time
+	rec        *recording.Writer
+	resources  int // watched resources
+	synced     int // Synced lines seen, for --memprofile's FILE.synced
+}
+
+// newWatchRun makes the printer, the pipeline and the outbox, and starts the writer goroutine.
+func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec *recording.Writer, resources int) *watchRun {
+	d := o.Display
+	omitReconciles := !d.ShowReconciles && !d.NamesType(watch.Reconciled)
+	popts := d.ToOptions(o.Out, o.ErrOut)
+	// The ApiStats lines at exit: in human output with --api-stats only.
+	popts.ShowAPIStats = o.API.Interval > 0 || d.NamesType(watch.ApiStats)
+	popts.QueueColumn = d.ShowReconciles
+	popts.OmitReconciles = omitReconciles
+	popts.PluginVersion = Version
+	p := printer.New(o.Out, popts)
+	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: analysis.NewSummary(), stdoutGone: new(atomic.Bool), start: time.Now()}
+	watchClosedStdout(ctx, o.Out, func() {
+		r.stdoutGone.Store(true)
+		cancel()
+	})
+	// The informers do not wait for a terminal: human output goes through a bounded, lossy
+	// outbox (adds and updates dropped or folded, counted; deletes, lifecycle lines and
+	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
+	// instead, saying so once per streak.
+	lossy := d.OutputFormat().IsHuman()
+	// Human output hides noise (counted); JSON and the recording keep every line.
+	r.summary.HidesNoise = lossy
+	outbox := pipeline.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
+		if lossy {
+			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
+			return
+		}
+		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", d.Output)
+	})
+	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
+	// clears it before it writes a line.
+	r.progress = newProgressLine(o.ErrOut)
+	clearProgress := func() {}
+	if isTerminal(o.Out) { // the same screen, most likely: the line goes before stdout writes
+		clearProgress = r.progress.Clear
+	}
+	r.out = pipeline.StartOutput(outbox, p, cancel, clearProgress)
+	cfg := pipeline.Config{
+		// Every update is analyzed once, here, for every output (internal/analysis).
+		Analysis: analysis.Config{Filter: o.Noise.filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow, Changes: d.Diff != ""},
+		Summary:  r.summary, Human: lossy, Fold: o.Noise.fold,
+		Observe: r.observe,
+		Shows: func(ev *watch.Event) bool {
+			t := ev.Type
+			if t == watch.Folded { // stands for updates
+				t = watch.Updated
+			}
+			return p.Shows(ev) && d.ShowsType(t)
+		},
+		Emit: r.out.Emit,
+	}
+	if rec != nil {
+		// A recording is what -o json shows: Reconciled lines when workers are simulated.
+		cfg.Record = func(ev *watch.Event) error {
+			if ev.Type == watch.Reconciled && omitReconciles {
+				return nil
+			}
+			return rec.Write(ev)
+		}
+		cfg.RecordFailed = func(error) { cancel() }
+	}
+	r.pipe = pipeline.New(cfg)
+	return r
+}
+
+// observe writes --memprofile's FILE.synced and calls onSynced once every watched resource
+// has synced.
+func (r *watchRun) observe(ev *watch.Event) {
+	r.logs.Observe(ev)
+	if ev.Type != watch.Synced {
+		return
+	}
+	if r.synced++; r.synced == r.resources {
+		if r.o.MemProfile != "" {
+			writeHeapProfile(r.o.MemProfile + ".synced")
+		}
+		if r.o.onSynced != nil {
+			r.o.onSynced()
+		}
+	}
+}
+
+// exit waits for stdout and the informers, closes the recording and prints the summary.
+func (r *watchRun) exit(done <-chan error) error {
+	o, d := r.o, r.o.Display
+	writeErr := r.out.Close(r.ctx)
+	err := <-done
+	rec := r.rec
+	if recErr := r.pipe.RecordErr(); err == nil && recErr != nil {
+		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)
+	}
+	if rec != nil && err == nil {
+		if cerr := rec.Close(); cerr != nil {
+			err = fmt.Errorf("writing the recording %s: %w", o.Record, cerr)
+		}
+	}
+	// A reader that went away (| head) ends the run quietly; a full disk does not.
+	if err == nil && !r.stdoutGone.Load() {
+		err = stdoutError(writeErr)
+	}
+	if err == nil && writeErr == nil && !r.stdoutGone.Load() && !d.NoSummary {
+		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(r.start).Round(time.Millisecond).String(), r.summary)
+	}
+	return err
+}
