@@ -453,6 +453,14 @@ var mutations = []mutation{
 		run:  []string{"TestThrottledExemptNotBlamedOnAPF"},
 	},
 	{
+		name: "a -o template that fails on events exits 0",
+		file: "internal/cmd/watch_run.go",
+		old:  "if n := p.TemplateFailures(); n > 0 {",
+		new:  "if n := p.TemplateFailures(); n < 0 {",
+		pkg:  "./internal/cmd",
+		run:  []string{"TestReplayTemplateFailureExits"},
+	},
+	{
 		name: "top names a forbidden resource again on every refusal",
 		file: "internal/top/rank.go",
 		old:  "if !slices.ContainsFunc(r.skipped, func(o Skipped) bool { return o.Resource == s.Resource }) {",

@@ -206,6 +206,9 @@ func (s *replayState) finish(fatal error) error {
 	if n := len(s.damaged); n > 0 {
 		return fmt.Errorf("%s: %d damaged %s not replayed (%s)", name, n, plural(n, "line", "lines"), lineList(s.damaged))
 	}
+	if s.p != nil {
+		return templateFailed(s.p)
+	}
 	return nil
 }
 

@@ -349,6 +349,22 @@ func TestReplayDamaged(t *testing.T) {
 	}
 }
 
+// A template that fails on events says so on stderr for each and the replay exits non-zero,
+// as kubectl does when its template fails (issue #38: it exited 0); one that fails on none exits 0.
+func TestReplayTemplateFailureExits(t *testing.T) {
+	path, _ := record(t, replayEvents(), false)
+	out, stderr, err := runReplay(t, context.Background(), "", path, "-o", "go-template={{index .managers 0}}", "--no-summary")
+	if err == nil || !strings.Contains(err.Error(), "the -o template failed on") {
+		t.Errorf("error %v, want the template's failures counted; stdout %q", err, out)
+	}
+	if !strings.Contains(stderr, "error executing template") {
+		t.Errorf("stderr lacks the failing events:\n%s", stderr)
+	}
+	if _, _, err := runReplay(t, context.Background(), "", path, "-o", "go-template={{.type}}", "--no-summary"); err != nil {
+		t.Errorf("a template that fails on nothing: %v", err)
+	}
+}
+
 func TestReplayFormat(t *testing.T) {
 	_, lines := record(t, replayEvents(), false)
 	dir := t.TempDir()

@@ -29,6 +29,7 @@ type watchRun struct {
 	rec        *recording.Writer
 	resources  int // watched resources
 	synced     int // Synced lines seen, for --memprofile's FILE.synced
+	printer    *printer.Printer
 }
 
 // newWatchRun makes the printer, the pipeline and the outbox, and starts the writer goroutine.
@@ -42,7 +43,7 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	popts.OmitReconciles = omitReconciles
 	popts.PluginVersion = Version
 	p := printer.New(o.Out, popts)
-	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: analysis.NewSummary(), stdoutGone: new(atomic.Bool), start: time.Now()}
+	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: analysis.NewSummary(), stdoutGone: new(atomic.Bool), start: time.Now(), printer: p}
 	watchClosedStdout(ctx, o.Out, func() {
 		r.stdoutGone.Store(true)
 		cancel()
@@ -135,5 +136,17 @@ func (r *watchRun) exit(done <-chan error) error {
 	if err == nil && writeErr == nil && !r.stdoutGone.Load() && !d.NoSummary {
 		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(r.start).Round(time.Millisecond).String(), r.summary)
 	}
+	if err == nil {
+		err = templateFailed(r.printer)
+	}
 	return err
+}
+
+// templateFailed is the error of a run whose -o template failed on some events (each said on
+// stderr as it came): the output is not what was asked for, so the exit is not 0.
+func templateFailed(p *printer.Printer) error {
+	if n := p.TemplateFailures(); n > 0 {
+		return fmt.Errorf("the -o template failed on %d events (each said above)", n)
+	}
+	return nil
 }

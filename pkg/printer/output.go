@@ -112,6 +112,7 @@ func (p *Printer) writeTemplate(ev *watch.Event) error {
 	}
 	var buf bytes.Buffer
 	if err := p.tmpl.PrintObj(&unstructured.Unstructured{Object: m}, &buf); err != nil {
+		p.templateFailures.Add(1)
 		msg := fmt.Sprintf("%s event: %s", ev.Type, firstLine(err.Error()))
 		if p.opts.ErrOut == nil {
 			return errors.New(msg)

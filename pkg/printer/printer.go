@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -65,7 +66,13 @@ type Printer struct {
 	resWidth int
 	// readers read objects' states, one per resource and version (state.go).
 	readers map[string]*state.Reader
+	// templateFailures counts events the -o template failed on (said on ErrOut one by one).
+	templateFailures atomic.Int64
 }
+
+// TemplateFailures is how many events the -o jsonpath / go-template template failed on: the
+// command exits non-zero when any did, as kubectl does when its template fails.
+func (p *Printer) TemplateFailures() int64 { return p.templateFailures.Load() }
 
 // New returns a Printer writing to w.
 func New(w io.Writer, opts Options) *Printer {
