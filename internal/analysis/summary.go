@@ -37,6 +37,9 @@ type Summary struct {
 	Scraped                  map[string]bool
 	// Logged: the ControllerReconcile lines of each controller (--controller-logs).
 	Logged map[string]*LoggedReconciles
+	// LogErrors: Error lines of pod logs (--controller-logs-from), counted apart from the
+	// informer's.
+	LogErrors int
 	// HotLoops counts the HotLoop lines; Ended holds the HotLoopEnded ones; Ongoing the loops
 	// still going at exit (Step.Ongoing, set by the caller).
 	HotLoops int
@@ -206,9 +209,12 @@ func (s *Summary) Add(ev *watch.Event) {
 		s.QueueLines++
 		s.Scraped[ev.URL] = true
 	case watch.Error:
-		if ev.Verb == "scrape" {
+		switch ev.Verb {
+		case "scrape":
 			s.ScrapeErrors++
 			s.Scraped[ev.URL] = true
+		case "logs":
+			s.LogErrors++
 		}
 	}
 	if ev.Queue != nil {

@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
+	"github.com/kubectl-informer/kubectl-informer/internal/podlogs"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
@@ -18,11 +23,18 @@ import (
 type ControllerLogsOptions struct {
 	Files []string
 	Skew  time.Duration
+	// From are --controller-logs-from values, [NAMESPACE/]TYPE/NAME; Container is -c.
+	From      []string
+	Container string
+
+	from []podlogs.Target
 }
 
 // AddFlags registers the flags.
 func (c *ControllerLogsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&c.Files, "controller-logs", c.Files, "A running controller's log file, followed as tail -F does (- reads standard input): each reconcile it shows (controller-runtime's zap JSON or console lines, klog text or JSON) prints as a ControllerReconcile line with the watched events that caused it. Repeatable. Every reconcile needs --zap-log-level=5 (controller-runtime) or -v=4 (kube-controller-manager).")
+	f.StringArrayVar(&c.From, "controller-logs-from", c.From, "Read the logs of a controller's pods through the API server, as 'kubectl logs -f' does, into ControllerReconcile lines like --controller-logs: [NAMESPACE/]TYPE/NAME (deploy/, sts/, ds/, rs/, pod/...; NAMESPACE defaults to -n's). Every pod its selector matches is read, new pods of a rollout too; a broken stream is reopened. Needs get on pods/log and list, watch on pods. Repeatable.")
+	f.StringVarP(&c.Container, "controller-logs-container", "c", c.Container, "The container of --controller-logs-from's pods to read (default: the pod's kubectl.kubernetes.io/default-container, else every container).")
 	f.DurationVar(&c.Skew, "controller-logs-skew", ctrllog.DefaultSkew, "How much later than a reconcile's start (by the log's clock) this machine may see an event and still count it as that reconcile's trigger: the controller's informer and the plugin's hear of a write at slightly different times, and a pod's clock may differ.")
 }
 
@@ -43,23 +55,63 @@ func (c *ControllerLogsOptions) Validate() error {
 	if stdin > 1 {
 		return fmt.Errorf("--controller-logs - may be given once")
 	}
+	c.from = nil
+	for _, v := range c.From {
+		t, err := podlogs.ParseTarget(v)
+		if err != nil {
+			return fmt.Errorf("--controller-logs-from %w", err)
+		}
+		c.from = append(c.from, t)
+	}
+	if c.Container != "" && len(c.From) == 0 {
+		return fmt.Errorf("--controller-logs-container needs --controller-logs-from")
+	}
+	if errs := validation.IsDNS1123Label(c.Container); c.Container != "" && len(errs) > 0 {
+		return fmt.Errorf("--controller-logs-container %q is not a container name: %s", c.Container, strings.Join(errs, "; "))
+	}
 	return nil
 }
 
-// start follows the logs and joins their reconciles to the watch of t; nil without
-// --controller-logs. orderWindow is how long the watch holds its own lines.
-func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, namespace string, orderWindow time.Duration, stdin io.Reader, errOut io.Writer) *ctrllog.Runner {
-	if len(c.Files) == 0 {
+// start follows the logs (the files, and the pods of feeds) and joins their reconciles to the
+// watch of t; nil without either. orderWindow is how long the watch holds its own lines.
+func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, feeds []ctrllog.Feed, namespace string, orderWindow time.Duration, stdin io.Reader, errOut io.Writer) *ctrllog.Runner {
+	if len(c.Files) == 0 && len(feeds) == 0 {
 		return nil
 	}
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	cfg := ctrllog.Config{Sources: c.Files, Stdin: stdin,
+	cfg := ctrllog.Config{Sources: c.Files, Stdin: stdin, Feeds: feeds,
 		Join:   ctrllog.JoinConfig{Resources: t.resources, Skew: c.Skew, Hold: ctrllog.DefaultHold + orderWindow + c.Skew, Began: time.Now(), Namespace: namespace},
 		Notice: func(s string) { fmt.Fprintln(errOut, "kubectl informer: "+printer.Escape(s)) }}
 	if t.owned != nil {
 		cfg.Join.Owned = t.owned.Resources
 	}
 	return ctrllog.Start(ctx, cfg)
+}
+
+// feeds resolves each --controller-logs-from workload to its pods' selector, before the watch
+// starts: a workload the server does not give ends the run with its error.
+func (c *ControllerLogsOptions) feeds(t *watchTargets, getter genericclioptions.RESTClientGetter) ([]ctrllog.Feed, error) {
+	if len(c.from) == 0 {
+		return nil, nil
+	}
+	// The namespace of -n or the kubeconfig, also under -A (as kubectl logs takes it).
+	namespace, _, err := getter.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(t.restCfg)
+	if err != nil {
+		return nil, err
+	}
+	var feeds []ctrllog.Feed
+	for i, target := range c.from {
+		w, err := podlogs.Resolve(getter, namespace, target)
+		if err != nil {
+			return nil, fmt.Errorf("--controller-logs-from %s: %w", c.From[i], err)
+		}
+		feeds = append(feeds, &podlogs.Follower{Client: cs, Workload: w, Container: c.Container, Flag: c.From[i]})
+	}
+	return feeds, nil
 }

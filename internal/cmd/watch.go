@@ -293,6 +293,10 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	feeds, err := o.Logs.feeds(t, o.configFlags)
+	if err != nil {
+		return err
+	}
 	rec, err := o.openRecording(t)
 	if err != nil {
 		return err
@@ -312,7 +316,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
 	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
-	r.logs = o.Logs.start(scrapeCtx, t, o.namespace, o.orderWindow(), o.In, o.ErrOut)
+	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow(), o.In, o.ErrOut)
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
@@ -342,39 +346,40 @@ func (o *WatchOptions) orderWindow() time.Duration {
 // purpose.
 func (o *WatchOptions) recordedFlags() map[string]string {
 	return map[string]string{
-		"resources":           o.resourceArg,
-		"name":                o.name,
-		"namespace":           o.namespace,
-		"selector":            o.LabelSelector,
-		"field-selector":      o.fieldSelector(),
-		"resync":              o.Resync.String(),
-		"workers":             fmt.Sprint(o.Workers),
-		"reconcile-time":      o.ReconcileTime.String(),
-		"fail-rate":           fmt.Sprint(o.FailRate),
-		"rate-limiter":        o.RateLimiter,
-		"predicate":           predicateList(o.Display.predicates),
-		"show-secrets":        fmt.Sprint(o.Display.ShowSecrets),
-		"timeout":             o.Timeout.String(),
-		"sync-timeout":        o.SyncTimeout.String(),
-		"hot-loop-updates":    fmt.Sprint(o.Display.HotLoopUpdates),
-		"hot-loop-window":     o.Display.HotLoopWindow.String(),
-		"order":               o.Order,
-		"order-window":        o.orderWindow().String(),
-		"metadata-only":       fmt.Sprint(o.MetadataOnly),
-		"drop-managed-fields": fmt.Sprint(o.DropManaged),
-		"metrics-url":         fmt.Sprintf("%d given", len(o.Metrics.URLs)),
-		"owned":               fmt.Sprint(o.Owned),
-		"owned-resources":     strings.Join(o.OwnedResources, ","),
-		"events":              fmt.Sprint(o.Events),
-		"ignore-path":         strings.Join(o.Noise.IgnorePaths, " "),
-		"only-path":           strings.Join(o.Noise.OnlyPaths, " "),
-		"list-mode":           o.API.ListMode,
-		"chunk-size":          fmt.Sprint(o.API.ChunkSize),
-		"wire":                o.API.Wire,
-		"qps":                 fmt.Sprint(o.API.QPS),
-		"burst":               fmt.Sprint(o.API.Burst),
-		"api-stats":           o.API.Interval.String(),
-		"controller-logs":     strings.Join(o.Logs.Files, " "),
+		"resources":            o.resourceArg,
+		"name":                 o.name,
+		"namespace":            o.namespace,
+		"selector":             o.LabelSelector,
+		"field-selector":       o.fieldSelector(),
+		"resync":               o.Resync.String(),
+		"workers":              fmt.Sprint(o.Workers),
+		"reconcile-time":       o.ReconcileTime.String(),
+		"fail-rate":            fmt.Sprint(o.FailRate),
+		"rate-limiter":         o.RateLimiter,
+		"predicate":            predicateList(o.Display.predicates),
+		"show-secrets":         fmt.Sprint(o.Display.ShowSecrets),
+		"timeout":              o.Timeout.String(),
+		"sync-timeout":         o.SyncTimeout.String(),
+		"hot-loop-updates":     fmt.Sprint(o.Display.HotLoopUpdates),
+		"hot-loop-window":      o.Display.HotLoopWindow.String(),
+		"order":                o.Order,
+		"order-window":         o.orderWindow().String(),
+		"metadata-only":        fmt.Sprint(o.MetadataOnly),
+		"drop-managed-fields":  fmt.Sprint(o.DropManaged),
+		"metrics-url":          fmt.Sprintf("%d given", len(o.Metrics.URLs)),
+		"owned":                fmt.Sprint(o.Owned),
+		"owned-resources":      strings.Join(o.OwnedResources, ","),
+		"events":               fmt.Sprint(o.Events),
+		"ignore-path":          strings.Join(o.Noise.IgnorePaths, " "),
+		"only-path":            strings.Join(o.Noise.OnlyPaths, " "),
+		"list-mode":            o.API.ListMode,
+		"chunk-size":           fmt.Sprint(o.API.ChunkSize),
+		"wire":                 o.API.Wire,
+		"qps":                  fmt.Sprint(o.API.QPS),
+		"burst":                fmt.Sprint(o.API.Burst),
+		"api-stats":            o.API.Interval.String(),
+		"controller-logs":      strings.Join(o.Logs.Files, " "),
+		"controller-logs-from": strings.Join(o.Logs.From, " "),
 	}
 }
 

@@ -24,7 +24,7 @@ type watchRun struct {
 	summary    *analysis.Summary
 	progress   *printer.ProgressLine
 	stdoutGone *atomic.Bool
-	logs       *ctrllog.Runner // --controller-logs; nil without it
+	logs       *ctrllog.Runner // --controller-logs, --controller-logs-from; nil without them
 	start      time.Time
 	rec        *recording.Writer
 	resources  int // watched resources

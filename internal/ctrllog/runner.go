@@ -19,8 +19,28 @@ type Config struct {
 	// Sources are files to follow; "-" is Stdin.
 	Sources []string
 	Stdin   io.Reader
-	Join    JoinConfig
+	// Feeds are logs read otherwise (a workload's pods through the API server).
+	Feeds []Feed
+	Join  JoinConfig
 	// Notice is told, once each, of a file not there yet and of a source that failed.
+	Notice func(string)
+}
+
+// A Feed reads logs that are not files (the pods of a workload, through the API server) until
+// ctx ends: it opens each log it reads with Sink.Open, hands that log's lines, in their order,
+// to the function Open returns, and says its failures as Error lines through Sink.Event.
+type Feed interface {
+	Run(ctx context.Context, sink Sink)
+}
+
+// Sink is what a Feed hands its logs to. Its functions are safe for concurrent use.
+type Sink struct {
+	// Open returns where the lines of the log named source go (line, and when it was read):
+	// a log opened again (a stream reconnected) goes on where it was.
+	Open func(source string) func(line []byte, read time.Time)
+	// Event passes an Error or Recovered line on, as soon as it can.
+	Event func(watch.Event)
+	// Notice says something on stderr.
 	Notice func(string)
 }
 
@@ -28,39 +48,35 @@ type Config struct {
 // calls Observe with every event, takes the ControllerReconcile events when Ready says there
 // are some, and Stop at the end. Safe for concurrent use; a nil Runner does nothing.
 type Runner struct {
-	mu     sync.Mutex
-	join   *Join
-	recs   []*Reconstructor
-	locks  []*sync.Mutex
-	out    []watch.Event
-	ready  chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	mu   sync.Mutex
+	join *Join
+	// srcMu guards recs, locks and bySource (a Feed opens logs while the run goes on).
+	srcMu    sync.Mutex
+	recs     []*Reconstructor
+	locks    []*sync.Mutex
+	bySource map[string]func([]byte, time.Time)
+	out      []watch.Event
+	ready    chan struct{}
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
-// Start starts following cfg.Sources; nil when there are none.
+// Start starts following cfg.Sources and cfg.Feeds; nil when there are none.
 func Start(ctx context.Context, cfg Config) *Runner {
-	if len(cfg.Sources) == 0 {
+	if len(cfg.Sources) == 0 && len(cfg.Feeds) == 0 {
 		return nil
 	}
 	if cfg.Join.Hold == 0 {
 		cfg.Join.Hold = DefaultHold
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Runner{join: NewJoin(cfg.Join), ready: make(chan struct{}, 1), cancel: cancel}
+	r := &Runner{join: NewJoin(cfg.Join), ready: make(chan struct{}, 1), cancel: cancel, bySource: map[string]func([]byte, time.Time){}}
 	notice := cfg.Notice
 	if notice == nil {
 		notice = func(string) {}
 	}
 	for _, src := range cfg.Sources {
-		rc, mu := NewReconstructor(src), &sync.Mutex{}
-		r.recs, r.locks = append(r.recs, rc), append(r.locks, mu)
-		line := func(b []byte, now time.Time) {
-			mu.Lock()
-			done := rc.Feed(b, now)
-			mu.Unlock()
-			r.add(done)
-		}
+		line := r.newSource(src)
 		if src == "-" {
 			// A read of standard input cannot be interrupted: Stop does not wait for it.
 			go func() {
@@ -78,12 +94,77 @@ func Start(ctx context.Context, cfg Config) *Runner {
 			}
 		}()
 	}
+	sink := Sink{Open: r.open, Event: r.event, Notice: notice}
+	for _, f := range cfg.Feeds {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			f.Run(ctx, sink)
+		}()
+	}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		r.tick(ctx)
 	}()
 	return r
+}
+
+// open returns the line function of the log named source, made on its first use: one
+// Reconstructor per log, kept across reopenings.
+func (r *Runner) open(source string) func([]byte, time.Time) {
+	r.srcMu.Lock()
+	defer r.srcMu.Unlock()
+	line, ok := r.bySource[source]
+	if !ok {
+		line = r.addSource(source)
+		r.bySource[source] = line
+	}
+	return line
+}
+
+// newSource adds a Reconstructor for the log named source and returns its line function.
+func (r *Runner) newSource(source string) func([]byte, time.Time) {
+	r.srcMu.Lock()
+	defer r.srcMu.Unlock()
+	return r.addSource(source)
+}
+
+// addSource is newSource with srcMu held.
+func (r *Runner) addSource(source string) func([]byte, time.Time) {
+	rc, mu := NewReconstructor(source), &sync.Mutex{}
+	r.recs, r.locks = append(r.recs, rc), append(r.locks, mu)
+	return func(b []byte, now time.Time) {
+		mu.Lock()
+		done := rc.Feed(b, now)
+		mu.Unlock()
+		r.add(done)
+	}
+}
+
+// sources returns the reconstructors so far, with their locks.
+func (r *Runner) sources() ([]*Reconstructor, []*sync.Mutex) {
+	r.srcMu.Lock()
+	defer r.srcMu.Unlock()
+	return r.recs, r.locks
+}
+
+// event passes a Feed's Error or Recovered line on at once.
+func (r *Runner) event(ev watch.Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	r.mu.Lock()
+	r.out = append(r.out, ev)
+	r.mu.Unlock()
+	r.signal()
+}
+
+func (r *Runner) signal() {
+	select {
+	case r.ready <- struct{}{}:
+	default:
+	}
 }
 
 // tick closes reconciles whose log went quiet and moves those whose hold is over to out.
@@ -95,10 +176,11 @@ func (r *Runner) tick(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			for i, rc := range r.recs {
-				r.locks[i].Lock()
+			recs, locks := r.sources()
+			for i, rc := range recs {
+				locks[i].Lock()
 				done := rc.Due(now, idle)
-				r.locks[i].Unlock()
+				locks[i].Unlock()
 				r.add(done)
 			}
 			r.mu.Lock()
@@ -106,10 +188,7 @@ func (r *Runner) tick(ctx context.Context) {
 			r.out = append(r.out, evs...)
 			r.mu.Unlock()
 			if len(evs) > 0 {
-				select {
-				case r.ready <- struct{}{}:
-				default:
-				}
+				r.signal()
 			}
 		}
 	}
@@ -163,10 +242,11 @@ func (r *Runner) Stop() []watch.Event {
 	}
 	r.cancel()
 	r.wg.Wait()
-	for i, rc := range r.recs {
-		r.locks[i].Lock()
+	recs, locks := r.sources()
+	for i, rc := range recs {
+		locks[i].Lock()
 		done := rc.Flush()
-		r.locks[i].Unlock()
+		locks[i].Unlock()
 		r.add(done)
 	}
 	r.mu.Lock()
@@ -176,20 +256,22 @@ func (r *Runner) Stop() []watch.Event {
 	return out
 }
 
-// Stats are the counts of each source, in the order of Config.Sources.
+// Stats are the counts of each log, in the order of Config.Sources and then of the logs the
+// Feeds opened.
 func (r *Runner) Stats() []Stats {
 	if r == nil {
 		return nil
 	}
-	out := make([]Stats, len(r.recs))
-	for i, rc := range r.recs {
-		r.locks[i].Lock()
+	recs, locks := r.sources()
+	out := make([]Stats, len(recs))
+	for i, rc := range recs {
+		locks[i].Lock()
 		out[i] = rc.Stats
 		out[i].ByFormat = map[Format]int{}
 		for k, v := range rc.Stats.ByFormat {
 			out[i].ByFormat[k] = v
 		}
-		r.locks[i].Unlock()
+		locks[i].Unlock()
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 // Package readonly guarantees that kubectl informer only reads from the cluster it debugs:
 // every request made with a rest.Config it wraps goes through one check, which lets GET (get,
-// list, watch, discovery) pass and refuses anything else unless the running command asked for
-// it by name:
+// list, watch, discovery, pod logs) pass and refuses anything else unless the running command
+// asked for it by name:
 //
 //   - TokenRequest (POST .../serviceaccounts/NAME/token), for --metrics-serviceaccount;
 //   - SubjectAccessReview (POST /apis/authorization.k8s.io/v1/subjectaccessreviews), for the

@@ -27,6 +27,9 @@ func TestCheck(t *testing.T) {
 	}{
 		{"GET", "/api/v1/namespaces/demo/configmaps?watch=true", Allow{}, true},
 		{"GET", "/apis", Allow{}, true},
+		// --controller-logs-from: a pod's log, followed, is a GET with no permit.
+		{"GET", "/api/v1/namespaces/demo/pods/web-0/log?container=manager&follow=true&timestamps=true", Allow{}, true},
+		{"POST", "/api/v1/namespaces/demo/pods/web-0/log", all, false},
 		{"POST", token, Allow{}, false},
 		{"POST", token, Allow{TokenRequest: true}, true},
 		{"POST", sar, Allow{TokenRequest: true}, false},

@@ -84,3 +84,19 @@ func TestSummaryControllerReconciles(t *testing.T) {
 		}
 	}
 }
+
+// Errors reading pod logs (--controller-logs-from) are counted apart from the informer's.
+func TestSummaryPodLogErrors(t *testing.T) {
+	s := analysis.NewSummary()
+	s.Add(&watch.Event{Type: watch.Error, Verb: "logs", Reason: "Forbidden"})
+	s.Add(&watch.Event{Type: watch.Error, Verb: "list", Reason: "Forbidden"})
+	var b strings.Builder
+	if err := WriteSummary(&b, "summary", s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{" 1 errors, ", "controller logs: 1 errors reading pod logs (one per failure streak)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
+		}
+	}
+}

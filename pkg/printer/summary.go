@@ -69,7 +69,7 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 		lists += fmt.Sprintf(" (%d streaming)", s.StreamingLists)
 	}
 	fmt.Fprintf(&b, "informer: %s, %d relists, %d watch restarts, %d watch closes, %d errors, %d resyncs, %d bookmarks\n",
-		lists, s.ByType[watch.Relist], restarts, s.ByType[watch.WatchClosed], s.ByType[watch.Error]-s.ScrapeErrors,
+		lists, s.ByType[watch.Relist], restarts, s.ByType[watch.WatchClosed], s.ByType[watch.Error]-s.ScrapeErrors-s.LogErrors,
 		s.ByType[watch.Resync], s.ByType[watch.Bookmark])
 	for _, key := range s.APIOrder {
 		if ev := s.API[key]; ev.API != nil {
@@ -81,6 +81,9 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 			s.QueueLines, len(s.Scraped), s.ScrapeErrors)
 	}
 	writeLogged(&b, s)
+	if s.LogErrors > 0 {
+		fmt.Fprintf(&b, "controller logs: %d errors reading pod logs (one per failure streak)\n", s.LogErrors)
+	}
 	writeQueue(&b, s)
 	b.WriteString("\n")
 	if s.Predicates != nil {

@@ -1,0 +1,51 @@
+package ctrllog
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// feedFunc is a Feed.
+type feedFunc func(ctx context.Context, s Sink)
+
+func (f feedFunc) Run(ctx context.Context, s Sink) { f(ctx, s) }
+
+// A Feed's logs go through the same reconstruction as a file's: a log opened again (a stream
+// reconnected) goes on with the reconcile it was in, and its Error lines come out at once.
+func TestRunnerFeed(t *testing.T) {
+	const start = `{"level":"Level(-5)","ts":"2026-11-25T03:27:20.1Z","msg":"Reconciling","controller":"widget","controllerKind":"Widget","Widget":{"name":"shop","namespace":"demo"},"namespace":"demo","name":"shop","reconcileID":"r1"}`
+	const end = `{"level":"Level(-5)","ts":"2026-11-25T03:27:20.2Z","msg":"Reconcile successful","controller":"widget","controllerKind":"Widget","Widget":{"name":"shop","namespace":"demo"},"namespace":"demo","name":"shop","reconcileID":"r1"}`
+	fed := make(chan struct{})
+	feed := feedFunc(func(ctx context.Context, s Sink) {
+		s.Open("demo/pod/mgr-1/manager")([]byte(start), time.Now())
+		s.Event(watch.Event{Type: watch.Error, Verb: "logs", Reason: "PodLogFailed", Message: "stream broke"})
+		s.Open("demo/pod/mgr-1/manager")([]byte(end), time.Now())
+		close(fed)
+		<-ctx.Done()
+	})
+	r := Start(context.Background(), Config{Feeds: []Feed{feed}, Join: JoinConfig{Resources: []discovery.Resource{widgets}, Hold: time.Hour}})
+	<-fed
+	select {
+	case <-r.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the Error line was not ready")
+	}
+	if evs := r.Take(); len(evs) != 1 || evs[0].Type != watch.Error || evs[0].Time.IsZero() {
+		t.Fatalf("taken %v, want the Error line, timed", evs)
+	}
+	evs := r.Stop()
+	if len(evs) != 1 || evs[0].Reconcile == nil {
+		t.Fatalf("at Stop %v, want one ControllerReconcile", evs)
+	}
+	rc := evs[0].Reconcile
+	if rc.ReconcileID != "r1" || rc.Result != ResultOK || rc.Source != "demo/pod/mgr-1/manager" || rc.Lines != 2 {
+		t.Errorf("reconcile %+v: want r1 ok from the pod's log, of 2 lines", rc)
+	}
+	if st := r.Stats(); len(st) != 1 || st[0].Lines != 2 {
+		t.Errorf("stats %+v, want one log of 2 lines", st)
+	}
+}
