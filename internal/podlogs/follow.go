@@ -80,12 +80,16 @@ func (f *Follower) Run(ctx context.Context, sink ctrllog.Sink) {
 		UpdateFunc: func(_, obj any) { f.sync(ctx, obj, sink) },
 		DeleteFunc: f.drop,
 	})
-	go inf.RunWithContext(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		inf.RunWithContext(ctx) // returns once its handlers have
+	}()
 	if cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) && len(inf.GetStore().ListKeys()) == 0 {
 		sink.Notice(fmt.Sprintf("--controller-logs-from %s: no pods of %s yet; their logs are read when they start", f.Flag, f.Workload.Name))
 	}
-	<-ctx.Done()
-	f.wg.Wait()
+	<-stopped
+	f.wg.Wait() // no handler starts a stream any more
 }
 
 // listWatch lists and watches the workload's pods, by its selector.

@@ -49,8 +49,15 @@ type Component struct {
 	err  error // set before done is closed
 	once sync.Once
 	stop time.Duration
-	// logFile is the copy of its output in Options.LogDir, closed when it exits.
-	logFile *os.File
+	// logFiles are the copies of its output (Options.LogDir, componentLogs), closed when it
+	// exits.
+	logFiles []*os.File
+}
+
+func (p *Component) closeLogs() {
+	for _, f := range p.logFiles {
+		_ = f.Close()
+	}
 }
 
 // URL is https://127.0.0.1:Port/ + path.
@@ -93,16 +100,19 @@ func (p *Component) Stop() error {
 // (or sent to Options.ControlPlaneOutput). The command line must mention c.Dir (a kubeconfig
 // there does), so that the watchdog kills it if this process dies.
 func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*Component, error) {
-	logFile := ""
+	var logs componentLogs
 	if c.opts.LogDir != "" {
-		logFile = filepath.Join(c.opts.LogDir, name+".log")
+		logs.file = filepath.Join(c.opts.LogDir, name+".log")
 	}
-	return c.startComponentLogged(name, bin, port, logFile, args...)
+	return c.startComponentLogged(name, bin, port, logs, args...)
 }
 
-// startComponentLogged is startComponent with the whole output also appended to logFile
-// (none when "").
-func (c *Cluster) startComponentLogged(name, bin string, port int, logFile string, args ...string) (*Component, error) {
+// componentLogs are the files a component's whole output is also appended to ("": none): as
+// it is, and as a kubelet keeps a container's log (CRI format, for kwok's Logs to serve).
+type componentLogs struct{ file, criFile string }
+
+// startComponentLogged is startComponent with the whole output also appended to logs.
+func (c *Cluster) startComponentLogged(name, bin string, port int, logs componentLogs, args ...string) (*Component, error) {
 	p := &Component{Name: name, Port: port, log: newTail(64 << 10), done: make(chan struct{}), stop: c.opts.StopTimeout}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -110,28 +120,39 @@ func (c *Cluster) startComponentLogged(name, bin string, port int, logFile strin
 	if w := c.opts.ControlPlaneOutput; w != nil {
 		out = w
 	}
-	if logFile != "" {
-		f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	for _, l := range []struct {
+		path string
+		cri  bool
+	}{{logs.file, false}, {logs.criFile, true}} {
+		if l.path == "" {
+			continue
+		}
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
+			p.closeLogs()
 			return nil, err
 		}
-		p.logFile = f
-		out = io.MultiWriter(out, f)
+		p.logFiles = append(p.logFiles, f)
+		var w io.Writer = f
+		if l.cri {
+			w = NewCRILogWriter(f)
+		}
+		out = io.MultiWriter(out, w)
 	}
 	p.cmd.Stdout, p.cmd.Stderr = out, out
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
+		p.closeLogs()
 		return nil, errors.New("testenv: cluster stopped")
 	}
 	if err := p.cmd.Start(); err != nil {
+		p.closeLogs()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	go func() {
 		p.err = p.cmd.Wait()
-		if p.logFile != nil {
-			_ = p.logFile.Close()
-		}
+		p.closeLogs()
 		close(p.done)
 	}()
 	c.components = append(c.components, p)
@@ -198,10 +219,11 @@ func (c *Cluster) startControlPlane(ctx context.Context, assets string) error {
 			return err
 		}
 		var extra []string
-		// Port forwarding to an address of our choice, per object. Without kwok's module in the
-		// module cache the cluster still starts; ForwardNamespacePort says why it cannot.
-		if c.portForwardErr = c.installKwokPortForwardCRDs(ctx); c.portForwardErr == nil {
-			extra = append(extra, "--enable-crds=PortForward,ClusterPortForward")
+		// Port forwarding to an address of our choice, and pod logs from a file of ours, per
+		// object. Without kwok's module in the module cache the cluster still starts;
+		// ForwardNamespacePort and ServeNamespaceLogs say why they cannot.
+		if c.kwokCRDErr = c.installKwokCRDs(ctx); c.kwokCRDErr == nil {
+			extra = append(extra, "--enable-crds=PortForward,ClusterPortForward,Logs,ClusterLogs")
 		}
 		p, err := c.startComponent(Kwok, filepath.Join(assets, Kwok), port, append([]string{
 			"--kubeconfig=" + c.KubeconfigPath,

@@ -91,7 +91,7 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	if err := c.InstallCRD(ctx, FooCRD()); err != nil {
 		return nil, err
 	}
-	if err := c.applyRBAC(ctx, FooControllerName, []rbacv1.PolicyRule{
+	if err := c.ApplyRBAC(ctx, FooControllerName, []rbacv1.PolicyRule{
 		{APIGroups: []string{FooGVR.Group}, Resources: []string{"foos"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{FooGVR.Group}, Resources: []string{"foos/status"}, Verbs: []string{"update"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch", "create", "update"}},
@@ -134,8 +134,8 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	return p, nil
 }
 
-// applyRBAC creates (or replaces the rules of) ClusterRole name and binds it to user name.
-func (c *Cluster) applyRBAC(ctx context.Context, name string, rules []rbacv1.PolicyRule) error {
+// ApplyRBAC creates (or replaces the rules of) ClusterRole name and binds it to user name.
+func (c *Cluster) ApplyRBAC(ctx context.Context, name string, rules []rbacv1.PolicyRule) error {
 	rbac := c.Clientset.RbacV1()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
 	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {

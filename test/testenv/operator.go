@@ -46,6 +46,10 @@ type OperatorOptions struct {
 	// LogFile, if set, also receives the operator's whole output (appended), as `make run >
 	// mgr.log 2>&1` writes a local controller's log.
 	LogFile string
+	// CRILogFile, if set, also receives the operator's whole output as a kubelet keeps a
+	// container's log (CRI format: `TIME stdout F LINE`), for kwok to serve as a pod's log
+	// (ServeNamespaceLogs).
+	CRILogFile string
 }
 
 // Operator is a running hack/widget-operator.
@@ -154,11 +158,11 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 		args = append(args, "--bugs=false")
 	}
 	args = append(args, opts.Args...)
-	logFile := opts.LogFile
-	if logFile == "" && c.opts.LogDir != "" {
-		logFile = filepath.Join(c.opts.LogDir, OperatorName+".log")
+	logs := componentLogs{file: opts.LogFile, criFile: opts.CRILogFile}
+	if logs.file == "" && c.opts.LogDir != "" {
+		logs.file = filepath.Join(c.opts.LogDir, OperatorName+".log")
 	}
-	p, err := c.startComponentLogged(OperatorName, bin, port, logFile, args...)
+	p, err := c.startComponentLogged(OperatorName, bin, port, logs, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -205,5 +209,5 @@ func (c *Cluster) applyOperatorRBAC(ctx context.Context, missing bool) error {
 	if !missing {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets/status"}, Verbs: []string{"get", "update", "patch"}})
 	}
-	return c.applyRBAC(ctx, OperatorName, rules)
+	return c.ApplyRBAC(ctx, OperatorName, rules)
 }

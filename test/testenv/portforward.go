@@ -16,17 +16,19 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// kwokPortForwardCRDs are the kwok CRDs that make its kubelet API forward a pod's ports to an
-// address of our choice, by object (PortForward: one pod; ClusterPortForward: pods by namespace).
-var kwokPortForwardCRDs = []string{"kwok.x-k8s.io_portforwards.yaml", "kwok.x-k8s.io_clusterportforwards.yaml"}
+// kwokCRDs are the kwok CRDs that make its kubelet API forward a pod's ports to an address of
+// our choice and serve a pod's log from a file of ours, by object (PortForward, Logs: one pod;
+// ClusterPortForward, ClusterLogs: pods by namespace).
+var kwokCRDs = []string{"kwok.x-k8s.io_portforwards.yaml", "kwok.x-k8s.io_clusterportforwards.yaml",
+	"kwok.x-k8s.io_logs.yaml", "kwok.x-k8s.io_clusterlogs.yaml"}
 
 // ClusterPortForwardGVR is kwok's ClusterPortForward resource.
 var ClusterPortForwardGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "clusterportforwards"}
 
-// installKwokPortForwardCRDs reads kwok's port-forward CRDs from its module in the module cache
+// installKwokCRDs reads kwok's port-forward and logs CRDs from its module in the module cache
 // (the module hack/testcluster/kwok builds kwok from; never copied into this repository) and
 // installs them.
-func (c *Cluster) installKwokPortForwardCRDs(ctx context.Context) error {
+func (c *Cluster) installKwokCRDs(ctx context.Context) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
@@ -38,7 +40,7 @@ func (c *Cluster) installKwokPortForwardCRDs(ctx context.Context) error {
 	if err != nil || dir == "" {
 		return fmt.Errorf("sigs.k8s.io/kwok is not in the module cache (go list -m in hack/testcluster/kwok: %v)", err)
 	}
-	for _, name := range kwokPortForwardCRDs {
+	for _, name := range kwokCRDs {
 		b, err := os.ReadFile(filepath.Join(dir, "kustomize", "crd", "bases", name))
 		if err != nil {
 			return err
@@ -54,16 +56,24 @@ func (c *Cluster) installKwokPortForwardCRDs(ctx context.Context) error {
 	return nil
 }
 
+// kwokCRDsReady says why kwok's port-forward and logs objects cannot work here (nil: they can).
+func (c *Cluster) kwokCRDsReady() error {
+	if c.Component(Kwok) == nil {
+		return errors.New("testenv: no kwok in this cluster (Options.Nodes is 0)")
+	}
+	if c.kwokCRDErr != nil {
+		return fmt.Errorf("testenv: kwok runs without its port-forward and logs CRDs: %w", c.kwokCRDErr)
+	}
+	return nil
+}
+
 // ForwardNamespacePort makes kwok forward port podPort of every pod in namespace (on kwok's
 // nodes) to 127.0.0.1:target, so that a port-forward through the API server to such a pod
 // (kubectl port-forward, or the plugin's --metrics-from) reaches a process on this machine.
 // It needs a cluster with Nodes > 0 whose kwok serves port-forward CRDs.
 func (c *Cluster) ForwardNamespacePort(ctx context.Context, namespace string, podPort, target int) error {
-	if c.Component(Kwok) == nil {
-		return errors.New("testenv: no kwok in this cluster (Options.Nodes is 0)")
-	}
-	if c.portForwardErr != nil {
-		return fmt.Errorf("testenv: kwok runs without port-forward CRDs: %w", c.portForwardErr)
+	if err := c.kwokCRDsReady(); err != nil {
+		return err
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "ClusterPortForward",

@@ -101,8 +101,8 @@ type Cluster struct {
 	crds       []*apiextensionsv1.CustomResourceDefinition
 	extra      []*APIServerHandle
 	components []*Component
-	// portForwardErr says why kwok runs without its port-forward CRDs (nil: it has them).
-	portForwardErr error
+	// kwokCRDErr says why kwok runs without its port-forward and logs CRDs (nil: it has them).
+	kwokCRDErr error
 }
 
 // StartT starts a cluster for a test and stops it when the test ends (failed or not).

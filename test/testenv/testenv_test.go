@@ -234,3 +234,24 @@ func TestWatchdog(t *testing.T) {
 		t.Fatalf("after the helper died, %v still listen or %v still exist: %v", addrs, dirs, err)
 	}
 }
+
+// The operator's output, written in pieces, is the kubelet's CRI log format line by line.
+func TestCRILogWriter(t *testing.T) {
+	var b strings.Builder
+	w := testenv.NewCRILogWriter(&b)
+	for _, s := range []string{`{"msg":"a"}` + "\n" + `{"msg":`, `"b"}`, "\n", "unfinished"} {
+		if n, err := w.Write([]byte(s)); err != nil || n != len(s) {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2 (the unfinished one held):\n%s", len(lines), b.String())
+	}
+	for i, want := range []string{`{"msg":"a"}`, `{"msg":"b"}`} {
+		ts, rest, _ := strings.Cut(lines[i], " ")
+		if _, err := time.Parse(time.RFC3339Nano, ts); err != nil || rest != "stdout F "+want {
+			t.Errorf("line %q: want TIME stdout F %s", lines[i], want)
+		}
+	}
+}
