@@ -82,7 +82,7 @@ demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes),
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
 
 .PHONY: bench
-bench: testcluster ## plugin vs kubectl get -w vs a minimal informer on a local API server (~5 min); writes docs/performance.md; the controller-log parser's lines/s per format
+bench: testcluster ## plugin vs kubectl get -w vs a minimal informer vs the wire limit on a local API server (~5 min); writes docs/performance.md; the controller-log parser's lines/s per format
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench '^BenchmarkParse$$' -benchmem ./internal/ctrllog/
 

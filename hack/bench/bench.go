@@ -135,15 +135,20 @@ func (b *bench) warmUp(ctx context.Context) error {
 			return fmt.Errorf("warm-up %s: %w\n%s", strings.Join(r, " "), err, out)
 		}
 	}
-	// The minimal informer: start and stop it.
-	cmd := exec.CommandContext(ctx, b.bins.minimal, "-kubeconfig", kc, "-n", namespace+"-warm", "-resource", resPlural)
-	cmd.Env = b.cl.Environ()
-	if err := cmd.Start(); err != nil {
-		return err
+	// The minimal informer and the wire tool run until stopped: start and stop them.
+	for _, bin := range []string{b.bins.minimal, b.bins.wire} {
+		if bin == "" {
+			continue
+		}
+		cmd := exec.CommandContext(ctx, bin, "-kubeconfig", kc, "-n", namespace+"-warm", "-resource", resPlural)
+		cmd.Env = b.cl.Environ()
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		time.Sleep(time.Second)
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
 	}
-	time.Sleep(time.Second)
-	_ = cmd.Process.Signal(os.Interrupt)
-	_ = cmd.Wait()
 	return nil
 }
 
@@ -233,6 +238,7 @@ type tracker struct {
 	objects, updates int
 	names            func([]byte, func(int))
 	droppedOf        func([]byte) int
+	syncedOf         func([]byte) (int, bool)
 	pid              int
 
 	mu       sync.Mutex
@@ -263,7 +269,7 @@ func newTracker(objects, updates int, tl *tool) *tracker {
 		names = firstName
 	}
 	return &tracker{
-		objects: objects, updates: updates, names: names, droppedOf: tl.dropped,
+		objects: objects, updates: updates, names: names, droppedOf: tl.dropped, syncedOf: tl.synced,
 		seen: make([]bool, objects), updSeen: make([]bool, updates),
 		syncedCh: make(chan struct{}), updatedCh: make(chan struct{}), eofCh: make(chan struct{}),
 	}
@@ -310,6 +316,17 @@ func (t *tracker) line(line []byte, now time.Time) {
 	if t.droppedOf != nil && len(t.idx) == 0 {
 		if n := t.droppedOf(line); n > 0 {
 			t.drop(n, now)
+		}
+	}
+	if t.syncedOf != nil && len(t.idx) == 0 && t.nSeen+t.droppedSync < t.objects {
+		// A Synced line with exactly the objects created stands for a line for each; any other
+		// count is no sync (the run then fails on its timeout).
+		if n, ok := t.syncedOf(line); ok && n == t.objects {
+			for i := range t.seen {
+				t.seen[i] = true
+			}
+			t.nSeen = t.objects
+			t.synced(now)
 		}
 	}
 }

@@ -115,3 +115,45 @@ func TestProcRSS(t *testing.T) {
 		t.Fatalf("sampleRSS(self) = %v; want every peak positive", p)
 	}
 }
+
+func TestWireSynced(t *testing.T) {
+	tests := []struct {
+		name       string
+		lines      []string
+		wantSynced bool
+	}{
+		{name: "a Synced line with every object", lines: []string{`{"type":"Synced","group":"","version":"v1","resource":"configmaps","items":3}`}, wantSynced: true},
+		{name: "fewer items", lines: []string{`{"type":"Synced","group":"","version":"v1","resource":"configmaps","items":2}`}},
+		{name: "more items", lines: []string{`{"type":"Synced","group":"","version":"v1","resource":"configmaps","items":4}`}},
+		{name: "another resource", lines: []string{`{"type":"Synced","group":"","version":"v1","resource":"pods","items":3}`}},
+		{name: "event lines are not a sync", lines: []string{"ADDED bench/bench-000000", "ADDED bench/bench-000001"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTracker(3, 2, toolByName("wire"))
+			for _, l := range tc.lines {
+				tr.line([]byte(l+"\n"), time.Now())
+			}
+			select {
+			case <-tr.syncedCh:
+				if !tc.wantSynced {
+					t.Fatal("synced")
+				}
+			default:
+				if tc.wantSynced {
+					t.Fatal("not synced")
+				}
+				return
+			}
+			// After it, a line per event: the update phase counts them as the other tools'.
+			tr.armed.Store(true)
+			tr.line([]byte("MODIFIED bench/bench-000001\n"), time.Now())
+			tr.line([]byte("MODIFIED bench/bench-000000\n"), time.Now())
+			select {
+			case <-tr.updatedCh:
+			default:
+				t.Fatal("updates not complete")
+			}
+		})
+	}
+}

@@ -1,4 +1,5 @@
-// Command bench measures kubectl-informer against kubectl and a minimal informer on a local
+// Command bench measures kubectl-informer against kubectl, a minimal informer and the wire
+// limit (hack/bench/wire: the streaming list copied, not decoded) on a local
 // kube-apiserver (test/testenv: etcd + kube-apiserver on 127.0.0.1): time to the initial sync,
 // time to see a burst of updates, CPU and peak RSS. `make bench` runs it with -write, which
 // puts the results into docs/performance.md.

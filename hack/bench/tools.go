@@ -27,6 +27,9 @@ type tool struct {
 	// dropped, if set, returns the number of lines a line says were not shown (the plugin's
 	// human output drops object lines when stdout falls behind, and says how many).
 	dropped func(line []byte) int
+	// synced, if set, returns the items of a line that says the initial list is in (the wire
+	// tool prints no line per object of it, only a Synced line).
+	synced func(line []byte) (items int, ok bool)
 	// env is added to the tool's environment (a variant: "plugin+GOGC=50"), extra to its
 	// arguments ("plugin+--disable-compression").
 	env, extra []string
@@ -45,6 +48,7 @@ func pluginProfileArgs(cpu, heap string) []string {
 
 type binaries struct {
 	plugin, minimal, kubectl string
+	wire                     string // the wire limit (hack/bench/wire), when a tool of it runs
 	metafloor                string // the top workload's metadata-only informers (hack/bench/metafloor)
 	kubectlNote              string // how kubectl was resolved
 	pluginGiven              bool   // -plugin
@@ -135,6 +139,41 @@ var tools = []*tool{
 		},
 		profileArgs: func(cpu, heap string) []string { return []string{"-cpuprofile", cpu, "-memprofile", heap} },
 	},
+	{
+		// The wire limit: what the server sends, copied, not decoded. One Synced line for the
+		// initial list, then one line per event.
+		name:  "wire",
+		label: "hack/bench/wire -n NS (the streaming list in protobuf, frames counted, not decoded; one Synced line, then a line per event)",
+		args: func(b binaries, kc string) (string, []string) {
+			return b.wire, []string{"-kubeconfig", kc, "-n", namespace, "-resource", resPlural}
+		},
+		synced: func(line []byte) (int, bool) {
+			res, items, ok := syncedLine(line)
+			return items, ok && res == resPlural
+		},
+	},
+}
+
+// syncedLine reads a Synced line of watch -o json (and of hack/bench/metafloor and
+// hack/bench/wire, of the same shape): its resource (PLURAL.GROUP, PLURAL for the core group)
+// and items.
+func syncedLine(line []byte) (resource string, items int, ok bool) {
+	if !bytes.Contains(line, syncedType) {
+		return "", 0, false
+	}
+	var rec struct {
+		Group    string `json:"group"`
+		Resource string `json:"resource"`
+		Items    int    `json:"items"`
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return "", 0, false
+	}
+	resource = rec.Resource
+	if rec.Group != "" {
+		resource += "." + rec.Group
+	}
+	return resource, rec.Items, true
 }
 
 // kubectlJSONNames: kubectl prints each page of its initial list (500 objects) as one line,
@@ -257,7 +296,7 @@ func goCmd() string {
 	return "go"
 }
 
-// buildTools builds the plugin (unless -plugin) and the minimal informer into dir as the release
+// buildTools builds the plugin (unless -plugin), the minimal informer and the wire tool into dir as the release
 // builds the plugin (.goreleaser.yaml: CGO_ENABLED=0, -trimpath, -s -w), and finds kubectl. A
 // cgo build is not what users run, and is larger: a dependency (kustomize, through cli-runtime)
 // imports package plugin, which makes the linker export every symbol; its pages count in RSS.
@@ -283,6 +322,12 @@ func buildTools(ctx context.Context, root, dir string, c *config) (binaries, err
 	b.minimal = filepath.Join(dir, "minimal")
 	if err := build(b.minimal, "./hack/bench/minimal"); err != nil {
 		return b, err
+	}
+	if slices.ContainsFunc(c.tools, func(n string) bool { return n == "wire" || strings.HasPrefix(n, "wire+") }) {
+		b.wire = filepath.Join(dir, "wire")
+		if err := build(b.wire, "./hack/bench/wire"); err != nil {
+			return b, err
+		}
 	}
 	if c.workload == workloadTop {
 		b.metafloor = filepath.Join(dir, "metafloor")

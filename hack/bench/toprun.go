@@ -112,18 +112,10 @@ func (p *topProgress) line(line []byte) bool {
 			return false
 		}
 		res, n = rec.Resource, rec.Objects
-	case p.kind == progressSynced && bytes.Contains(line, syncedType):
-		var rec struct {
-			Group    string `json:"group"`
-			Resource string `json:"resource"`
-			Items    int    `json:"items"`
-		}
-		if json.Unmarshal(line, &rec) != nil {
+	case p.kind == progressSynced:
+		var ok bool
+		if res, n, ok = syncedLine(line); !ok {
 			return false
-		}
-		res, n = rec.Resource, rec.Items
-		if rec.Group != "" {
-			res += "." + rec.Group
 		}
 	default:
 		return false
