@@ -222,7 +222,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "the tombstone flag is lost in JSON",
-		file: "internal/recording/encode.go",
+		file: "internal/recording/object.go",
 		old:  "InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,",
 		new:  "InitialList: ev.InitialList, Delta: ev.Delta,",
 		pkg:  "./internal/recording",

@@ -46,7 +46,7 @@ type apiStatsRecord struct {
 	apfRecord
 }
 
-// apiStatsFields are an ApiStats line's figures; shared with the recording reader (wireLine).
+// apiStatsFields are an ApiStats line's figures.
 type apiStatsFields struct {
 	Final               bool            `json:"final"`
 	ElapsedSeconds      float64         `json:"elapsedSeconds"`
@@ -114,25 +114,34 @@ func throttledOf(ev *watch.Event) throttledRecord {
 	return r
 }
 
-// decodeAPIStats is the inverse of apiStatsOf.
-func decodeAPIStats(w *wireLine, ev *watch.Event) {
+// event is the inverse of throttledOf.
+func (r *throttledRecord) event(ev *watch.Event) error {
+	ev.Reason, ev.Verb, ev.APF = r.Reason, r.Verb, r.apfRecord.apf()
+	ev.Duration = time.Duration(math.Round(deref(r.DelayMs) * float64(time.Millisecond)))
+	ev.RetryAfter = fromSeconds(deref(r.RetryAfterSeconds))
+	return nil
+}
+
+// event is the inverse of apiStatsOf.
+func (r *apiStatsRecord) event(ev *watch.Event) error {
 	s := &apistats.Snapshot{
-		Resource: ev.Resource.String(), Elapsed: fromSeconds(w.ElapsedSeconds),
-		Lists: w.Lists, StreamingLists: w.StreamingLists, ListPages: w.ListPages, LastListPages: w.LastListPages,
-		BytesReceived: w.BytesReceived, BytesDecoded: w.BytesDecoded, CompressedResponses: w.CompressedResponses,
-		Objects: w.Objects, Bookmarks: w.Bookmarks,
-		WatchStreams: w.WatchStreams, Reconnects: w.WatchReconnects, WatchOpen: w.WatchOpen, WatchesClosed: w.WatchesClosed,
-		WatchLivedTotal: fromSeconds(w.WatchLivedSeconds), WatchLivedMax: fromSeconds(w.WatchLivedMaxSecs),
-		Throttled: w.Throttled, RetryAfter: fromSeconds(w.RetryAfterSeconds),
-		ClientWaits: w.ClientWaits, ClientWait: fromSeconds(w.ClientWaitSeconds), ClientWaitMax: fromSeconds(w.ClientWaitMaxSecs),
+		Resource: ev.Resource.String(), Elapsed: fromSeconds(r.ElapsedSeconds),
+		Lists: r.Lists, StreamingLists: r.StreamingLists, ListPages: r.ListPages, LastListPages: r.LastListPages,
+		BytesReceived: r.BytesReceived, BytesDecoded: r.BytesDecoded, CompressedResponses: r.CompressedResponses,
+		Objects: r.Objects, Bookmarks: r.Bookmarks,
+		WatchStreams: r.WatchStreams, Reconnects: r.WatchReconnects, WatchOpen: r.WatchOpen, WatchesClosed: r.WatchesClosed,
+		WatchLivedTotal: fromSeconds(r.WatchLivedSeconds), WatchLivedMax: fromSeconds(r.WatchLivedMaxSecs),
+		Throttled: r.Throttled, RetryAfter: fromSeconds(r.RetryAfterSeconds),
+		ClientWaits: r.ClientWaits, ClientWait: fromSeconds(r.ClientWaitSeconds), ClientWaitMax: fromSeconds(r.ClientWaitMaxSecs),
 	}
-	if a := w.apfRecord.apf(); a != nil {
+	if a := r.apfRecord.apf(); a != nil {
 		s.APF = *a
 	}
-	for _, q := range w.Requests {
+	for _, q := range r.Requests {
 		s.Requests = append(s.Requests, apistats.Request(q))
 	}
-	ev.API, ev.Final = s, w.Final
+	ev.API, ev.Final = s, r.Final
+	return nil
 }
 
 func fromSeconds(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Second))) }

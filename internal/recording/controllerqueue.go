@@ -2,7 +2,6 @@ package recording
 
 import (
 	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
-	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -24,10 +23,12 @@ type controllerQueueRecord struct {
 	WorkP50Seconds        *float64   `json:"workP50Seconds,omitempty"`
 	WorkP99Seconds        *float64   `json:"workP99Seconds,omitempty"`
 	controllerQueueExtra
+	// Message: an empty page's (emptyPageRecord); never set with a Name.
+	Message string `json:"message,omitempty"`
 }
 
 // controllerQueueExtra are the fields added with controller-runtime's reconcile metrics, rates
-// and folding; shared with the recording reader (wireLine).
+// and folding.
 type controllerQueueExtra struct {
 	Reconciles               *scrape.Reconciles `json:"reconciles,omitempty"`
 	ReconcileErrors          *float64           `json:"reconcileErrors,omitempty"`
@@ -111,25 +112,25 @@ func (x *controllerQueueExtra) sampleExtra(s *scrape.QueueSample) {
 	s.Folded, s.Insecure, s.From = x.FoldedScrapes, x.Insecure, x.From
 }
 
-// controllerQueueFrom decodes a ControllerQueue line.
-func controllerQueueFrom(w *wireLine, ev *watch.Event) {
-	ev.Resource = discovery.Resource{}
-	ev.URL = w.URL
-	if w.Name == "" && w.Message != "" { // a page without workqueue metrics
-		ev.Message = w.Message
-		return
+// event is the inverse of controllerQueueOf.
+func (r *controllerQueueRecord) event(ev *watch.Event) error {
+	ev.URL = r.URL
+	if r.Name == "" && r.Message != "" { // a page without workqueue metrics
+		ev.Message = r.Message
+		return nil
 	}
 	ev.Sample = &scrape.QueueSample{
-		Name: w.Name, Controller: w.Controller, Depth: w.Depth, Adds: w.Adds, Retries: w.Retries,
-		UnfinishedSeconds: w.UnfinishedSeconds, LongestRunningSeconds: w.LongestRunningSeconds,
+		Name: r.Name, Controller: r.Controller, Depth: r.Depth, Adds: r.Adds, Retries: r.Retries,
+		UnfinishedSeconds: r.UnfinishedSeconds, LongestRunningSeconds: r.LongestRunningSeconds,
 	}
-	if w.QueueP50Seconds != nil || w.QueueP99Seconds != nil {
+	if r.QueueP50Seconds != nil || r.QueueP99Seconds != nil {
 		ev.Sample.HasQueueLatency = true
-		ev.Sample.QueueP50, ev.Sample.QueueP99 = deref(w.QueueP50Seconds), deref(w.QueueP99Seconds)
+		ev.Sample.QueueP50, ev.Sample.QueueP99 = deref(r.QueueP50Seconds), deref(r.QueueP99Seconds)
 	}
-	if w.WorkP50Seconds != nil || w.WorkP99Seconds != nil {
+	if r.WorkP50Seconds != nil || r.WorkP99Seconds != nil {
 		ev.Sample.HasWorkLatency = true
-		ev.Sample.WorkP50, ev.Sample.WorkP99 = deref(w.WorkP50Seconds), deref(w.WorkP99Seconds)
+		ev.Sample.WorkP50, ev.Sample.WorkP99 = deref(r.WorkP50Seconds), deref(r.WorkP99Seconds)
 	}
-	w.sampleExtra(ev.Sample)
+	r.sampleExtra(ev.Sample)
+	return nil
 }

@@ -57,54 +57,27 @@ func controllerReconcileOf(ev *watch.Event) any {
 	return rec
 }
 
-// controllerReconcileWire are the wire fields only ControllerReconcile lines have.
-type controllerReconcileWire struct {
-	ReconcileID         string   `json:"reconcileID"`
-	ObjectKind          string   `json:"objectKind"`
-	Result              string   `json:"result"`
-	RequeueAfterSeconds *float64 `json:"requeueAfterSeconds"`
-	ReasonMessage       string   `json:"reasonMessage"`
-	Source              string   `json:"source"`
-	Format              string   `json:"format"`
-	Lines               int      `json:"lines"`
-	FilteredTriggers    int      `json:"filteredTriggers"`
-}
-
-// controllerReconcileFrom decodes a ControllerReconcile line.
-func controllerReconcileFrom(w *wireLine, ev *watch.Event) error {
-	if w.Result == "" {
+// event is the inverse of controllerReconcileOf.
+func (r *controllerReconcileRecord) event(ev *watch.Event) error {
+	if r.Result == "" {
 		return fmt.Errorf(`ControllerReconcile line without "result"`)
 	}
-	ev.Namespace, ev.Name, ev.Key, ev.Reason = w.Namespace, w.Name, w.Key, w.Reason
-	ev.Resource.Namespaced = w.Namespace != ""
-	r := &watch.ReconcileInfo{Controller: w.Controller, ReconcileID: w.ReconcileID, Kind: w.ObjectKind, Result: w.Result,
-		Error: w.Message, ReasonMessage: w.ReasonMessage, Source: w.Source, Format: w.Format, Lines: w.Lines,
-		FilteredTriggers: w.FilteredTriggers}
-	if w.RequeueAfterSeconds != nil {
-		r.RequeueAfter = time.Duration(*w.RequeueAfterSeconds * float64(time.Second))
+	ev.Namespace, ev.Name, ev.Key, ev.Reason = r.Namespace, r.Name, r.Key, r.Reason
+	ev.Resource.Namespaced = r.Namespace != ""
+	info := &watch.ReconcileInfo{Controller: r.Controller, ReconcileID: r.ReconcileID, Kind: r.ObjectKind, Result: r.Result,
+		Error: r.Message, ReasonMessage: r.ReasonMessage, Source: r.Source, Format: r.Format, Lines: r.Lines,
+		FilteredTriggers: r.FilteredTriggers}
+	if r.RequeueAfterSeconds != nil {
+		info.RequeueAfter = time.Duration(*r.RequeueAfterSeconds * float64(time.Second))
 	}
-	if w.DurationSeconds != nil {
-		r.Duration, r.DurationKnown = time.Duration(*w.DurationSeconds*float64(time.Second)), true
+	if r.DurationSeconds != nil {
+		info.Duration, info.DurationKnown = time.Duration(*r.DurationSeconds*float64(time.Second)), true
 	}
-	ev.Reconcile = r
-	ts, err := triggersFrom(w.Triggers)
+	ev.Reconcile = info
+	ts, err := triggersFrom(r.Triggers)
 	if err != nil {
 		return err
 	}
-	ev.TriggerCount, ev.Triggers = w.TriggerCount, ts
+	ev.TriggerCount, ev.Triggers = r.TriggerCount, ts
 	return nil
-}
-
-// triggersFrom decodes the triggers of a Reconciled or ControllerReconcile line.
-func triggersFrom(rs []triggerRecord) ([]watch.Trigger, error) {
-	var out []watch.Trigger
-	for _, t := range rs {
-		at, err := time.Parse(time.RFC3339Nano, t.Time)
-		if err != nil {
-			return nil, fmt.Errorf("trigger time: %w", err)
-		}
-		out = append(out, watch.Trigger{Type: t.Type, Delta: t.Delta, ResourceVersion: t.ResourceVersion, Managers: t.Managers, Attribution: t.Attribution, Time: at,
-			Resource: t.Resource, Key: t.Key})
-	}
-	return out, nil
 }

@@ -51,134 +51,6 @@ var KnownTypes = []watch.Type{
 	watch.ApiStats, watch.Throttled, watch.ControllerReconcile,
 }
 
-// wireLine is the union of every line type's fields. Pointers tell "absent" from "zero" where a
-// type needs it; unknown fields are ignored, so newer recordings stay readable.
-type wireLine struct {
-	Time *string `json:"time"`
-	Type *string `json:"type"`
-
-	Group    string `json:"group"`
-	Version  string `json:"version"`
-	Resource string `json:"resource"`
-	Kind     string `json:"kind"`
-
-	// Object events.
-	Namespace          string          `json:"namespace"`
-	Name               string          `json:"name"`
-	ResourceVersion    string          `json:"resourceVersion"`
-	OldResourceVersion string          `json:"oldResourceVersion"`
-	InitialList        bool            `json:"initialList"`
-	Delta              watch.Delta     `json:"delta"`
-	Tombstone          bool            `json:"tombstone"`
-	Object             json.RawMessage `json:"object"`
-	// Queue is an object ({depth, adds, retries}) on object and Reconciled lines, and a
-	// string (the delta queue's name) on the Informer line.
-	Queue json.RawMessage `json:"queue"`
-
-	// HotLoop. Managers is a list of names there, of objects on Updated lines (ignored: the
-	// printer computes them again from the objects).
-	Managers      json.RawMessage `json:"managers"`
-	Fields        []string        `json:"fields"`
-	Updates       int             `json:"updates"`
-	WindowSeconds float64         `json:"windowSeconds"`
-	Loop          string          `json:"loop"`
-	Suggestion    string          `json:"suggestion"`
-	// HotLoopEnded.
-	DurationSeconds *float64 `json:"durationSeconds"`
-	ObjectDeleted   bool     `json:"objectDeleted"`
-
-	// Reconciled.
-	Key           string          `json:"key"`
-	WaitMs        float64         `json:"waitMs"`
-	WorkMs        float64         `json:"workMs"`
-	Requeues      int             `json:"requeues"`
-	Error         bool            `json:"error"`
-	TriggerCount  int             `json:"triggerCount"`
-	Triggers      []triggerRecord `json:"triggers"`
-	Requeue       bool            `json:"requeue"`
-	RequeueReason string          `json:"requeueReason"`
-	// Filtered: object events a --predicate kept out of the queue.
-	Filtered string `json:"filtered"`
-	// Owners: object and KubeEvent lines of --owned.
-	Owners []ownerRecord `json:"owners"`
-
-	// KubeEvent (Reason and Action below).
-	EventType           string           `json:"eventType"`
-	Note                string           `json:"note"`
-	ReportingController string           `json:"reportingController"`
-	ReportingInstance   string           `json:"reportingInstance"`
-	Action              string           `json:"action"`
-	Regarding           *regardingRecord `json:"regarding"`
-	Count               int64            `json:"count"`
-	EventTime           string           `json:"eventTime"`
-
-	// ControllerQueue.
-	URL                   string   `json:"url"`
-	Controller            string   `json:"controller"`
-	Depth                 float64  `json:"depth"`
-	Adds                  float64  `json:"adds"`
-	Retries               float64  `json:"retries"`
-	UnfinishedSeconds     float64  `json:"unfinishedSeconds"`
-	LongestRunningSeconds float64  `json:"longestRunningSeconds"`
-	QueueP50Seconds       *float64 `json:"queueP50Seconds"`
-	QueueP99Seconds       *float64 `json:"queueP99Seconds"`
-	WorkP50Seconds        *float64 `json:"workP50Seconds"`
-	WorkP99Seconds        *float64 `json:"workP99Seconds"`
-	controllerQueueExtra
-	// ControllerReconcile (Namespace, Name, Key, Controller, TriggerCount, Triggers, Reason,
-	// Message and DurationSeconds above and below).
-	controllerReconcileWire
-
-	// Lifecycle events.
-	Items               int        `json:"items"`
-	DurationMs          int64      `json:"durationMs"`
-	Initial             bool       `json:"initial"`
-	SendInitialEvents   bool       `json:"sendInitialEvents"`
-	TimeoutSeconds      int64      `json:"timeoutSeconds"`
-	InitialEventsEnd    bool       `json:"initialEventsEnd"`
-	Reason              string     `json:"reason"`
-	Message             string     `json:"message"`
-	Verb                string     `json:"verb"`
-	FromResourceVersion string     `json:"fromResourceVersion"`
-	Added               int        `json:"added"`
-	Updated             int        `json:"updated"`
-	Deleted             int        `json:"deleted"`
-	Unchanged           int        `json:"unchanged"`
-	NotFound            *keyRecord `json:"notFound"`
-	Pages               int        `json:"pages"`
-	ListMode            string     `json:"listMode"`
-	FellBack            bool       `json:"fellBack"`
-	BackoffMs           float64    `json:"backoffMs"`
-
-	// ApiStats and Throttled (and the APF fields of List and Watch).
-	apiStatsFields
-	apfRecord
-	DelayMs float64 `json:"delayMs"`
-
-	// Informer.
-	PluginVersion         string           `json:"pluginVersion"`
-	ClientGoVersion       string           `json:"clientGoVersion"`
-	AtomicEvents          bool             `json:"atomicEvents"`
-	UnlockWhileProcessing bool             `json:"unlockWhileProcessing"`
-	WatchList             bool             `json:"watchList"`
-	ResyncPeriod          string           `json:"resyncPeriod"`
-	ResyncSeconds         float64          `json:"resyncSeconds"`
-	LabelSelector         string           `json:"labelSelector"`
-	FieldSelector         string           `json:"fieldSelector"`
-	SecretsRedacted       bool             `json:"secretsRedacted"`
-	MetadataOnly          bool             `json:"metadataOnly"`
-	DropManagedFields     bool             `json:"dropManagedFields"`
-	Resources             []resourceRecord `json:"resources"`
-	OwnedResources        []resourceRecord `json:"ownedResources"`
-	Events                bool             `json:"events"`
-	PageSize              int64            `json:"pageSize"`
-	QPS                   float32          `json:"qps"`
-	Burst                 int              `json:"burst"`
-
-	// Wires: each resource's wire format (protobuf or json).
-	Wires map[string]string `json:"wires"`
-}
-
 // DecodeEvent parses one line of the JSON contract (docs/json.md) back into the event it was
 // printed from: the inverse of `-o json` and of a recording's event lines. Printing the result
 // with the same Options gives the same bytes. Objects come back as *unstructured.Unstructured
@@ -204,64 +76,36 @@ func DecodeLine(line []byte) (Decoded, error) {
 	if line[0] != '{' {
 		return Decoded{}, fmt.Errorf("invalid JSON: not an object (starts with %q)", truncate(string(line), 20))
 	}
-	var w wireLine
-	if err := json.Unmarshal(line, &w); err != nil {
+	// The type and time first (pointers: absent is not empty), then the type's record.
+	var start struct {
+		Type *string `json:"type"`
+		Time *string `json:"time"`
+	}
+	if err := json.Unmarshal(line, &start); err != nil {
 		return Decoded{}, jsonError(err)
 	}
-	if w.Type == nil || *w.Type == "" {
+	if start.Type == nil || *start.Type == "" {
 		return Decoded{}, errors.New(`no "type" field`)
 	}
-	typ := *w.Type
+	typ := *start.Type
 	if typ == HeaderType {
 		return decodeHeader(line)
 	}
-	if w.Time == nil {
+	if start.Time == nil {
 		return Decoded{}, errors.New(`no "time" field`)
 	}
-	at, err := time.Parse(time.RFC3339Nano, *w.Time)
+	at, err := time.Parse(time.RFC3339Nano, *start.Time)
 	if err != nil {
-		return Decoded{}, fmt.Errorf(`field "time": %q is not an RFC 3339 time`, *w.Time)
+		return Decoded{}, fmt.Errorf(`field "time": %q is not an RFC 3339 time`, *start.Time)
 	}
-	ev := watch.Event{
-		Type: watch.Type(typ), Time: at,
-		Resource: discovery.Resource{Group: w.Group, Version: w.Version, Resource: w.Resource, Kind: w.Kind},
+	decode, ok := lineDecoders[watch.Type(typ)]
+	if !ok {
+		return Decoded{}, &UnknownTypeError{Type: typ}
 	}
-	d := Decoded{}
-	switch ev.Type {
-	case watch.Added, watch.Updated, watch.Deleted:
-		if err := objectFrom(&w, &ev); err != nil {
-			return Decoded{}, err
-		}
-	case watch.KubeEvent:
-		if err := kubeEventFrom(&w, &ev); err != nil {
-			return Decoded{}, err
-		}
-	case watch.Reconciled:
-		if err := reconciledFrom(&w, &ev); err != nil {
-			return Decoded{}, err
-		}
-	case watch.ControllerReconcile:
-		if err := controllerReconcileFrom(&w, &ev); err != nil {
-			return Decoded{}, err
-		}
-	case watch.ControllerQueue:
-		controllerQueueFrom(&w, &ev)
-	case watch.Informer:
-		ev.Resource = discovery.Resource{}
-		if ev.Info, err = informerFrom(&w); err != nil {
-			return Decoded{}, err
-		}
-		d.PluginVersion, d.SecretsRedacted = w.PluginVersion, w.SecretsRedacted
-	case watch.HotLoop, watch.HotLoopEnded:
-		if err := hotLoopFrom(&w, &ev); err != nil {
-			return Decoded{}, err
-		}
-	default:
-		if !lifecycleFrom(&w, &ev) {
-			return Decoded{}, &UnknownTypeError{Type: typ}
-		}
+	d := Decoded{Event: watch.Event{Type: watch.Type(typ), Time: at}}
+	if err := decode(line, &d); err != nil {
+		return Decoded{}, err
 	}
-	d.Event = ev
 	return d, nil
 }
 
@@ -337,18 +181,23 @@ func fromMs(ms float64) time.Duration {
 	return time.Duration(math.Round(ms*1000)) * time.Microsecond
 }
 
-func deref(f *float64) float64 {
-	if f == nil {
-		return 0
+// deref is *p, the zero value for nil.
+func deref[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
 	}
-	return *f
+	return v
 }
 
 // jsonError words a decoding error for a person: what is wrong, and where.
 func jsonError(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var field *fieldError
 	switch {
+	case errors.As(err, &field):
+		return field
 	case errors.As(err, &syn):
 		return fmt.Errorf("invalid JSON: %s (at byte %d)", syn.Error(), syn.Offset)
 	case errors.As(err, &typ):

@@ -2,7 +2,6 @@ package recording
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"time"
 
@@ -20,14 +19,14 @@ const HotLoopEnded = watch.HotLoopEnded
 // hotLoopRecord is a HotLoop line in the JSON contract.
 type hotLoopRecord struct {
 	eventHead
-	Namespace     string   `json:"namespace"`
-	Name          string   `json:"name"`
-	Key           string   `json:"key"`
-	Reason        string   `json:"reason"`
-	Managers      []string `json:"managers"`
-	Updates       int      `json:"updates"`
-	WindowSeconds float64  `json:"windowSeconds"`
-	Fields        []string `json:"fields"`
+	Namespace     string       `json:"namespace"`
+	Name          string       `json:"name"`
+	Key           string       `json:"key"`
+	Reason        string       `json:"reason"`
+	Managers      managerNames `json:"managers"`
+	Updates       int          `json:"updates"`
+	WindowSeconds float64      `json:"windowSeconds"`
+	Fields        []string     `json:"fields"`
 	// Loop and Suggestion: the diagnosis (diff.LoopFight, LoopSelf, LoopBusy) and its usual fix.
 	Loop       string `json:"loop,omitempty"`
 	Suggestion string `json:"suggestion,omitempty"`
@@ -53,14 +52,14 @@ func hotLoopOf(ev *watch.Event) hotLoopRecord {
 // hotLoopEndedRecord is a HotLoopEnded line in the JSON contract.
 type hotLoopEndedRecord struct {
 	eventHead
-	Namespace       string   `json:"namespace"`
-	Name            string   `json:"name"`
-	Key             string   `json:"key"`
-	Loop            string   `json:"loop"`
-	Updates         int      `json:"updates"`
-	DurationSeconds float64  `json:"durationSeconds"`
-	Managers        []string `json:"managers"`
-	ObjectDeleted   bool     `json:"objectDeleted"`
+	Namespace       string       `json:"namespace"`
+	Name            string       `json:"name"`
+	Key             string       `json:"key"`
+	Loop            string       `json:"loop"`
+	Updates         int          `json:"updates"`
+	DurationSeconds float64      `json:"durationSeconds"`
+	Managers        managerNames `json:"managers"`
+	ObjectDeleted   bool         `json:"objectDeleted"`
 }
 
 func hotLoopEndedOf(ev *watch.Event) hotLoopEndedRecord {
@@ -71,21 +70,34 @@ func hotLoopEndedOf(ev *watch.Event) hotLoopEndedRecord {
 	}
 }
 
-// hotLoopFrom decodes a HotLoop or HotLoopEnded line.
-func hotLoopFrom(w *wireLine, ev *watch.Event) error {
-	var managers []string
-	if len(w.Managers) > 0 && string(w.Managers) != "null" {
-		if err := json.Unmarshal(w.Managers, &managers); err != nil {
-			return fmt.Errorf(`field "managers": want an array of strings on a %s line`, ev.Type)
-		}
-	}
-	ev.Namespace, ev.Name, ev.Key = w.Namespace, w.Name, w.Key
-	if ev.Type == watch.HotLoopEnded {
-		ev.HotLoop = &watch.HotLoopInfo{Loop: w.Loop, Managers: managers, Updates: w.Updates,
-			Duration: time.Duration(math.Round(deref(w.DurationSeconds) * float64(time.Second))), Deleted: w.ObjectDeleted}
+// event is the inverse of hotLoopOf.
+func (r *hotLoopRecord) event(ev *watch.Event) error {
+	ev.Namespace, ev.Name, ev.Key = r.Namespace, r.Name, r.Key
+	ev.HotLoop = &watch.HotLoopInfo{Reason: r.Reason, Loop: r.Loop, Suggestion: r.Suggestion, Managers: r.Managers, Fields: r.Fields,
+		Updates: r.Updates, Window: time.Duration(math.Round(r.WindowSeconds * float64(time.Second)))}
+	return nil
+}
+
+// event is the inverse of hotLoopEndedOf.
+func (r *hotLoopEndedRecord) event(ev *watch.Event) error {
+	ev.Namespace, ev.Name, ev.Key = r.Namespace, r.Name, r.Key
+	ev.HotLoop = &watch.HotLoopInfo{Loop: r.Loop, Managers: r.Managers, Updates: r.Updates,
+		Duration: time.Duration(math.Round(r.DurationSeconds * float64(time.Second))), Deleted: r.ObjectDeleted}
+	return nil
+}
+
+// managerNames are a hot loop's managers: a list of names (on Updated lines, "managers" are
+// objects).
+type managerNames []string
+
+// UnmarshalJSON reads a list of strings; null is none.
+func (m *managerNames) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*m = nil
 		return nil
 	}
-	ev.HotLoop = &watch.HotLoopInfo{Reason: w.Reason, Loop: w.Loop, Suggestion: w.Suggestion, Managers: managers, Fields: w.Fields,
-		Updates: w.Updates, Window: time.Duration(math.Round(w.WindowSeconds * float64(time.Second)))}
+	if err := json.Unmarshal(b, (*[]string)(m)); err != nil {
+		return &fieldError{field: "managers", want: "an array of strings", onLine: true}
+	}
 	return nil
 }

@@ -90,20 +90,17 @@ func formatTimeOrEmpty(t time.Time) string {
 	return formatTime(t)
 }
 
-// kubeEventFrom is the inverse of kubeEventOf, for replay.
-func kubeEventFrom(w *wireLine, ev *watch.Event) error {
-	ev.Namespace, ev.Name, ev.ResourceVersion, ev.InitialList, ev.Delta = w.Namespace, w.Name, w.ResourceVersion, w.InitialList, w.Delta
+// event is the inverse of kubeEventOf, for replay.
+func (r *kubeEventRecord) event(ev *watch.Event) error {
+	ev.Namespace, ev.Name, ev.ResourceVersion, ev.InitialList, ev.Delta = r.Namespace, r.Name, r.ResourceVersion, r.InitialList, r.Delta
 	ev.Resource.Namespaced = true
-	ev.Kube = &watch.KubeEventInfo{Reason: w.Reason, Note: w.Note, EventType: w.EventType, ReportingController: w.ReportingController,
-		ReportingInstance: w.ReportingInstance, Action: w.Action, Count: w.Count}
-	if w.Regarding != nil {
-		ev.Kube.Regarding = watch.Regarding(*w.Regarding)
-	}
-	ev.Owners = ownersFrom(w.Owners)
-	if w.EventTime != "" {
-		t, err := time.Parse(time.RFC3339Nano, w.EventTime)
+	ev.Kube = &watch.KubeEventInfo{Reason: r.Reason, Note: r.Note, EventType: r.EventType, ReportingController: r.ReportingController,
+		ReportingInstance: r.ReportingInstance, Action: r.Action, Count: r.Count, Regarding: watch.Regarding(r.Regarding)}
+	ev.Owners = ownersFrom(r.Owners)
+	if r.EventTime != "" {
+		t, err := time.Parse(time.RFC3339Nano, r.EventTime)
 		if err != nil {
-			return fmt.Errorf(`field "eventTime": %q is not an RFC 3339 time`, w.EventTime)
+			return fmt.Errorf(`field "eventTime": %q is not an RFC 3339 time`, r.EventTime)
 		}
 		ev.Kube.EventTime = t
 	}
