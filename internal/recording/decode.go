@@ -87,9 +87,19 @@ func DecodeLine(line []byte) (Decoded, error) {
 	if start.Type == nil || *start.Type == "" {
 		return Decoded{}, errors.New(`no "type" field`)
 	}
-	typ := *start.Type
-	if typ == HeaderType {
+	if *start.Type == HeaderType {
 		return decodeHeader(line)
+	}
+	// A known type's record is read first: a field of the wrong type is the error to give,
+	// before the time's.
+	typ := watch.Type(*start.Type)
+	newRec, known := lineRecords[typ]
+	var rec record
+	if known {
+		rec = newRec()
+		if err := readRecord(line, typ, rec); err != nil {
+			return Decoded{}, err
+		}
 	}
 	if start.Time == nil {
 		return Decoded{}, errors.New(`no "time" field`)
@@ -98,12 +108,11 @@ func DecodeLine(line []byte) (Decoded, error) {
 	if err != nil {
 		return Decoded{}, fmt.Errorf(`field "time": %q is not an RFC 3339 time`, *start.Time)
 	}
-	decode, ok := lineDecoders[watch.Type(typ)]
-	if !ok {
-		return Decoded{}, &UnknownTypeError{Type: typ}
+	if !known {
+		return Decoded{}, &UnknownTypeError{Type: string(typ)}
 	}
-	d := Decoded{Event: watch.Event{Type: watch.Type(typ), Time: at}}
-	if err := decode(line, &d); err != nil {
+	d := Decoded{Event: watch.Event{Type: typ, Time: at}}
+	if err := fill(&d, rec); err != nil {
 		return Decoded{}, err
 	}
 	return d, nil

@@ -10,49 +10,61 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// lineDecoders decode the lines of each type DecodeLine reads, into the type's record.
-var lineDecoders = map[watch.Type]func(line []byte, d *Decoded) error{
-	watch.Added: decodeAs[objectRecord], watch.Updated: decodeAs[objectRecord], watch.Deleted: decodeAs[objectRecord],
-	watch.List: decodeAs[lifecycleRecord], watch.Watch: decodeAs[lifecycleRecord],
-	watch.WatchClosed: decodeAs[lifecycleRecord], watch.Bookmark: decodeAs[lifecycleRecord],
-	watch.Synced: decodeAs[lifecycleRecord], watch.Resync: decodeAs[lifecycleRecord],
-	watch.Relist: decodeAs[lifecycleRecord], watch.Error: decodeAs[lifecycleRecord],
-	watch.Recovered:           decodeAs[lifecycleRecord],
-	watch.Informer:            decodeAs[informerRecord],
-	watch.Reconciled:          decodeAs[reconciledRecord],
-	watch.ControllerQueue:     decodeAs[controllerQueueRecord],
-	watch.ControllerReconcile: decodeAs[controllerReconcileRecord],
-	watch.HotLoop:             decodeAs[hotLoopRecord],
-	watch.HotLoopEnded:        decodeAs[hotLoopEndedRecord],
-	watch.KubeEvent:           decodeAs[kubeEventRecord],
-	watch.ApiStats:            decodeAs[apiStatsRecord],
-	watch.Throttled:           decodeAs[throttledRecord],
-}
-
-// lineRecord is a pointer to a record struct (R) that turns back into its event.
-type lineRecord[R any] interface {
-	*R
+// record is a line type's record struct, the one Encode writes (objectRecord, lifecycleRecord,
+// ...), as DecodeLine reads it: unmarshalled from the line, then turned back into its event.
+type record interface {
 	event(ev *watch.Event) error
 }
 
-// decodeAs reads a line into its type's record R (unknown fields ignored, so newer recordings
-// stay readable) and fills d's event, whose type and time are set, from it: the resource of a
-// record with a head (eventHead), then the record's own fields.
-func decodeAs[R any, P lineRecord[R]](line []byte, d *Decoded) error {
-	var r R
-	if err := json.Unmarshal(line, &r); err != nil {
-		if fe, ok := errors.AsType[*fieldError](err); ok && fe.onLine {
-			return fmt.Errorf("%w on a %s line", err, d.Event.Type)
-		}
+func newRecord[R any, P interface {
+	*R
+	record
+}]() record {
+	return P(new(R))
+}
+
+// lineRecords give a new record for each type DecodeLine reads.
+var lineRecords = map[watch.Type]func() record{
+	watch.Added: newRecord[objectRecord], watch.Updated: newRecord[objectRecord], watch.Deleted: newRecord[objectRecord],
+	watch.List: newRecord[lifecycleRecord], watch.Watch: newRecord[lifecycleRecord],
+	watch.WatchClosed: newRecord[lifecycleRecord], watch.Bookmark: newRecord[lifecycleRecord],
+	watch.Synced: newRecord[lifecycleRecord], watch.Resync: newRecord[lifecycleRecord],
+	watch.Relist: newRecord[lifecycleRecord], watch.Error: newRecord[lifecycleRecord],
+	watch.Recovered:           newRecord[lifecycleRecord],
+	watch.Informer:            newRecord[informerRecord],
+	watch.Reconciled:          newRecord[reconciledRecord],
+	watch.ControllerQueue:     newRecord[controllerQueueRecord],
+	watch.ControllerReconcile: newRecord[controllerReconcileRecord],
+	watch.HotLoop:             newRecord[hotLoopRecord],
+	watch.HotLoopEnded:        newRecord[hotLoopEndedRecord],
+	watch.KubeEvent:           newRecord[kubeEventRecord],
+	watch.ApiStats:            newRecord[apiStatsRecord],
+	watch.Throttled:           newRecord[throttledRecord],
+}
+
+// readRecord unmarshals a line of type typ into r. Unknown fields are ignored, so newer
+// recordings stay readable.
+func readRecord(line []byte, typ watch.Type, r record) error {
+	err := json.Unmarshal(line, r)
+	if fe, ok := errors.AsType[*fieldError](err); ok && fe.onLine {
+		return fmt.Errorf("%w on a %s line", err, typ)
+	}
+	if err != nil {
 		return jsonError(err)
 	}
-	if h, ok := any(&r).(interface{ headResource() discovery.Resource }); ok {
+	return nil
+}
+
+// fill fills d from r: the resource of a record with a head (eventHead), the Informer line's
+// own fields, then the event's (d.Event has its type and time).
+func fill(d *Decoded, r record) error {
+	if h, ok := r.(interface{ headResource() discovery.Resource }); ok {
 		d.Event.Resource = h.headResource()
 	}
-	if i, ok := any(&r).(*informerRecord); ok {
+	if i, ok := r.(*informerRecord); ok {
 		d.PluginVersion, d.SecretsRedacted = i.PluginVersion, i.SecretsRedacted
 	}
-	return P(&r).event(&d.Event)
+	return r.event(&d.Event)
 }
 
 // fieldError is a field that is not what its line's type has; onLine: its wording ends with the
