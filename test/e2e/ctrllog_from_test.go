@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -106,7 +105,7 @@ func TestControllerLogsFromForbidden(t *testing.T) {
 		_ = rbac.ClusterRoleBindings().Delete(context.Background(), user, metav1.DeleteOptions{})
 		_ = rbac.ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{})
 	})
-	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "--as", user, "-o", "json", "--controller-logs-from", "deploy/mgr")
+	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "--as", user, "-o", "json", "--controller-logs-from", "deploy/mgr", "-v=6")
 	isLogError := func(m map[string]any) bool { return m["type"] == "Error" && m["verb"] == "logs" }
 	got := p.AwaitJSON(t, await, isLogError)
 	msg, _ := got["message"].(string)
@@ -118,8 +117,17 @@ func TestControllerLogsFromForbidden(t *testing.T) {
 	if got["reason"] != "Forbidden" {
 		t.Errorf("reason %v, want Forbidden", got["reason"])
 	}
-	// The stream is retried (1s, 2s, ...): still one line.
-	time.Sleep(4 * time.Second)
+	// The stream is retried (1s, 2s, ...): three refused log requests later (counted in client-go's
+	// -v=6 request log, not guessed from a sleep), still one line.
+	p.AwaitStderr(t, await, "three pod log requests answered 403", func(stderr string) bool {
+		n := 0
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.Contains(l, "/pods/") && strings.Contains(l, "/log?") && strings.Contains(l, `status="403 Forbidden"`) {
+				n++
+			}
+		}
+		return n >= 3
+	})
 	if n := p.Count(isLogError); n != 1 {
 		t.Errorf("%d Error lines of the pod log, want one per streak", n)
 	}
