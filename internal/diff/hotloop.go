@@ -299,16 +299,26 @@ func (d *HotLoopDetector) Observe(key string, u Update) *HotLoop {
 			suspects++
 		}
 	}
-	h := &HotLoop{Key: key, Updates: len(ep.updates), Window: d.Window, Fields: flipping(ep.updates)}
-	if n, t := fieldTurns(ep.updates); n >= MinAlternations {
-		h.Reason, h.Managers = "alternating", t.pair
-	} else if suspects > d.MaxUpdates || len(ep.updates) > ConvergingFactor*d.MaxUpdates {
-		h.Reason, h.Managers = "updates", managersOf(ep.updates)
-	} else {
+	n, t := fieldTurns(ep.updates)
+	alternating := n >= MinAlternations
+	if !alternating && suspects <= d.MaxUpdates && len(ep.updates) <= ConvergingFactor*d.MaxUpdates {
 		return nil
 	}
-	h.diagnose(ep.updates)
+	h := d.describe(key, ep.updates, alternating, t)
 	ep.reported, ep.loop = true, h.Loop
+	return &h
+}
+
+// describe is the hot loop of key over its window's updates: why it is one (two managers taking
+// turns, or too many updates), its managers, the fields that flip and the diagnosis.
+func (d *HotLoopDetector) describe(key string, updates []Update, alternating bool, t turns) HotLoop {
+	h := HotLoop{Key: key, Updates: len(updates), Window: d.Window, Fields: flipping(updates)}
+	if alternating {
+		h.Reason, h.Managers = "alternating", t.pair
+	} else {
+		h.Reason, h.Managers = "updates", managersOf(updates)
+	}
+	h.diagnose(updates)
 	return h
 }
 
@@ -324,14 +334,8 @@ func (d *HotLoopDetector) Rediagnose(key string) (HotLoop, bool) {
 	if ep == nil || !ep.reported || len(ep.updates) == 0 {
 		return HotLoop{}, false
 	}
-	h := HotLoop{Key: key, Updates: len(ep.updates), Window: d.Window, Fields: flipping(ep.updates)}
-	if n, t := fieldTurns(ep.updates); n >= MinAlternations {
-		h.Reason, h.Managers = "alternating", t.pair
-	} else {
-		h.Reason, h.Managers = "updates", managersOf(ep.updates)
-	}
-	h.diagnose(ep.updates)
-	return h, true
+	n, t := fieldTurns(ep.updates)
+	return d.describe(key, ep.updates, n >= MinAlternations, t), true
 }
 
 // Forget drops a key (its object was deleted); a hot loop on it ends.
