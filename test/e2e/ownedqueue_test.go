@@ -58,6 +58,23 @@ func TestRealOwnedResourcesWatchedToo(t *testing.T) {
 			}
 			awaitSeen(t, p, 2*await, "a pod of web's ReplicaSet with its owners", isOwnedPod)
 			awaitSeen(t, p, await, "a KubeEvent", is("KubeEvent", ""))
+			// A ReplicaSet's lines that come before its Deployment's (another informer) have no
+			// chain yet; one written after the Deployment's line was printed must have it. The
+			// test writes that line itself instead of waiting for a status update that may have
+			// come already.
+			awaitSeen(t, p, await, "web's Deployment", func(m map[string]any) bool {
+				return m["resource"] == "deployments" && m["name"] == "web"
+			})
+			rs := awaitSeen(t, p, await, "web's ReplicaSet", func(m map[string]any) bool {
+				return m["resource"] == "replicasets" && (m["type"] == "Added" || m["type"] == "Updated")
+			})
+			if _, err := c.Kubectl(context.Background(), "annotate", "rs/"+fmt.Sprint(rs["name"]), "-n", ns, "e2e.example.com/touched=1"); err != nil {
+				t.Fatal(err)
+			}
+			awaitSeen(t, p, await, "the touched ReplicaSet with its Deployment owner", func(m map[string]any) bool {
+				return m["resource"] == "replicasets" && m["type"] == "Updated" && m["name"] == rs["name"] &&
+					strings.Contains(fmt.Sprint(objectOf(m).GetAnnotations()), "touched") && strings.Contains(fmt.Sprint(m["owners"]), "Deployment")
+			})
 			stderr := p.Stop(t)
 			if strings.Contains(stderr, "nothing is known to be owned") {
 				t.Errorf("a false warning:\n%s", stderr)
@@ -75,8 +92,6 @@ func TestRealOwnedResourcesWatchedToo(t *testing.T) {
 						continue
 					}
 					seen[lineID(m)]++
-					// A watched object's line is never held for its owner: one that comes before
-					// its Deployment's (another informer) has no chain yet.
 					if m["resource"] == "replicasets" && strings.Contains(fmt.Sprint(m["owners"]), "Deployment") {
 						rsOwned++
 					}
