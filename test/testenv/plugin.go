@@ -152,7 +152,7 @@ func withKubeconfig(args []string, kubeconfig string) []string {
 type PluginRun struct {
 	cmd    *exec.Cmd
 	t      testing.TB
-	stderr TailBuffer
+	stderr *TailBuffer
 
 	mu      sync.Mutex
 	lines   [][]byte
@@ -217,11 +217,11 @@ func (c *Cluster) startPlugin(t testing.TB, ctx context.Context, argv, env []str
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	p := &PluginRun{
-		cmd: cmd, t: t, stderr: TailBuffer{max: 1 << 20},
+		cmd: cmd, t: t, stderr: NewTailBuffer(1 << 20),
 		changed: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{}),
 	}
 	cmd.Stdout = lineWriter{p}
-	cmd.Stderr = &p.stderr
+	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testenv: start kubectl informer: %v", err)
 	}
