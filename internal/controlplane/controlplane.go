@@ -115,6 +115,8 @@ func StartServers(ctx context.Context, opts Options) (_ *ControlPlane, retErr er
 			return nil, err
 		}
 		opts.Dir = dir
+	} else if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, err
 	}
 	cp := &ControlPlane{Dir: opts.Dir, opts: opts, apiLog: NewTailBuffer(64 << 10), etcdLog: NewTailBuffer(64 << 10)}
 	defer func() {

@@ -252,3 +252,14 @@ func TestWritableService(t *testing.T) {
 		t.Errorf("headless clusterIP %v", ip)
 	}
 }
+
+func TestWatchArg(t *testing.T) {
+	p := &Plan{Resources: []discovery.Resource{
+		{Version: "v1", Resource: "configmaps"},
+		{Group: "apps", Version: "v1", Resource: "replicasets"},
+	}}
+	// The core group's trailing dot: "configmaps.v1" would be resource configmaps of group v1.
+	if got, want := WatchArg(p), "configmaps.v1.,replicasets.v1.apps"; got != want {
+		t.Errorf("WatchArg = %q, want %q", got, want)
+	}
+}
