@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -182,6 +183,21 @@ func (c *Cluster) RunPluginAs(t testing.TB, ctx context.Context, kubeconfig stri
 	t.Helper()
 	c.ensurePlugin(t)
 	return c.startPlugin(t, ctx, withKubeconfig(append([]string{"informer"}, args...), kubeconfig), c.Environ())
+}
+
+// RunPluginWith is RunPlugin with env (NAME=value entries) added to its environment, each
+// replacing the variable of that name.
+func (c *Cluster) RunPluginWith(t testing.TB, ctx context.Context, env []string, args ...string) *PluginRun {
+	t.Helper()
+	c.ensurePlugin(t)
+	var all []string
+	for _, kv := range c.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+			all = append(all, kv)
+		}
+	}
+	return c.startPlugin(t, ctx, withKubeconfig(append([]string{"informer"}, args...), c.KubeconfigPath), append(all, env...))
 }
 
 // RunPluginEnv is RunPlugin with no --kubeconfig flag and KUBECONFIG set to kubeconfigEnv (a
