@@ -108,6 +108,9 @@ $KUBEBUILDER_ASSETS or the cache 'make testcluster' fills.`),
 	f.BoolVar(&o.PrintRVs, "print-rv-map", false, "At the end, print each recorded resourceVersion and the one its reenacted write made.")
 	f.DurationVar(&o.watch.Timeout, "timeout", 0, "Stop after this long (with --follow: else it runs until interrupted); 0: no limit.")
 	o.cp.AddFlags(cmd)
+	// The controller's log, as watch reads it: ControllerReconcile lines, counted per object
+	// by --compare.
+	o.watch.Logs.AddFlags(f)
 	f.StringVar(&o.watch.Record, "record", "", "Also write the reenactment's stream to this file, as watch --record does.")
 	o.watch.Display.AddFlags(cmd)
 	return cmd

@@ -34,18 +34,24 @@ func TestReenactControlPlane(t *testing.T) {
 	c := cluster
 	ctx := context.Background()
 	ns := newNamespace(t, c)
-	rec, orig := recordStatusLoop(t, c, ns)
+	logs := t.TempDir()
+	rec, orig := recordStatusLoop(t, c, ns, filepath.Join(logs, "recorded.log"))
 	target := ns + "-cp"
+	opLog := filepath.Join(logs, "under-test.log")
+	if err := os.WriteFile(opLog, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	p := c.RunPlugin(t, ctx, "reenact", rec, "--control-plane", "--create-crds", "--namespace-map", ns+"="+target,
-		"--skip-manager", testenv.OperatorName, "-o", "json", "--hot-loop-window", "3s", "--follow")
+		"--skip-manager", testenv.OperatorName, "-o", "json", "--hot-loop-window", "3s", "--follow",
+		"--controller-logs", opLog, "--compare", rec)
 	p.AwaitStderr(t, await, "the control plane's kubeconfig", kubeconfigLine.MatchString)
 	kc := kubeconfigLine.FindStringSubmatch(p.Stderr())[1]
 	server := serverOf(t, kc)
 	// The CRD and the namespace exist once it says it plays.
 	p.AwaitStderr(t, await, "the reenactment playing", func(e string) bool { return strings.Contains(e, "playing 1 initial objects") })
 
-	op := startOperatorOn(t, kc, target)
+	op := startOperatorOn(t, kc, target, opLog)
 	hot := p.AwaitJSON(t, await, func(m map[string]any) bool { return is("HotLoop", "loop")(m) && m["namespace"] == target })
 	if hot["reason"] != orig["reason"] {
 		t.Errorf("reenacted HotLoop reason %v, the recorded one's %v", hot["reason"], orig["reason"])
@@ -58,7 +64,13 @@ func TestReenactControlPlane(t *testing.T) {
 	}
 	_ = op.Process.Signal(syscall.SIGTERM)
 
+	// Both runs' reconciles of loop, from the operator's logs: --compare counts them.
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return is("ControllerReconcile", "loop")(m) && m["namespace"] == target })
 	stderr := p.Stop(t)
+	t.Logf("reenact --control-plane, stderr:\n%s", stderr)
+	if !regexp.MustCompile(`(?m)^  reconciles per object \(controller's log\) +original reenacted\n(.*\n)*  ` + target + `/loop +[1-9]\d* +[1-9]\d*$`).MatchString(stderr) {
+		t.Errorf("--compare does not count loop's reconciles in both runs:\n%s", stderr)
+	}
 	m := stoppingLine.FindStringSubmatch(stderr)
 	if m == nil {
 		t.Fatalf("stderr does not say it stops the control plane:\n%s", stderr)
@@ -81,25 +93,29 @@ func TestReenactControlPlane(t *testing.T) {
 }
 
 // startOperatorOn runs the widget-operator's bug-on build in namespace ns of the cluster of
-// kubeconfig, stopped by its pid when the test ends.
-func startOperatorOn(t *testing.T, kubeconfig, ns string) *exec.Cmd {
+// kubeconfig, logging every reconcile to logFile, stopped by its pid when the test ends.
+func startOperatorOn(t *testing.T, kubeconfig, ns, logFile string) *exec.Cmd {
 	t.Helper()
 	bin, err := testenv.BuildOperatorOnce(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := exec.Command(bin, "--kubeconfig="+kubeconfig, "--namespace="+ns, "--metrics-bind-address=0")
+	op := exec.Command(bin, append([]string{"--kubeconfig=" + kubeconfig, "--namespace=" + ns, "--metrics-bind-address=0"}, reconcileLogArgs...)...)
 	op.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out := testenv.NewTailBuffer(64 << 10)
-	op.Stdout, op.Stderr = out, out
+	f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close() // the operator holds its own descriptor
+	op.Stdout, op.Stderr = f, f
 	if err := op.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = syscall.Kill(-op.Process.Pid, syscall.SIGKILL)
 		_ = op.Wait()
-		if t.Failed() {
-			t.Logf("widget-operator output (tail):\n%s", out)
+		if b, err := os.ReadFile(logFile); t.Failed() && err == nil {
+			t.Logf("widget-operator output (tail):\n%s", b[max(0, len(b)-8<<10):])
 		}
 	})
 	return op
