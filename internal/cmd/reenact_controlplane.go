@@ -108,7 +108,9 @@ func (o *ReenactOptions) startControlPlane(ctx context.Context) (*controlplane.C
 func (o *ReenactOptions) stopControlPlane(cp *controlplane.ControlPlane, tmp string) {
 	pids := pidList(cp.PIDs(), false)
 	if o.cp.Keep {
-		fmt.Fprintf(o.ErrOut, "reenact: the control plane keeps running (KUBECONFIG=%s); stop it with:\n    kill %s; rm -rf %s\n",
+		// KILL: a kube-apiserver whose etcd went first may wait long in its graceful shutdown;
+		// nothing of a throw-away cluster needs saving.
+		fmt.Fprintf(o.ErrOut, "reenact: the control plane keeps running (KUBECONFIG=%s); stop it with:\n    kill -KILL %s; rm -rf %s\n",
 			cp.KubeconfigPath, pids, tmp)
 		return
 	}

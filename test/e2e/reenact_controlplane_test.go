@@ -47,6 +47,15 @@ func TestReenactControlPlane(t *testing.T) {
 		"--controller-logs", opLog, "--compare", rec)
 	p.AwaitStderr(t, await, "the control plane's kubeconfig", kubeconfigLine.MatchString)
 	kc := kubeconfigLine.FindStringSubmatch(p.Stderr())[1]
+	// Should the test fail, the plugin is killed and cannot stop them: the test does.
+	for _, m := range regexp.MustCompile(`pid (\d+)`).FindAllStringSubmatch(p.Stderr(), -1) {
+		pid, _ := strconv.Atoi(m[1])
+		t.Cleanup(func() {
+			if t.Failed() {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		})
+	}
 	server := serverOf(t, kc)
 	// The CRD and the namespace exist once it says it plays.
 	p.AwaitStderr(t, await, "the reenactment playing", func(e string) bool { return strings.Contains(e, "playing 1 initial objects") })
