@@ -25,10 +25,18 @@ var mutations = []mutation{
 	{
 		name: "reenact writes to the current context when --context is not given",
 		file: "internal/cmd/reenact.go",
-		old:  `if o.configFlags.Context == nil || *o.configFlags.Context == "" {`,
+		old:  `if context == "" && o.cp.Mode == "" {`,
 		new:  "if false {",
 		pkg:  "./internal/cmd",
 		run:  []string{"TestReenactValidate"},
+	},
+	{
+		name: "reenact --control-plane also takes --context",
+		file: "internal/cmd/reenact_controlplane.go",
+		old:  `if context != "" {`,
+		new:  "if false {",
+		pkg:  "./internal/cmd",
+		run:  []string{"TestControlPlaneFlagsValidate"},
 	},
 	{
 		name: "reenact plays the writes of a --skip-manager manager",

@@ -111,7 +111,7 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	if opts.Namespace != "" {
 		args = append(args, "--namespace="+opts.Namespace)
 	}
-	p, err := c.startComponent(FooControllerName, bin, port, args...)
+	p, err := c.StartComponent(FooControllerName, bin, port, nil, args...)
 	if err != nil {
 		return nil, err
 	}
