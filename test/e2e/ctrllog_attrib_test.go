@@ -138,6 +138,13 @@ func TestControllerLogsNameTheWriter(t *testing.T) {
 		t.Errorf("replay: exit %d, %d updates named through a reconcile, want the recording's %d\n%s", r.code, replayed, named, r.stderr)
 	}
 	h := runPlugin(t, c, append([]string{"replay", recFile, "--types", "Updated"}, humanArgs...)...)
+	var shown []string
+	for _, l := range strings.Split(h.stdout, "\n") {
+		if strings.Contains(l, "from its log)") && len(shown) < 3 {
+			shown = append(shown, l)
+		}
+	}
+	t.Logf("replayed, human:\n%s", strings.Join(shown, "\n"))
 	if !strings.Contains(h.stdout, "by widget (") || !strings.Contains(h.stdout, "from its log)") {
 		t.Errorf("human replay lacks the attribution:\n%s", firstLines(h.stdout, 12))
 	}
