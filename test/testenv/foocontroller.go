@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strconv"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -76,14 +77,25 @@ func BuildFooControllerOnce(ctx context.Context) (string, error) { return fooBui
 type FooControllerOptions struct {
 	// Namespace limits the controller's informers to one namespace (default: all).
 	Namespace string
-	// Args are more flags (klog's -v=4, --workers=1).
+	// Args are more flags (-v=4, --logging-format=json, --workers=1).
 	Args []string
+	// LogFile, if set, also receives the controller's whole output (appended), as a controller
+	// run locally with its output redirected to a file writes it.
+	LogFile string
+}
+
+// FooController is a running hack/foo-controller.
+type FooController struct {
+	*Component
+	// MetricsURL is its /metrics (plain HTTP on loopback): client-go's workqueue metrics of its
+	// queue (name="foo") and foo_controller_syncs_total{namespace,name,result}.
+	MetricsURL string
 }
 
 // StartFooController installs the Foo CRD and the controller's RBAC, and starts
-// hack/foo-controller against this cluster as user foo-controller (its klog text log in the
+// hack/foo-controller against this cluster as user foo-controller (its klog log in the
 // Component's Log). It returns once its informers have synced. Cluster.Stop stops it.
-func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOptions) (*Component, error) {
+func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOptions) (*FooController, error) {
 	bin, err := BuildFooControllerOnce(ctx)
 	if err != nil {
 		return nil, err
@@ -111,11 +123,16 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	if opts.Namespace != "" {
 		args = append(args, "--namespace="+opts.Namespace)
 	}
-	p, err := c.startComponent(FooControllerName, bin, port, args...)
+	logs := componentLogs{file: opts.LogFile}
+	if logs.file == "" && c.opts.LogDir != "" {
+		logs.file = filepath.Join(c.opts.LogDir, FooControllerName+".log")
+	}
+	p, err := c.startComponentLogged(FooControllerName, bin, port, logs, args...)
 	if err != nil {
 		return nil, err
 	}
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/healthz"
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	url := base + "/healthz"
 	if err := waitFor(ctx, c.opts.StartTimeout, func(ctx context.Context) (bool, error) {
 		if exited, err := p.Exited(); exited {
 			return false, fmt.Errorf("%s exited: %v", FooControllerName, err)
@@ -131,7 +148,7 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 		_ = p.Stop()
 		return nil, fmt.Errorf("%s not synced (%s): %w%s", FooControllerName, url, err, tailOf(p))
 	}
-	return p, nil
+	return &FooController{Component: p, MetricsURL: base + "/metrics"}, nil
 }
 
 // ApplyRBAC creates (or replaces the rules of) ClusterRole name and binds it to user name.
