@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -85,9 +88,18 @@ func fooControllerLogsCoverage(t *testing.T, format string) {
 	if err := c.InstallCRD(ctx, testenv.FooCRD()); err != nil {
 		t.Fatal(err)
 	}
-	logFile := filepath.Join(t.TempDir(), "foo-controller.log")
+	// The log and the recording are kept ($E2E_ARTIFACTS/<test>): internal/report's testdata
+	// recording is one of them. --workers 1: the plugin's simulated reconciles (Reconciled
+	// lines) beside the controller's real ones.
+	dir := artifactDir(t)
+	logFile, rec := filepath.Join(dir, "foo-controller.log"), filepath.Join(dir, "recording.ndjson")
+	for _, f := range []string{logFile, rec} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
 	p := c.RunPlugin(t, ctx, "watch", "foos", "-n", ns, "--owned", "--owned-resources", "deployments", "-o", "json",
-		"--controller-logs", logFile)
+		"--controller-logs", logFile, "--record", rec, "--workers", "1")
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
 	fc, err := c.StartFooController(ctx, testenv.FooControllerOptions{Namespace: ns, LogFile: logFile,
 		Args: []string{"--logging-format=" + format}})
@@ -106,6 +118,7 @@ func fooControllerLogsCoverage(t *testing.T, format string) {
 	lines := awaitFooLines(t, p, ns, counted)
 	after := scrapeFoo(t, fc.MetricsURL, ns, names)
 	assertFooCoverage(t, format, lines, counted, after)
+	p.Stop(t)
 }
 
 // provokeFooSyncs drives the foo-controller through every kind of sync, awaiting each as a line.
