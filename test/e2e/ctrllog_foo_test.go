@@ -114,7 +114,8 @@ func fooControllerLogsCoverage(t *testing.T, format string) {
 	})
 	provokeFooSyncs(t, c, p, ns)
 	names := []string{"plain", "loop", "gamma"}
-	counted := awaitFooQuiet(t, fc.MetricsURL, ns, names)
+	// gamma's retries are over once its only successful sync, the one that finds it gone, is in.
+	counted := awaitFooQuiet(t, fc.MetricsURL, ns, names, func(c fooCounts) bool { return c.ok["gamma"] > 0 })
 	lines := awaitFooLines(t, p, ns, counted)
 	after := scrapeFoo(t, fc.MetricsURL, ns, names)
 	assertFooCoverage(t, format, lines, counted, after)
@@ -185,10 +186,9 @@ func provokeFooSyncs(t *testing.T, c *testenv.Cluster, p *testenv.PluginRun, ns 
 	}
 }
 
-// awaitFooQuiet awaits the foo-controller's own counters at rest once every Foo is deleted:
-// gamma's retries over (its only successful sync is the one that finds it gone), the queue
-// empty with every add processed, and no sync counted for a second. It returns the counts.
-func awaitFooQuiet(t *testing.T, url, ns string, names []string) fooCounts {
+// awaitFooQuiet awaits the foo-controller's own counters at rest: ready, the queue empty with
+// every add processed, and no sync counted for a second. It returns the counts.
+func awaitFooQuiet(t *testing.T, url, ns string, names []string, ready func(fooCounts) bool) fooCounts {
 	t.Helper()
 	var cur fooCounts
 	last, since := -1, time.Now()
@@ -197,7 +197,7 @@ func awaitFooQuiet(t *testing.T, url, ns string, names []string) fooCounts {
 		if n := cur.total(); n != last {
 			last, since = n, time.Now()
 		}
-		return cur.ok["gamma"] > 0 && cur.depth == 0 && cur.adds == cur.work && time.Since(since) >= time.Second, nil
+		return ready(cur) && cur.depth == 0 && cur.adds == cur.work && time.Since(since) >= time.Second, nil
 	})
 	return cur
 }

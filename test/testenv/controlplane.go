@@ -108,8 +108,12 @@ func (c *Cluster) startComponent(name, bin string, port int, args ...string) (*C
 }
 
 // componentLogs are the files a component's whole output is also appended to ("": none): as
-// it is, and as a kubelet keeps a container's log (CRI format, for kwok's Logs to serve).
-type componentLogs struct{ file, criFile string }
+// it is, and as a kubelet keeps a container's log (CRI format, for kwok's Logs to serve); and a
+// writer that also receives it (nil: none).
+type componentLogs struct {
+	file, criFile string
+	w             io.Writer
+}
 
 // startComponentLogged is startComponent with the whole output also appended to logs.
 func (c *Cluster) startComponentLogged(name, bin string, port int, logs componentLogs, args ...string) (*Component, error) {
@@ -138,6 +142,9 @@ func (c *Cluster) startComponentLogged(name, bin string, port int, logs componen
 			w = NewCRILogWriter(f)
 		}
 		out = io.MultiWriter(out, w)
+	}
+	if logs.w != nil {
+		out = io.MultiWriter(out, logs.w)
 	}
 	p.cmd.Stdout, p.cmd.Stderr = out, out
 	c.mu.Lock()

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -82,6 +83,9 @@ type FooControllerOptions struct {
 	// LogFile, if set, also receives the controller's whole output (appended), as a controller
 	// run locally with its output redirected to a file writes it.
 	LogFile string
+	// LogWriter, if set, also receives the controller's whole output (a test's own log file,
+	// rotated or truncated as logrotate does).
+	LogWriter io.Writer
 }
 
 // FooController is a running hack/foo-controller.
@@ -123,7 +127,7 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	if opts.Namespace != "" {
 		args = append(args, "--namespace="+opts.Namespace)
 	}
-	logs := componentLogs{file: opts.LogFile}
+	logs := componentLogs{file: opts.LogFile, w: opts.LogWriter}
 	if logs.file == "" && c.opts.LogDir != "" {
 		logs.file = filepath.Join(c.opts.LogDir, FooControllerName+".log")
 	}
