@@ -101,17 +101,8 @@ func fooControllerLogsCoverage(t *testing.T, format string) {
 	p := c.RunPlugin(t, ctx, "watch", "foos", "-n", ns, "--owned", "--owned-resources", "deployments", "-o", "json",
 		"--controller-logs", logFile, "--record", rec, "--workers", "1")
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
-	fc, err := c.StartFooController(ctx, testenv.FooControllerOptions{Namespace: ns, LogFile: logFile,
+	fc := startFooController(t, c, testenv.FooControllerOptions{Namespace: ns, LogFile: logFile,
 		Args: []string{"--logging-format=" + format}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = fc.Stop()
-		if t.Failed() {
-			t.Logf("foo-controller log:\n%s", fc.Log())
-		}
-	})
 	provokeFooSyncs(t, c, p, ns)
 	names := []string{"plain", "loop", "gamma"}
 	// gamma's retries are over once its only successful sync, the one that finds it gone, is in.

@@ -89,16 +89,7 @@ func TestControllerLogsRotated(t *testing.T) {
 	log := newRotatingLog(t, path)
 	p := c.RunPlugin(t, ctx, "watch", "foos", "-n", ns, "-o", "json", "--controller-logs", path)
 	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
-	fc, err := c.StartFooController(ctx, testenv.FooControllerOptions{Namespace: ns, LogWriter: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = fc.Stop()
-		if t.Failed() {
-			t.Logf("foo-controller log:\n%s", fc.Log())
-		}
-	})
+	fc := startFooController(t, c, testenv.FooControllerOptions{Namespace: ns, LogWriter: log})
 	foos := c.Dynamic.Resource(testenv.FooGVR).Namespace(ns)
 	names := []string{"before", "rotated", "truncated"}
 	// step makes a Foo and awaits its syncs at rest, every one a line.
