@@ -29,6 +29,10 @@ const reenactExample = `  # Replay an incident into namespace repro of a kind cl
   # The same, ten times faster, and at the end: what differs from the recording
   kubectl informer reenact incident.ndjson --context kind-dev --skip-manager widget-operator --speed 10 --compare incident.ndjson
 
+  # On a local etcd and kube-apiserver the plugin starts (and stops at the end): run the
+  # controller under test with the KUBECONFIG it prints
+  kubectl informer reenact incident.ndjson --control-plane --skip-manager widget-operator --compare incident.ndjson
+
   # Delete what a reenactment created (its namespaces and labelled objects)
   kubectl informer reenact incident.ndjson --context kind-dev --cleanup --name r-x7k2p`
 
@@ -50,6 +54,7 @@ type ReenactOptions struct {
 	Cleanup      bool
 	PrintRVs     bool
 
+	cp ControlPlaneFlags
 	// watch is the watch of the reenacted objects: its display flags and --record are
 	// reenact's.
 	watch *WatchOptions
@@ -63,7 +68,7 @@ func NewCmdReenact(configFlags *genericclioptions.ConfigFlags, streams genericio
 	o := &ReenactOptions{configFlags: configFlags, IOStreams: streams, Speed: 1, Settle: 5 * time.Second,
 		watch: NewWatchOptions(configFlags, streams)}
 	cmd := &cobra.Command{
-		Use:   "reenact RECORDING --context CONTEXT",
+		Use:   "reenact RECORDING (--context CONTEXT | --control-plane)",
 		Short: "Play a recorded incident into a cluster, without your controller's writes, and watch it",
 		Long: templates.LongDesc(`Play a recording (kubectl informer watch --record) into the cluster of --context:
 the objects as they stood at its start, then every recorded create, update and delete, in
@@ -72,7 +77,13 @@ managers named by --skip-manager are left out, so that the controller under test
 against that cluster, makes its own. The reenacted objects are watched as 'watch' does.
 
 It writes only into namespaces it creates, labels everything it creates with
-kubectl-informer.dev/reenactment=NAME, and never uses the current context implicitly.`),
+kubectl-informer.dev/reenactment=NAME, and never uses the current context implicitly.
+
+With --control-plane instead of --context it starts a local etcd and kube-apiserver
+(--control-plane=full: also kube-controller-manager, kube-scheduler and a kwok node) on
+127.0.0.1, prints the kubeconfig for the controller under test, plays into it, and stops
+every process it started when it ends. The binaries come from --control-plane-assets,
+$KUBEBUILDER_ASSETS or the cache 'make testcluster' fills.`),
 		Example: templates.Examples(reenactExample),
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -95,6 +106,11 @@ kubectl-informer.dev/reenactment=NAME, and never uses the current context implic
 	f.StringVar(&o.Compare, "compare", "", "At the end, compare the reenactment with this recording (usually RECORDING itself): updates per object and per writer, hot loops in one and not the other.")
 	f.BoolVar(&o.Cleanup, "cleanup", false, "Delete what the reenactment --name created (every reenactment's, without --name) instead of playing.")
 	f.BoolVar(&o.PrintRVs, "print-rv-map", false, "At the end, print each recorded resourceVersion and the one its reenacted write made.")
+	f.DurationVar(&o.watch.Timeout, "timeout", 0, "Stop after this long (with --follow: else it runs until interrupted); 0: no limit.")
+	o.cp.AddFlags(cmd)
+	// The controller's log, as watch reads it: ControllerReconcile lines, counted per object
+	// by --compare.
+	o.watch.Logs.AddFlags(f)
 	f.StringVar(&o.watch.Record, "record", "", "Also write the reenactment's stream to this file, as watch --record does.")
 	o.watch.Display.AddFlags(cmd)
 	return cmd
@@ -108,7 +124,14 @@ func (o *ReenactOptions) Complete(_ *cobra.Command, args []string) error {
 
 // Validate checks the flags; the context is named explicitly before anything else is done.
 func (o *ReenactOptions) Validate() error {
-	if o.configFlags.Context == nil || *o.configFlags.Context == "" {
+	context := ""
+	if o.configFlags.Context != nil {
+		context = *o.configFlags.Context
+	}
+	if err := o.cp.Validate(context, o.Cleanup); err != nil {
+		return err
+	}
+	if context == "" && o.cp.Mode == "" {
 		return errors.New("reenact writes to a cluster: name its context with --context (the current context is never used implicitly); nothing was written")
 	}
 	name := o.Name // --cleanup without --name: every reenactment's
@@ -138,12 +161,25 @@ func (o *ReenactOptions) Validate() error {
 func (o *ReenactOptions) Run(ctx context.Context) error {
 	// The one command that writes objects: its explicit opt-in to internal/readonly's check.
 	readonly.Permit(readonly.Allow{Writes: true})
-	if err := checkKubeconfig(o.configFlags); err != nil {
+	if err := checkKubeconfig(o.configFlags); err != nil && o.cp.Mode == "" {
 		return err
 	}
 	plan, err := reenact.Load(o.path)
 	if err != nil {
 		return err
+	}
+	if o.CRDsFrom != "" { // read with the user's kubeconfig, before --control-plane replaces it
+		if o.cfg.CRDSource, err = o.sourceClient(); err != nil {
+			return err
+		}
+	}
+	if o.cp.Mode != "" {
+		cp, stop, err := o.startControlPlane(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		o.configFlags.KubeConfig, o.configFlags.Context = &cp.KubeconfigPath, &cp.Context
 	}
 	restCfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
@@ -152,11 +188,6 @@ func (o *ReenactOptions) Run(ctx context.Context) error {
 	clients, err := reenact.NewClients(restCfg)
 	if err != nil {
 		return err
-	}
-	if o.CRDsFrom != "" {
-		if o.cfg.CRDSource, err = o.sourceClient(); err != nil {
-			return err
-		}
 	}
 	if o.Cleanup {
 		n, err := reenact.Cleanup(ctx, clients, plan, o.Name)

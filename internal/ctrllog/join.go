@@ -57,6 +57,8 @@ type noted struct {
 	at       time.Time
 	t        watch.Trigger
 	filtered bool // a --predicate kept it out of the workqueue
+	// writer is the reconcile that wrote it (controller + reconcileID), when a log named it.
+	writer string
 }
 
 // last is what a controller's previous reconcile of an object was.
@@ -114,24 +116,28 @@ func (j *Join) Observe(ev *watch.Event) {
 		}
 	}
 	filtered := ev.Filtered != ""
-	j.note(k, t, filtered)
+	writer := ""
+	if a := ev.Attribution; a != nil && a.Reconcile != nil && a.Reconcile.ReconcileID != "" {
+		writer = a.Reconcile.Controller + "\x00" + a.Reconcile.ReconcileID
+	}
+	j.note(k, t, filtered, writer)
 	// An owned object's event enqueues its owners, as Owns() and a map func on owner labels do.
 	for _, o := range ev.Owners {
 		ot := t
 		ot.Resource, ot.Key = ev.Resource.String(), key(ev.Namespace, ev.Name)
-		j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot, filtered)
+		j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot, filtered, "")
 	}
 }
 
 // note keeps t for the object's reconciles to come, by every controller (each has its own cut):
 // the newest maxHistory, none older than maxAge.
-func (j *Join) note(k objKey, t watch.Trigger, filtered bool) {
+func (j *Join) note(k objKey, t watch.Trigger, filtered bool, writer string) {
 	h := j.hist[k]
 	drop := 0
 	for drop < len(h) && (len(h)-drop >= maxHistory || t.Time.Sub(h[drop].at) > maxAge) {
 		drop++
 	}
-	j.hist[k] = append(h[drop:], noted{at: t.Time, t: t, filtered: filtered})
+	j.hist[k] = append(h[drop:], noted{at: t.Time, t: t, filtered: filtered, writer: writer})
 }
 
 // Add takes a reconcile read from a log; Due emits it once its hold is over.
@@ -139,11 +145,15 @@ func (j *Join) Add(r Reconcile) { j.pending = append(j.pending, r) }
 
 // Due returns the ControllerReconcile events of the reconciles whose hold is over at now (by
 // this machine's clock), in the order of their start by the logs' clocks.
-func (j *Join) Due(now time.Time) []watch.Event {
+func (j *Join) Due(now time.Time) []watch.Event { return j.DueExcept(now, nil) }
+
+// DueExcept is Due, but a reconcile whose object waits (a line of it is still on its way to
+// the pipeline: an update held for explaining) stays held.
+func (j *Join) DueExcept(now time.Time, waits func(*Reconcile) bool) []watch.Event {
 	hold := j.cfg.Hold
 	var due, keep []Reconcile
 	for _, r := range j.pending {
-		if now.Sub(r.Read) >= hold {
+		if now.Sub(r.Read) >= hold && (waits == nil || !waits(&r)) {
 			due = append(due, r)
 		} else {
 			keep = append(keep, r)
@@ -228,6 +238,7 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 	if !next.IsZero() && next.Before(cut) {
 		cut = next
 	}
+	cut = j.beforeOwnWrite(k, r, cut, hadPrev, prev)
 	// The triggers: this object's events after the previous reconcile's cut, up to this one's
 	// (with no previous reconcile in this run: since the watch began).
 	for _, n := range j.hist[k] {
@@ -251,6 +262,35 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 		ev.Reason, info.ReasonMessage = j.reason(r, watched, hadPrev, prev)
 	}
 	return ev
+}
+
+// beforeOwnWrite moves cut back to just before the first update of k that r itself wrote (a log
+// named it, Explainer): r read the object before writing it, so neither that update nor a later
+// one is its trigger; they are the next reconcile's.
+func (j *Join) beforeOwnWrite(k objKey, r *Reconcile, cut time.Time, hadPrev bool, prev last) time.Time {
+	if r.ReconcileID == "" {
+		return cut
+	}
+	own := r.Controller + "\x00" + r.ReconcileID
+	for _, n := range j.hist[k] {
+		if hadPrev && !n.at.After(prev.cut) || n.at.After(cut) {
+			continue
+		}
+		if n.writer == own {
+			return n.at.Add(-time.Nanosecond)
+		}
+	}
+	return cut
+}
+
+// kindOf is the lower-cased kind of the object a reconcile names: the log's, else the watched
+// resource the object was seen in; "" when neither tells.
+func (j *Join) kindOf(o ObjectRef) string {
+	if o.Kind != "" {
+		return strings.ToLower(o.Kind)
+	}
+	kind, _, _ := j.kindSeen(o)
+	return kind
 }
 
 // kindSeen finds the kind of an object the log names without one: the watched resource the

@@ -40,8 +40,8 @@ type Reconcile struct {
 	Format Format
 	// Source names the log (the file, "-" for stdin).
 	Source string
-	// Read is when this machine read its first line.
-	Read time.Time
+	// Read is when this machine read its first line, LastRead its last.
+	Read, LastRead time.Time
 }
 
 // Stats counts what a log held.
@@ -100,7 +100,7 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 		r.open[id] = rec
 	}
 	rec.Lines++
-	rec.End = l.Time
+	rec.End, rec.LastRead = l.Time, now
 	r.lastIn[id] = now
 	switch kind {
 	case kindStart:
@@ -166,6 +166,7 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 			delete(r.pending, key)
 			p.Result, p.Error = ResultError, errorText(l)
 			p.Lines++
+			p.LastRead = now
 			r.Stats.Reconciles++
 			return []Reconcile{*p}
 		}
@@ -176,7 +177,7 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 		out = append(out, *p)
 	}
 	rec := &Reconcile{Controller: controller, Object: obj, Start: l.Time, End: l.Time, Precise: l.Precise,
-		Format: l.Format, Source: r.Source, Read: now, Lines: 1, Result: ResultOK}
+		Format: l.Format, Source: r.Source, Read: now, LastRead: now, Lines: 1, Result: ResultOK}
 	if d, ok := durationOf(l); ok {
 		rec.Duration, rec.DurationKnown, rec.Start = d, true, l.Time.Add(-d)
 	}
@@ -210,6 +211,13 @@ func (r *Reconstructor) Due(now time.Time, idle time.Duration) []Reconcile {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
 	return out
+}
+
+// Open calls fn with each reconcile still open (its end not read yet).
+func (r *Reconstructor) Open(fn func(*Reconcile)) {
+	for _, rec := range r.open {
+		fn(rec)
+	}
 }
 
 // Flush returns every reconcile still open (the log ended).

@@ -50,6 +50,10 @@ type Sink struct {
 type Runner struct {
 	mu   sync.Mutex
 	join *Join
+	// x holds the updates no managedFields entry explains until the logs may name their writer.
+	x         *Explainer
+	explained []watch.Event
+	drained   bool
 	// srcMu guards recs, locks and bySource (a Feed opens logs while the run goes on).
 	srcMu    sync.Mutex
 	recs     []*Reconstructor
@@ -70,7 +74,8 @@ func Start(ctx context.Context, cfg Config) *Runner {
 		cfg.Join.Hold = DefaultHold
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Runner{join: NewJoin(cfg.Join), ready: make(chan struct{}, 1), cancel: cancel, bySource: map[string]func([]byte, time.Time){}}
+	r := &Runner{join: NewJoin(cfg.Join), x: NewExplainer(cfg.Join.Skew, cfg.Join.Hold), ready: make(chan struct{}, 1), cancel: cancel,
+		bySource: map[string]func([]byte, time.Time){}}
 	notice := cfg.Notice
 	if notice == nil {
 		notice = func(string) {}
@@ -183,11 +188,16 @@ func (r *Runner) tick(ctx context.Context) {
 				locks[i].Unlock()
 				r.add(done)
 			}
+			open := r.openSpans()
 			r.mu.Lock()
-			evs := r.join.Due(now)
+			expl := r.x.Due(now, open, false)
+			r.explained = append(r.explained, expl...)
+			evs := r.join.DueExcept(now, func(rc *Reconcile) bool {
+				return r.x.Holds(rc.Object.Namespace, rc.Object.Name, startOf(rc).Add(r.join.cfg.Skew), now)
+			})
 			r.out = append(r.out, evs...)
 			r.mu.Unlock()
-			if len(evs) > 0 {
+			if len(evs)+len(expl) > 0 {
 				r.signal()
 			}
 		}
@@ -199,10 +209,47 @@ func (r *Runner) add(rs []Reconcile) {
 		return
 	}
 	r.mu.Lock()
-	for _, x := range rs {
-		r.join.Add(x)
+	for i := range rs {
+		r.join.Add(rs[i])
+		r.x.Ended(&rs[i], r.join.kindOf(rs[i].Object))
 	}
 	r.mu.Unlock()
+}
+
+// openSpans are the reconciles still running by the logs read so far. One whose start was logged
+// ("Reconciling", verbosity 5) will log its end: it runs until then. One whose start was not
+// logged may have ended with its last line: it spans its lines only.
+func (r *Runner) openSpans() []span {
+	var recs []Reconcile
+	srcs, locks := r.sources()
+	for i, rc := range srcs {
+		locks[i].Lock()
+		rc.Open(func(rec *Reconcile) { recs = append(recs, *rec) })
+		locks[i].Unlock()
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]span, len(recs))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range recs {
+		out[i] = spanOf(&recs[i], r.join.kindOf(recs[i].Object))
+		out[i].open = recs[i].DurationKnown
+	}
+	return out
+}
+
+// Hold takes an informer line before the pipeline analyzes it, and reports whether it is held
+// (an update no managedFields entry explains, or a later line of such an object): it comes back
+// through Take, its writer named when a log shows one of the object's reconciles running then.
+func (r *Runner) Hold(ev watch.Event, now time.Time) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.x.Hold(ev, now)
 }
 
 // Observe notes a watch event (every one, after the analysis step).
@@ -212,6 +259,7 @@ func (r *Runner) Observe(ev *watch.Event) {
 	}
 	r.mu.Lock()
 	r.join.Observe(ev)
+	r.x.Observed(ev)
 	r.mu.Unlock()
 }
 
@@ -223,35 +271,58 @@ func (r *Runner) Ready() <-chan struct{} {
 	return r.ready
 }
 
-// Take returns the ControllerReconcile events ready so far.
-func (r *Runner) Take() []watch.Event {
+// Take returns the lines ready so far: the informer lines Hold took (to analyze, first), and the
+// ControllerReconcile, Error and Recovered lines.
+func (r *Runner) Take() (held, own []watch.Event) {
+	if r == nil {
+		return nil, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	held, own = r.explained, r.out
+	r.explained, r.out = nil, nil
+	return held, own
+}
+
+// Drain stops reading the logs and returns every informer line still held, explained by all
+// the logs said; the pipeline analyzes them before Stop joins the last reconciles.
+func (r *Runner) Drain() []watch.Event {
 	if r == nil {
 		return nil
 	}
 	r.mu.Lock()
+	drained := r.drained
+	r.drained = true
+	r.mu.Unlock()
+	if !drained {
+		r.cancel()
+		r.wg.Wait()
+		recs, locks := r.sources()
+		for i, rc := range recs {
+			locks[i].Lock()
+			done := rc.Flush()
+			locks[i].Unlock()
+			r.add(done)
+		}
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := r.out
-	r.out = nil
+	out := append(r.explained, r.x.Due(time.Now(), nil, true)...)
+	r.explained = nil
 	return out
 }
 
-// Stop stops reading and returns every reconcile still held, joined.
+// Stop returns every reconcile still held, joined (after Drain; it drains when Drain was not
+// called, and then the held informer lines come first, unanalyzed).
 func (r *Runner) Stop() []watch.Event {
 	if r == nil {
 		return nil
 	}
-	r.cancel()
-	r.wg.Wait()
-	recs, locks := r.sources()
-	for i, rc := range recs {
-		locks[i].Lock()
-		done := rc.Flush()
-		locks[i].Unlock()
-		r.add(done)
-	}
+	held := r.Drain()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := append(r.out, r.join.Flush()...)
+	out := append(held, r.out...)
+	out = append(out, r.join.Flush()...)
 	r.out = nil
 	return out
 }

@@ -34,7 +34,7 @@ func TestRunnerFeed(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the Error line was not ready")
 	}
-	if evs := r.Take(); len(evs) != 1 || evs[0].Type != watch.Error || evs[0].Time.IsZero() {
+	if held, evs := r.Take(); len(held) != 0 || len(evs) != 1 || evs[0].Type != watch.Error || evs[0].Time.IsZero() {
 		t.Fatalf("taken %v, want the Error line, timed", evs)
 	}
 	evs := r.Stop()

@@ -21,7 +21,18 @@ const (
 	RuleDelete = "delete"
 	// RuleUnknown: nobody can be named; Why says why.
 	RuleUnknown = "unknown"
+	// RuleReconcile: no managedFields entry tells, but a controller's log shows its reconcile of
+	// the object running when the update landed (internal/ctrllog); Reconcile names it.
+	RuleReconcile = "reconcile"
 )
+
+// ReconcileRef names the reconcile, read from a controller's log, that an update is
+// attributed to (RuleReconcile).
+type ReconcileRef struct {
+	Controller string `json:"controller"`
+	// ReconcileID is controller-runtime's per-reconcile id; empty for a log without one (klog).
+	ReconcileID string `json:"reconcileID,omitempty"`
+}
 
 // Attribution says who made an update, and how that was found.
 type Attribution struct {
@@ -32,6 +43,15 @@ type Attribution struct {
 	Why string
 	// NoOp marks an update that changed nothing but metadata.resourceVersion and managedFields.
 	NoOp bool
+	// Reconcile is the reconcile the update is attributed to (RuleReconcile); its controller is
+	// also Managers' one entry (operation "Reconcile").
+	Reconcile *ReconcileRef
+}
+
+// Explainable reports whether a's update names nobody that a controller's log could name:
+// managedFields told nothing (RuleUnknown, a no-op write included).
+func (a *Attribution) Explainable() bool {
+	return a != nil && a.Rule == RuleUnknown && len(a.Managers) == 0
 }
 
 // serverFields are set by the API server itself, not by the client whose request caused them.

@@ -33,10 +33,14 @@ type Live struct {
 }
 
 // Joined hands its lines when Ready says it has some, and those it still holds at Stop, once
-// the informers ended.
+// the informers ended. It may also hold informer lines before their analysis (Hold: controllers'
+// logs name the writer of an update no managedFields entry explains) and hand them back through
+// Take and Drain, to be analyzed then.
 type Joined interface {
+	Hold(ev watch.Event, now time.Time) bool
 	Ready() <-chan struct{}
-	Take() []watch.Event
+	Take() (held, own []watch.Event)
+	Drain() []watch.Event
 	Stop() []watch.Event
 }
 
@@ -66,23 +70,26 @@ func (p *Pipeline) Run(l Live) {
 		case ev, ok := <-informers:
 			if !ok {
 				informers = nil
-				p.processAll(l.Reorder.Flush())
+				p.processAll(l.Joined, l.Reorder.Flush())
 				continue
 			}
-			p.processAll(l.Reorder.Push(ev, time.Now()))
+			p.processAll(l.Joined, l.Reorder.Push(ev, time.Now()))
 		case <-tk.order:
-			p.processAll(l.Reorder.Due(time.Now()))
+			p.processAll(l.Joined, l.Reorder.Due(time.Now()))
 		case <-tk.hot:
 			p.Ended(time.Now())
 		case ev := <-l.Lines:
 			p.Handle(ev)
 		case <-joinedReady(l.Joined):
-			for _, ev := range l.Joined.Take() {
+			held, own := l.Joined.Take()
+			p.processAll(nil, held)
+			for _, ev := range own {
 				p.Handle(ev)
 			}
 		}
 	}
 	if l.Joined != nil {
+		p.processAll(nil, l.Joined.Drain())
 		for _, ev := range l.Joined.Stop() {
 			p.Handle(ev)
 		}
@@ -112,8 +119,13 @@ func joinedReady(j Joined) <-chan struct{} {
 	return j.Ready()
 }
 
-func (p *Pipeline) processAll(evs []watch.Event) {
+// processAll analyzes the informers' lines, but those j holds (nil: none).
+func (p *Pipeline) processAll(j Joined, evs []watch.Event) {
+	now := time.Now()
 	for i := range evs {
+		if j != nil && j.Hold(evs[i], now) {
+			continue
+		}
 		p.Process(&evs[i])
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
@@ -158,5 +159,30 @@ func TestWriter(t *testing.T) {
 		if !bytes.Equal(append(bytes.Clone(line), '\n'), want) {
 			t.Errorf("line %d:\n%s", i+2, cmp.Diff(string(want), string(line)+"\n"))
 		}
+	}
+}
+
+// An update attributed through a controller's reconcile keeps it in the recording: the
+// objects cannot give it again (their managedFields name nobody), so replay reads it back.
+func TestReconcileAttributionRoundTrip(t *testing.T) {
+	ev := watch.Event{Type: watch.Updated, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "2",
+		OldResourceVersion: "1", Delta: watch.DeltaUpdated, Object: testutil.Object("apps/v1", "Deployment", "demo", "web", "2")}
+	a := diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
+		Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-0000"}}
+	line, err := recording.Encode(&ev, recording.Options{Derive: func(*watch.Event) recording.Derived {
+		return recording.Derived{Update: &recording.Update{Attribution: a}}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(line, []byte(`"attribution":"reconcile","reconcile":{"controller":"widget","reconcileID":"3f1c9a7e-0000"}`)) {
+		t.Fatalf("line: %s", line)
+	}
+	back, err := recording.DecodeEvent(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&a, back.Attribution); diff != "" {
+		t.Errorf("decoded attribution (-want +got):\n%s", diff)
 	}
 }

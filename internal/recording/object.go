@@ -34,6 +34,9 @@ type objectRecord struct {
 	Attribution string `json:"attribution,omitempty"`
 	// AttributionReason: why no manager is named (binding, delete, unknown, a no-op).
 	AttributionReason string `json:"attributionReason,omitempty"`
+	// Reconcile: attribution "reconcile"; the controller's reconcile, read from its log, that was
+	// running when the update landed (managedFields named nobody).
+	Reconcile *diff.ReconcileRef `json:"reconcile,omitempty"`
 	// NoOp: the update changed nothing but metadata.resourceVersion and managedFields.
 	NoOp bool `json:"noop,omitempty"`
 	// Changes: with --diff, the same Updated lines; the changed fields.
@@ -88,6 +91,7 @@ func objectRecordOf(ev *watch.Event, o Options) objectRecord {
 		if len(u.Attribution.Managers) == 0 {
 			r.AttributionReason = u.Attribution.Why
 		}
+		r.Reconcile = u.Attribution.Reconcile
 		r.Changes, r.Diff = u.Changes, u.Diff
 	}
 	return r
@@ -114,6 +118,12 @@ func (r *objectRecord) event(ev *watch.Event) error {
 		ev.Object = &unstructured.Unstructured{Object: r.Object}
 	}
 	ev.Queue = r.Queue.figures()
+	if r.Attribution == diff.RuleReconcile && r.Reconcile != nil && ev.Type == watch.Updated {
+		// The one attribution the objects cannot give again: it came from a controller's log.
+		rc := *r.Reconcile
+		ev.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, NoOp: r.NoOp, Reconcile: &rc,
+			Managers: []diff.Manager{{Manager: rc.Controller, Operation: "Reconcile"}}}
+	}
 	return nil
 }
 

@@ -23,6 +23,9 @@ type Tally struct {
 	Writers map[string]int
 	// HotLoops: each object's first HotLoop, as "self by widget-operator: status.lastReconciled".
 	HotLoops map[string]string
+	// Reconciles: the controller's reconciles per object, "ns/name" (mapped as Objects), from
+	// the ControllerReconcile lines its log gave (--controller-logs).
+	Reconciles map[string]int
 	// Updates is the number of updates; Span from the first object line to the last.
 	Updates int
 	Span    time.Duration
@@ -30,7 +33,7 @@ type Tally struct {
 
 // NewTally counts events; mapNS maps their namespaces (nil: kept).
 func NewTally(events []watch.Event, mapNS func(string) string) *Tally {
-	t := &Tally{Objects: map[string]int{}, Writers: map[string]int{}, HotLoops: map[string]string{}}
+	t := &Tally{Objects: map[string]int{}, Writers: map[string]int{}, HotLoops: map[string]string{}, Reconciles: map[string]int{}}
 	if mapNS == nil {
 		mapNS = func(ns string) string { return ns }
 	}
@@ -44,6 +47,8 @@ func NewTally(events []watch.Event, mapNS func(string) string) *Tally {
 				h := ev.HotLoop
 				t.HotLoops[key] = fmt.Sprintf("%s by %s: %s", h.Loop, strings.Join(h.Managers, ", "), strings.Join(h.Fields, ", "))
 			}
+		case ev.Type == watch.ControllerReconcile:
+			t.Reconciles[mapNS(ev.Namespace)+"/"+ev.Name]++
 		case ev.Type.IsObject():
 			if first.IsZero() {
 				first = ev.Time
@@ -82,17 +87,21 @@ func objectKey(ev *watch.Event, mapNS func(string) string) string {
 
 // Compare writes what differs between the original run and the reenactment: updates per
 // object and per writer, the hot loops found in one and not the other, and how many updates
-// the managers under test made in each (the writes a fix saved, or added).
+// the managers under test made in each (the writes a fix saved, or added). When either run
+// has its controller's reconciles (ControllerReconcile lines), reconciles per object too.
 func Compare(w io.Writer, original, reenacted *Tally, underTest []string) {
 	fmt.Fprintf(w, "compare: the original recording (%s of object lines) and the reenactment (%s)\n", original.Span.Round(time.Millisecond), reenacted.Span.Round(time.Millisecond))
 	table := func(title string, a, b map[string]int) {
-		fmt.Fprintf(w, "  %-52s %9s %9s\n", "updates per "+title, "original", "reenacted")
+		fmt.Fprintf(w, "  %-52s %9s %9s\n", title, "original", "reenacted")
 		for _, k := range slices.Sorted(maps.Keys(union(a, b))) {
 			fmt.Fprintf(w, "  %-52s %9d %9d\n", printer.Escape(k), a[k], b[k])
 		}
 	}
-	table("object", original.Objects, reenacted.Objects)
-	table("writer", original.Writers, reenacted.Writers)
+	table("updates per object", original.Objects, reenacted.Objects)
+	table("updates per writer", original.Writers, reenacted.Writers)
+	if len(original.Reconciles)+len(reenacted.Reconciles) > 0 {
+		table("reconciles per object (controller's log)", original.Reconciles, reenacted.Reconciles)
+	}
 	for _, k := range slices.Sorted(maps.Keys(unionS(original.HotLoops, reenacted.HotLoops))) {
 		o, inO := original.HotLoops[k]
 		r, inR := reenacted.HotLoops[k]

@@ -215,6 +215,33 @@ func TestCRDFor(t *testing.T) {
 	}
 }
 
+// With the controller's log in both runs, --compare counts its reconciles per object; without
+// it in either, it prints no such table.
+func TestCompareReconciles(t *testing.T) {
+	reconcile := func(ns, name string) watch.Event {
+		return watch.Event{Type: watch.ControllerReconcile, Namespace: ns, Name: name, Reconcile: &watch.ReconcileInfo{}}
+	}
+	orig := NewTally([]watch.Event{reconcile("demo", "loop"), reconcile("demo", "loop"), reconcile("demo", "loop"), reconcile("demo", "calm")},
+		func(ns string) string { return ns + "-r" })
+	re := NewTally([]watch.Event{reconcile("demo-r", "loop")}, nil)
+	var b bytes.Buffer
+	Compare(&b, orig, re, nil)
+	for _, want := range []string{
+		"  reconciles per object (controller's log)              original reenacted\n",
+		"  demo-r/calm                                                  1         0\n",
+		"  demo-r/loop                                                  3         1\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("compare output lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	Compare(&b, NewTally(recordedEvents(), nil), NewTally(nil, nil), nil)
+	if strings.Contains(b.String(), "reconciles") {
+		t.Errorf("reconciles table without any ControllerReconcile line:\n%s", b.String())
+	}
+}
+
 // Names and managers in a recording may come from anyone: --compare never writes them raw to a
 // terminal.
 func TestCompareEscapes(t *testing.T) {
@@ -250,5 +277,16 @@ func TestWritableService(t *testing.T) {
 	svc.Object["spec"].(map[string]any)["clusterIP"] = "None"
 	if ip := writable(svc, "repro", Label, "r1", nil).Object["spec"].(map[string]any)["clusterIP"]; ip != "None" {
 		t.Errorf("headless clusterIP %v", ip)
+	}
+}
+
+func TestWatchArg(t *testing.T) {
+	p := &Plan{Resources: []discovery.Resource{
+		{Version: "v1", Resource: "configmaps"},
+		{Group: "apps", Version: "v1", Resource: "replicasets"},
+	}}
+	// The core group's trailing dot: "configmaps.v1" would be resource configmaps of group v1.
+	if got, want := WatchArg(p), "configmaps.v1.,replicasets.v1.apps"; got != want {
+		t.Errorf("WatchArg = %q, want %q", got, want)
 	}
 }

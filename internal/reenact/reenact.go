@@ -170,7 +170,8 @@ func WatchArg(p *Plan) string {
 
 func fullName(gvr schema.GroupVersionResource) string {
 	if gvr.Group == "" {
-		return gvr.Resource + "." + gvr.Version
+		// "configmaps.v1" would read as group v1; the empty group after a dot is the core one.
+		return gvr.Resource + "." + gvr.Version + "."
 	}
 	return gvr.Resource + "." + gvr.Version + "." + gvr.Group
 }

@@ -305,6 +305,18 @@ func ms(d time.Duration) string {
 // for the writes that record no manager (a binding, a DELETE).
 func (p *Printer) writeAttribution(b *strings.Builder, a diff.Attribution) {
 	switch {
+	case a.Rule == diff.RuleReconcile && a.Reconcile != nil:
+		// Named by the controller's log, not by managedFields: the line says so.
+		if a.NoOp {
+			b.WriteString("  no-op write")
+		}
+		b.WriteString("  by " + Escape(a.Reconcile.Controller))
+		if id := shortReconcileID(a.Reconcile.ReconcileID); id != "" {
+			b.WriteString(" (its reconcile " + Escape(id) + ", from its log)")
+		} else {
+			b.WriteString(" (one of its reconciles, from its log)")
+		}
+		return
 	case a.NoOp:
 		b.WriteString("  no-op write")
 		return
@@ -399,6 +411,8 @@ func triggerSummary(ev *watch.Event) string {
 			}
 			s += " rv=" + Escape(t.ResourceVersion)
 			switch {
+			case len(t.Managers) > 0 && t.Attribution == diff.RuleReconcile:
+				s += " (by " + Escape(strings.Join(t.Managers, ", ")) + "'s reconcile, from its log)"
 			case len(t.Managers) > 1 && t.Attribution == diff.RuleOwnership:
 				s += " (by one of " + Escape(strings.Join(t.Managers, ", ")) + ")"
 			case len(t.Managers) > 0:

@@ -553,6 +553,7 @@ func TestTriggerSummary(t *testing.T) {
 		{"a resync is no update", watch.Event{TriggerCount: 2, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaSync, ResourceVersion: "9"}, tr("10", "a")}}, "2 events coalesced: Sync rv=9, Updated rv=10 (by a)"},
 		{"an owned object's event", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Managers: []string{"kube-controller-manager"}, Resource: "replicasets.apps", Key: "demo/web-1"}}}, "trigger: Updated of replicasets.apps demo/web-1 rv=11 (by kube-controller-manager)"},
 		{"requeue", watch.Event{Requeue: true}, "requeued after a failed reconcile"},
+		{"a write its log names", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "12", Managers: []string{"widget"}, Attribution: diff.RuleReconcile}}}, "trigger: Updated rv=12 (by widget's reconcile, from its log)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -590,5 +591,31 @@ func TestSummaryTriggersAndPredicates(t *testing.T) {
 	_ = writeSummary(&b, s)
 	if want := "of 4 recorded reconciles, 3 ran only for filtered events and would not have run"; !strings.Contains(b.String(), want) {
 		t.Errorf("replay summary lacks %q:\n%s", want, b.String())
+	}
+}
+
+// An update managedFields attribute to nobody, named through a controller's reconcile: the line
+// says the name came from its log, in human output and in JSON.
+func TestReconcileAttributionLine(t *testing.T) {
+	old := testutil.Object("example.com/v1", "Widget", "demo", "bare", "1")
+	cur := testutil.Object("example.com/v1", "Widget", "demo", "bare", "2")
+	cur.Object["status"] = map[string]any{"phase": "Ready"}
+	widgets := discovery.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+	ev := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: time.Unix(1, 0), Resource: widgets, Namespace: "demo", Name: "bare",
+		ResourceVersion: "2", OldResourceVersion: "1", Object: cur, OldObject: old,
+		Attribution: &diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
+			Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-5b2d-4c1e-9f00-0123456789ab"}}}
+	if human := render(t, Options{}, []watch.Event{ev}); !strings.Contains(human, "  by widget (its reconcile 3f1c9a7e, from its log)") {
+		t.Errorf("human: %s", human)
+	}
+	noID := ev
+	noID.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, Managers: ev.Attribution.Managers, Reconcile: &diff.ReconcileRef{Controller: "widget"}}
+	if human := render(t, Options{}, []watch.Event{noID}); !strings.Contains(human, "  by widget (one of its reconciles, from its log)") {
+		t.Errorf("human, no reconcile id: %s", human)
+	}
+	js := render(t, Options{Output: "json"}, []watch.Event{ev})
+	if !strings.Contains(js, `"attribution":"reconcile","reconcile":{"controller":"widget","reconcileID":"3f1c9a7e-5b2d-4c1e-9f00-0123456789ab"}`) ||
+		!strings.Contains(js, `"managers":[{"manager":"widget","operation":"Reconcile","subresource":""}]`) {
+		t.Errorf("json: %s", js)
 	}
 }

@@ -8,6 +8,15 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
+// shortReconcileID is a reconcileID as human lines show it: its first 8 characters (a UUID's
+// first group); the JSON has it whole.
+func shortReconcileID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
 // controllerReconcileDetail renders a reconcile read from a controller's log: the object, the
 // controller and its reconcile, the result (an error in red), how long it took, and what
 // triggered it or why it ran without a trigger.
@@ -17,11 +26,7 @@ func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event)
 		r = &watch.ReconcileInfo{}
 	}
 	fmt.Fprintf(b, "%s  by %s", Escape(ev.Key), Escape(r.Controller))
-	if r.ReconcileID != "" {
-		id := r.ReconcileID
-		if len(id) > 8 {
-			id = id[:8]
-		}
+	if id := shortReconcileID(r.ReconcileID); id != "" {
 		fmt.Fprintf(b, " (reconcile %s)", Escape(id))
 	}
 	b.WriteString(": ")

@@ -43,7 +43,12 @@ func assertNothingWritten(t *testing.T, c *testenv.Cluster, namespaces ...string
 // runFails runs reenact and wants exit 1 and one stderr line holding want.
 func runFails(t *testing.T, c *testenv.Cluster, want string, args ...string) {
 	t.Helper()
-	p := c.RunPlugin(t, context.Background(), append([]string{"reenact"}, args...)...)
+	wantOneLine(t, c.RunPlugin(t, context.Background(), append([]string{"reenact"}, args...)...), want)
+}
+
+// wantOneLine wants p to exit 1, print nothing on stdout and one stderr line holding want.
+func wantOneLine(t *testing.T, p *testenv.PluginRun, want string) {
+	t.Helper()
 	code, err := p.Wait()
 	if err != nil || code != 1 {
 		t.Fatalf("exit %d, %v; want 1", code, err)

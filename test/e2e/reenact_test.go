@@ -38,11 +38,18 @@ func kubeContext(t *testing.T, c *testenv.Cluster) string {
 // operator running there with its bug): a quiet Widget "calm" that is there before the
 // recording starts, with the operator's status, and Widget "loop" created during it with the
 // bug's annotation, until the recording holds the HotLoop. It returns the recording and its
-// HotLoop line.
-func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns string) (string, map[string]any) {
+// HotLoop line. With opLog, the operator logs every reconcile there and the recording holds
+// them (ControllerReconcile lines, --controller-logs).
+func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns, opLog string) (string, map[string]any) {
 	t.Helper()
 	ctx := context.Background()
-	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns})
+	opts := testenv.OperatorOptions{Namespace: ns}
+	var logArgs []string
+	if opLog != "" {
+		opts.LogFile, opts.Args = opLog, reconcileLogArgs
+		logArgs = []string{"--controller-logs", opLog}
+	}
+	op, err := c.StartOperator(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +60,16 @@ func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns string) (string, map[
 		return ph != ""
 	})
 	rec := filepath.Join(t.TempDir(), "incident.ndjson")
-	p := c.RunPlugin(t, ctx, "watch", "widgets", "-n", ns, "-o", "json", "--record", rec, "--hot-loop-window", "3s")
+	p := c.RunPlugin(t, ctx, append([]string{"watch", "widgets", "-n", ns, "-o", "json", "--record", rec, "--hot-loop-window", "3s"}, logArgs...)...)
 	p.AwaitJSON(t, await, is("Synced", ""))
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "loop", Bug: "status-loop"})
 	hot := p.AwaitJSON(t, await, is("HotLoop", "loop"))
 	p.Stop(t)
 	return rec, hot
 }
+
+// reconcileLogArgs make a controller-runtime manager log every reconcile as JSON lines.
+var reconcileLogArgs = []string{"--zap-log-level=5", "--zap-devel=false", "--zap-time-encoding=rfc3339nano"}
 
 // awaitWidget waits until Widget ns/name satisfies cond.
 func awaitWidget(t *testing.T, c *testenv.Cluster, ns, name, what string, cond func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
@@ -93,7 +103,7 @@ func TestReenactStatusLoop(t *testing.T) {
 	ctx := context.Background()
 	kctx := kubeContext(t, c)
 	ns := newNamespace(t, c)
-	rec, orig := recordStatusLoop(t, c, ns)
+	rec, orig := recordStatusLoop(t, c, ns, "")
 
 	t.Run("bug on", func(t *testing.T) {
 		nsA := ns + "-a"

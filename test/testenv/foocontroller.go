@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
+	"os"
 	"strconv"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/controlplane"
 )
 
 // Names used by StartFooController.
@@ -127,11 +129,12 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	if opts.Namespace != "" {
 		args = append(args, "--namespace="+opts.Namespace)
 	}
-	logs := componentLogs{file: opts.LogFile, w: opts.LogWriter}
-	if logs.file == "" && c.opts.LogDir != "" {
-		logs.file = filepath.Join(c.opts.LogDir, FooControllerName+".log")
+	logs := []controlplane.LogFile{{Path: opts.LogFile}}
+	if w := opts.LogWriter; w != nil {
+		// A writer of the test's own: the component's copy goes nowhere, the writer takes it.
+		logs = append(logs, controlplane.LogFile{Path: os.DevNull, Wrap: func(io.Writer) io.Writer { return w }})
 	}
-	p, err := c.startComponentLogged(FooControllerName, bin, port, logs, args...)
+	p, err := c.StartComponent(FooControllerName, bin, port, logs, args...)
 	if err != nil {
 		return nil, err
 	}

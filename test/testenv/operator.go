@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/controlplane"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -158,11 +159,8 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 		args = append(args, "--bugs=false")
 	}
 	args = append(args, opts.Args...)
-	logs := componentLogs{file: opts.LogFile, criFile: opts.CRILogFile}
-	if logs.file == "" && c.opts.LogDir != "" {
-		logs.file = filepath.Join(c.opts.LogDir, OperatorName+".log")
-	}
-	p, err := c.startComponentLogged(OperatorName, bin, port, logs, args...)
+	logs := []controlplane.LogFile{{Path: opts.LogFile}, {Path: opts.CRILogFile, Wrap: NewCRILogWriter}}
+	p, err := c.StartComponent(OperatorName, bin, port, logs, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -152,7 +153,7 @@ func withKubeconfig(args []string, kubeconfig string) []string {
 type PluginRun struct {
 	cmd    *exec.Cmd
 	t      testing.TB
-	stderr TailBuffer
+	stderr *TailBuffer
 
 	mu      sync.Mutex
 	lines   [][]byte
@@ -182,6 +183,21 @@ func (c *Cluster) RunPluginAs(t testing.TB, ctx context.Context, kubeconfig stri
 	t.Helper()
 	c.ensurePlugin(t)
 	return c.startPlugin(t, ctx, withKubeconfig(append([]string{"informer"}, args...), kubeconfig), c.Environ())
+}
+
+// RunPluginWith is RunPlugin with env (NAME=value entries) added to its environment, each
+// replacing the variable of that name.
+func (c *Cluster) RunPluginWith(t testing.TB, ctx context.Context, env []string, args ...string) *PluginRun {
+	t.Helper()
+	c.ensurePlugin(t)
+	var all []string
+	for _, kv := range c.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+			all = append(all, kv)
+		}
+	}
+	return c.startPlugin(t, ctx, withKubeconfig(append([]string{"informer"}, args...), c.KubeconfigPath), append(all, env...))
 }
 
 // RunPluginEnv is RunPlugin with no --kubeconfig flag and KUBECONFIG set to kubeconfigEnv (a
@@ -217,11 +233,11 @@ func (c *Cluster) startPlugin(t testing.TB, ctx context.Context, argv, env []str
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	p := &PluginRun{
-		cmd: cmd, t: t, stderr: TailBuffer{max: 1 << 20},
+		cmd: cmd, t: t, stderr: NewTailBuffer(1 << 20),
 		changed: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{}),
 	}
 	cmd.Stdout = lineWriter{p}
-	cmd.Stderr = &p.stderr
+	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("testenv: start kubectl informer: %v", err)
 	}

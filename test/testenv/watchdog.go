@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,39 +94,4 @@ func (wd *watchdog) stop() {
 	if wd != nil {
 		wd.w.Close()
 	}
-}
-
-// childrenMentioning returns the children of this process that lead their own process group
-// and have s in their command line.
-func childrenMentioning(s string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	self := os.Getpid()
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may contain spaces and parentheses.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 3 || f[1] != strconv.Itoa(self) || f[2] != e.Name() {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmdline, []byte(s)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }

@@ -1,0 +1,259 @@
+package ctrllog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// Limits of what an Explainer keeps.
+const (
+	// maxSpans bounds the ended reconciles kept, all objects together; beyond it the oldest go.
+	// A hot loop ends a reconcile every few milliseconds: they must outlive the hold.
+	maxSpans = 1 << 16
+	// maxHeld bounds the updates held; beyond it the oldest are released unexplained.
+	maxHeld = 8192
+	// inflightAge is how long a released update may keep its object's reconciles waiting for it to
+	// be observed.
+	inflightAge = 5 * time.Second
+)
+
+// span is one reconcile's time on this machine's clock: the log's own timestamps when they have
+// a fraction of a second, else when its first and last lines were read.
+type span struct {
+	controller, id string
+	obj            objName
+	kind           string // lower-cased; "" when neither the log nor the watch tells
+	lo, hi         time.Time
+	open           bool
+}
+
+func spanOf(r *Reconcile, kind string) span {
+	lo, hi := r.Start, r.End
+	if !r.Precise && !r.Read.IsZero() {
+		lo, hi = r.Read, r.LastRead
+		if hi.IsZero() {
+			hi = lo
+		}
+	}
+	return span{controller: r.Controller, id: r.ReconcileID, obj: objName{r.Object.Namespace, r.Object.Name}, kind: kind, lo: lo, hi: hi}
+}
+
+// objName names an object by namespace and name; the kind is matched apart.
+type objName struct{ ns, name string }
+
+type heldUpdate struct {
+	ev    watch.Event
+	since time.Time
+}
+
+// Explainer holds the updates that managedFields attribute to nobody (an object created with no
+// fields of its own never gets any) for up to hold, while the controllers' logs are read, and
+// names the controller whose reconcile of that object was running when the update landed
+// (diff.RuleReconcile). It holds the later lines of a held object too, so one object's lines
+// keep their order. Pure: no clock, no goroutine; not safe for concurrent use.
+type Explainer struct {
+	skew, hold time.Duration
+	spans      map[objName][]span
+	spanFIFO   []objName // the object of each span kept, oldest first
+	held       []heldUpdate
+	heldBy     map[string]int // watch.Event.ObjectID → lines held
+	inflight   map[string]inflight
+}
+
+// inflight is a released line not yet observed: when it came, when it was released.
+type inflight struct{ at, released time.Time }
+
+// NewExplainer returns an explainer tolerating skew between the logs' clocks and the watch,
+// holding an update up to hold.
+func NewExplainer(skew, hold time.Duration) *Explainer {
+	return &Explainer{skew: skew, hold: hold, spans: map[objName][]span{}, heldBy: map[string]int{}, inflight: map[string]inflight{}}
+}
+
+// Ended notes a reconcile read from a log (its end read, or its log quiet); kind is its object's
+// lower-cased kind, "" when not known.
+func (x *Explainer) Ended(r *Reconcile, kind string) {
+	k := objName{r.Object.Namespace, r.Object.Name}
+	x.spans[k] = append(x.spans[k], spanOf(r, kind))
+	x.spanFIFO = append(x.spanFIFO, k)
+	if len(x.spanFIFO) > maxSpans {
+		o := x.spanFIFO[0]
+		x.spanFIFO = x.spanFIFO[1:]
+		if ss := x.spans[o]; len(ss) > 1 {
+			x.spans[o] = ss[1:]
+		} else {
+			delete(x.spans, o)
+		}
+	}
+}
+
+// Hold takes an informer line and reports whether it is held: an update no managedFields entry
+// explains, or any line of an object that has one held.
+func (x *Explainer) Hold(ev watch.Event, now time.Time) bool {
+	id := ev.ObjectID()
+	if x.heldBy[id] == 0 && (!ev.IsChange() || !ev.Attribution.Explainable()) {
+		return false
+	}
+	x.held = append(x.held, heldUpdate{ev: ev, since: now})
+	x.heldBy[id]++
+	return true
+}
+
+// Holds reports whether a line of the object (namespace, name) that came by until is held, or
+// released but not yet observed: a reconcile whose triggers may include it (until is its start
+// plus the skew) must wait for it.
+func (x *Explainer) Holds(ns, name string, until, now time.Time) bool {
+	for _, h := range x.held {
+		if h.ev.Namespace == ns && h.ev.Name == name && !h.ev.Time.After(until) {
+			return true
+		}
+	}
+	for k, f := range x.inflight {
+		if now.Sub(f.released) >= inflightAge {
+			delete(x.inflight, k)
+			continue
+		}
+		if !f.at.After(until) && strings.HasPrefix(k, ns+"/"+name+"\x00") {
+			return true
+		}
+	}
+	return false
+}
+
+// Observed notes that a released line went through the pipeline.
+func (x *Explainer) Observed(ev *watch.Event) {
+	if len(x.inflight) > 0 {
+		delete(x.inflight, inflightKey(ev))
+	}
+}
+
+func inflightKey(ev *watch.Event) string {
+	return ev.Namespace + "/" + ev.Name + "\x00" + ev.Resource.String() + "\x00" + ev.ResourceVersion
+}
+
+// Due releases, in the order they came, the held updates whose hold is over at now (explained by
+// the reconciles known then: the ended ones and open, those still running) and the lines that
+// waited only behind them; all of them when final.
+func (x *Explainer) Due(now time.Time, open []span, final bool) []watch.Event {
+	var out []watch.Event
+	keep := x.held[:0]
+	waiting := map[string]bool{} // objects with an earlier line still held
+	for i, h := range x.held {
+		id := h.ev.ObjectID()
+		over := final || now.Sub(h.since) >= x.hold || len(x.held)-i > maxHeld
+		explainable := h.ev.IsChange() && h.ev.Attribution.Explainable()
+		if waiting[id] || (!over && explainable) {
+			waiting[id] = true
+			keep = append(keep, h)
+			continue
+		}
+		if explainable {
+			x.explain(&h.ev, open)
+		}
+		x.heldBy[id]--
+		if x.heldBy[id] == 0 {
+			delete(x.heldBy, id)
+		}
+		x.inflight[inflightKey(&h.ev)] = inflight{at: h.ev.Time, released: now}
+		out = append(out, h.ev)
+	}
+	clear(x.held[len(keep):])
+	x.held = keep
+	return out
+}
+
+// explain names the controller whose reconcile of ev's object wrote it, when the logs allow one
+// answer: per controller, the reconcile the update triggered is found as the join finds it (the
+// first whose start plus the skew, or the next one's start, is not before the update came), and
+// the writer is the one before it, if the update came by its end plus the skew; with no
+// reconcile triggered, the last one begun before the update (its id left out when several of the
+// controller's reconciles ran that close to the update). An update is never both a
+// reconcile's trigger and its write: an outside write that wakes an idle controller stays
+// unnamed. Writers of several controllers: nobody is named, and the line says so.
+func (x *Explainer) explain(ev *watch.Event, open []span) {
+	kind, obj := strings.ToLower(ev.Resource.Kind), objName{ev.Namespace, ev.Name}
+	byController := map[string][]span{}
+	add := func(s span) {
+		if s.obj == obj && (s.kind == "" || s.kind == kind) {
+			byController[s.controller] = append(byController[s.controller], s)
+		}
+	}
+	for _, s := range x.spans[obj] {
+		add(s)
+	}
+	for _, s := range open {
+		add(s)
+	}
+	var writers []span
+	sure := true
+	for _, ss := range byController {
+		if w, one, ok := writerAmong(ss, ev.Time, x.skew); ok {
+			writers = append(writers, w)
+			sure = sure && one
+		}
+	}
+	switch {
+	case len(writers) == 0:
+		return
+	case len(writers) > 1:
+		names := make([]string, 0, len(writers))
+		for _, w := range writers {
+			names = append(names, w.controller)
+		}
+		sort.Strings(names)
+		a := *ev.Attribution
+		a.Why += fmt.Sprintf("; reconciles of it by %s were all running when it landed: the logs cannot tell which wrote it", strings.Join(names, ", "))
+		ev.Attribution = &a
+		return
+	}
+	w := writers[0]
+	a := *ev.Attribution
+	a.Rule, a.Why = diff.RuleReconcile, ""
+	a.Managers = []diff.Manager{{Manager: w.controller, Operation: "Reconcile"}}
+	a.Reconcile = &diff.ReconcileRef{Controller: w.controller, ReconcileID: w.id}
+	if !sure {
+		a.Reconcile.ReconcileID = ""
+		a.Why = "several of its reconciles of the object ran within --controller-logs-skew of the update: which of them wrote it is not known"
+	}
+	ev.Attribution = &a
+}
+
+// writerAmong finds, among one controller's reconciles of an object, the one that wrote an
+// update heard at t (see explain). sure is false when another of its reconciles ran within the
+// skew of t (a hot loop's, every few milliseconds): the controller is known, not which of its
+// reconciles, since the watch delivers a write a varying few milliseconds after it landed.
+func writerAmong(ss []span, t time.Time, skew time.Duration) (w span, sure, ok bool) {
+	sort.Slice(ss, func(i, j int) bool { return ss[i].lo.Before(ss[j].lo) })
+	// The reconciles begun before t: the writer is among them (a write lands inside its reconcile,
+	// and is heard after it lands).
+	n := sort.Search(len(ss), func(i int) bool { return !ss[i].lo.Before(t) })
+	triggered := -1
+	for k := range ss {
+		cut := ss[k].lo.Add(skew)
+		if k+1 < len(ss) && ss[k+1].lo.Before(cut) {
+			cut = ss[k+1].lo
+		}
+		if !t.After(cut) {
+			n, triggered = k, k // the update is reconcile k's trigger: its writer began before k
+			break
+		}
+	}
+	if n == 0 {
+		return span{}, false, false
+	}
+	w = ss[n-1]
+	if !w.open && t.After(w.hi.Add(skew)) {
+		return span{}, false, false
+	}
+	sure = triggered < 0 || !ss[triggered].lo.Before(w.hi)
+	for j := range ss {
+		if j != n-1 && j != triggered && !ss[j].lo.After(t.Add(skew)) && (ss[j].open || !ss[j].hi.Before(t.Add(-skew))) {
+			sure = false
+		}
+	}
+	return w, sure, true
+}
