@@ -17,15 +17,22 @@ const maxLine = 1 << 20
 // second; a reconcile wants less).
 const pollEvery = 100 * time.Millisecond
 
+// tailLen is how many of the last bytes read are kept to recognize the file before each read: a
+// log emptied in place (logrotate's copytruncate) and written again past where the reader was is
+// shorter than its offset no more, but no longer holds those bytes there.
+const tailLen = 64
+
 // Follow reads the file at path as `tail -F` does, from its first line: at its end it waits for
-// more, a truncated file is read again from its start, a file replaced (rotated) is reopened,
-// and a missing one is waited for. Each complete line goes to line with the time it was read.
-// It returns when ctx ends; notice says once that the file is not there yet.
+// more, a truncated file is read again from its start (also when it has grown past the offset
+// again by the next read: the last bytes read are no longer where they were),
+// a file replaced (rotated) is reopened, and a missing one is waited for. Each complete line
+// goes to line with the time it was read. It returns when ctx ends; notice says once that the
+// file is not there yet.
 func Follow(ctx context.Context, path string, line func([]byte, time.Time), notice func(string)) error {
 	var f *os.File
 	var info os.FileInfo
 	var off int64
-	var partial []byte
+	var partial, tail []byte
 	waited := false
 	defer func() {
 		if f != nil {
@@ -49,32 +56,55 @@ func Follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 				continue
 			}
 			info, _ = f.Stat()
-			off, partial = 0, partial[:0]
+			off, partial, tail = 0, partial[:0], tail[:0]
+		}
+		if off > 0 && truncated(f, off, tail) {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			off, partial, tail = 0, partial[:0], tail[:0]
 		}
 		n, err := f.Read(buf)
 		if n > 0 {
 			off += int64(n)
+			tail = append(tail, buf[max(0, n-tailLen):n]...)
+			tail = tail[max(0, len(tail)-tailLen):]
 			partial = lines(append(partial, buf[:n]...), line)
 			continue
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		// At the end: truncated, replaced, or just nothing new yet.
+		// At the end: replaced, or truncated (read again from its start by the next round), or
+		// just nothing new yet.
 		if cur, err := os.Stat(path); err != nil || !os.SameFile(info, cur) {
 			f.Close()
 			f = nil
 			continue
-		} else if cur.Size() < off {
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			off, partial = 0, partial[:0]
+		}
+		if truncated(f, off, tail) {
 			continue
 		}
 		sleep(ctx, pollEvery)
 	}
 	return nil
+}
+
+// truncated reports whether the open file no longer holds what was read up to off: it is
+// shorter, or its bytes before off are not the last ones read.
+func truncated(f *os.File, off int64, tail []byte) bool {
+	st, err := f.Stat()
+	if err != nil || st.Size() < off {
+		return true
+	}
+	if len(tail) == 0 {
+		return false
+	}
+	got := make([]byte, len(tail))
+	if _, err := f.ReadAt(got, off-int64(len(tail))); err != nil {
+		return true
+	}
+	return !bytes.Equal(got, tail)
 }
 
 // lines hands every complete line of b to line and returns what is left (the start of the next

@@ -2,8 +2,10 @@ package ctrllog
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -72,5 +74,61 @@ func TestFollow(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("lines %q, want %q", got, want)
 		}
+	}
+}
+
+// A log emptied in place (logrotate's copytruncate) and written again past where the reader
+// was before it looks at the file again is read from its start: the bytes before its offset are
+// no longer the ones it read. A writer that is busy makes this the usual case.
+func TestFollowTruncatedAndRegrown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mgr.log")
+	if err := os.WriteFile(path, []byte("I1126 14:33:38.004297   1 main.go:281] \"Successfully synced\" objectName=\"ns/a\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan string, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, path, func(b []byte, _ time.Time) { got <- string(b) }, nil)
+	}()
+	next := func() string {
+		t.Helper()
+		select {
+		case l := <-got:
+			return l
+		case <-time.After(10 * time.Second):
+			t.Fatal("no line within 10s")
+			return ""
+		}
+	}
+	if l := next(); !strings.Contains(l, "ns/a") {
+		t.Fatalf("first line %q", l)
+	}
+	// Emptied and written again, longer than before, in one go: at no poll is it shorter than
+	// the offset already read.
+	var again strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&again, "I1126 14:33:39.00000%d   1 main.go:281] \"Successfully synced\" objectName=\"ns/b%d\"\n", i, i)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(again.String()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for i := range 3 {
+		if l, want := next(), fmt.Sprintf("objectName=\"ns/b%d\"", i); !strings.HasSuffix(l, want) {
+			t.Fatalf("line %d after the truncation: %q, want the whole line ending %s", i, l, want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

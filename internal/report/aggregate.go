@@ -32,6 +32,7 @@ type builder struct {
 	sim           map[string]*QueueSeries
 	scraped       map[string]*QueueSeries
 	watched       map[string]bool // resources with a Watch line in this run
+	lanes         map[string]*Lane
 	lines         int
 }
 
@@ -52,6 +53,7 @@ func newBuilder(source string) *builder {
 		sim:     map[string]*QueueSeries{},
 		scraped: map[string]*QueueSeries{},
 		watched: map[string]bool{},
+		lanes:   map[string]*Lane{},
 	}
 	b.pipe = pipeline.New(pipeline.Config{
 		Analysis: analysis.Config{Changes: true},
@@ -134,6 +136,8 @@ func (b *builder) aggregate(ev watch.Event) {
 			}
 			b.depth(false, ev.URL+"\x00"+ev.Sample.Name, name, ev.Time, ev.Sample.Depth)
 		}
+	case ev.Type == watch.ControllerReconcile:
+		b.controllerReconcile(&ev, resName)
 	case ev.Type == watch.KubeEvent && ev.Kube != nil:
 		b.kubeEvent(&ev)
 	case ev.Type == watch.HotLoop || ev.Type == watch.HotLoopEnded:

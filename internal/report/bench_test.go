@@ -60,15 +60,7 @@ func BenchmarkLargeRecording(b *testing.B) {
 // The large recording's page keeps its limits: MaxBuckets per chart, TopObjects rows,
 // HistoryObjects histories of at most HistoryHead+HistoryTail entries.
 func TestLargeRecordingStaysLight(t *testing.T) {
-	r, err := Read(bytes.NewReader(largeRecording(20_000, 500, time.Hour)), "large")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page bytes.Buffer
-	if err := r.WriteHTML(&page); err != nil {
-		t.Fatal(err)
-	}
-	html := page.String()
+	r, html := readPage(t, largeRecording(20_000, 500, time.Hour), "large")
 	if r.Buckets > MaxBuckets {
 		t.Errorf("%d buckets", r.Buckets)
 	}

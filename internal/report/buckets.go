@@ -29,6 +29,7 @@ func (b *builder) finish(rd *replay.Reader, firstErr error) (*Report, error) {
 	r.Bucket = BucketFor(span)
 	r.Buckets = int(span/r.Bucket) + 1
 	b.bars()
+	b.laneBars()
 	for _, q := range append(slices.Clone(r.SimQueues), r.Scraped...) {
 		r.bucketDepth(q)
 	}
@@ -52,23 +53,32 @@ func (b *builder) bars() {
 		res.Bars = make([]map[string]int, r.Buckets)
 	}
 	for _, t := range b.ticks {
-		i := r.bucketOf(t.at)
-		bar := r.Resources[t.res].Bars[i]
-		if bar == nil {
-			bar = map[string]int{}
-			r.Resources[t.res].Bars[i] = bar
-		}
-		bar[t.series]++
+		countIn(r.Resources[t.res].Bars, r.bucketOf(t.at), t.series)
 	}
 	for _, res := range r.Resources {
-		for _, bar := range res.Bars {
-			total := 0
-			for _, n := range bar {
-				total += n
-			}
-			res.MaxRate = max(res.MaxRate, float64(total)/r.Bucket.Seconds())
-		}
+		res.MaxRate = float64(busiest(res.Bars)) / r.Bucket.Seconds()
 	}
+}
+
+// countIn counts one of key in bucket i of bars.
+func countIn(bars []map[string]int, i int, key string) {
+	if bars[i] == nil {
+		bars[i] = map[string]int{}
+	}
+	bars[i][key]++
+}
+
+// busiest is the highest total of one bucket of bars.
+func busiest(bars []map[string]int) int {
+	most := 0
+	for _, bar := range bars {
+		total := 0
+		for _, n := range bar {
+			total += n
+		}
+		most = max(most, total)
+	}
+	return most
 }
 
 // objectList sorts the objects, most changed first, and keeps the histories of those the page

@@ -87,9 +87,12 @@ type view struct {
 	Width     string // the charts' width in their units: the span in seconds
 	Height    int
 	Timelines []timelineView
-	Queues    []queueChart
-	Global    []markerView // markers of no resource (scrapes)
-	MarkerAll []markerView
+	// Lanes are the controllers' real reconciles; ResultLegend their results, when any.
+	Lanes        []laneView
+	ResultLegend []legendItem
+	Queues       []queueChart
+	Global       []markerView // markers of no resource (scrapes)
+	MarkerAll    []markerView
 	// MarkersFolded counts markers drawn as another of their type in the same bucket.
 	MarkersFolded int
 	Legend        []legendItem
@@ -182,6 +185,14 @@ func (r *Report) view() view {
 	for i, res := range r.Resources {
 		if tv, ok := r.timeline(res, markers[i], bs); ok {
 			v.Timelines = append(v.Timelines, tv)
+		}
+	}
+	for _, l := range r.Lanes {
+		v.Lanes = append(v.Lanes, r.laneView(l, bs))
+	}
+	if len(r.Lanes) > 0 {
+		for _, res := range Results {
+			v.ResultLegend = append(v.ResultLegend, legendItem{Series: res, Label: resultLabel[res]})
 		}
 	}
 	if len(r.SimQueues) > 0 {

@@ -121,7 +121,11 @@ type Report struct {
 	// ReconcileLines counts the recording's Reconciled lines: without any (no simulated
 	// workers), an object's reconciles are unknown, not 0.
 	ReconcileLines int
-	Runs           []RunInfo
+	// ControllerReconcileLines counts the real reconciles read from controllers' logs
+	// (ControllerReconcile lines); Lanes are they, one per controller, in order of appearance.
+	ControllerReconcileLines int
+	Lanes                    []*Lane
+	Runs                     []RunInfo
 	// First and Last are the first and last event lines' times.
 	First, Last time.Time
 	// Events counts the event lines read (the header not included).
@@ -216,6 +220,8 @@ type Object struct {
 	writers    map[string]int
 	HotLoops   int
 	Reconciles int
+	// Real counts its real reconciles (ControllerReconcile lines of it) by result; nil when none.
+	Real map[string]int
 	// History is its first HistoryHead and last HistoryTail entries (HotLoop, HotLoopEnded and
 	// the KubeEvent lines about it included); Elided counts the entries between them that are not kept.
 	History    []Entry
@@ -261,9 +267,15 @@ type Entry struct {
 	MoreChanges int
 	Depth       *int64 // the simulated queue's depth after it was enqueued
 	Filtered    string
-	// Text is a diagnosis line's (HotLoop, HotLoopEnded) or an Event's (KubeEvent) words.
+	// Text is a diagnosis line's (HotLoop, HotLoopEnded), an Event's (KubeEvent) or a real
+	// reconcile's (ControllerReconcile) words.
 	Text string
+	// Result is a real reconcile's (ok, error, ...).
+	Result string
 }
+
+// RealResults are its real reconciles by result, in Results' order.
+func (o *Object) RealResults() []ResultCount { return resultCounts(o.Real) }
 
 // Change is one changed field, its values as short JSON text.
 type Change struct {

@@ -50,3 +50,12 @@ func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event)
 		b.WriteString("; no trigger: " + Escape(r.ReasonMessage))
 	}
 }
+
+// ControllerReconcileText words a ControllerReconcile line as its human line does after the
+// type and resource, without color: `demo/shop  by widget (reconcile 6af6b3d9): error: boom in
+// 14.6ms; trigger: Updated rv=6277 (by widget-operator)` (the HTML report's histories).
+func ControllerReconcileText(ev *watch.Event) string {
+	var b strings.Builder
+	(&Printer{}).controllerReconcileDetail(&b, ev)
+	return b.String()
+}

@@ -59,6 +59,20 @@ func TestControllerReconcileHuman(t *testing.T) {
 	}
 }
 
+// ControllerReconcileText is the human line's words without color, for pages that color
+// them their own way.
+func TestControllerReconcileText(t *testing.T) {
+	evs := controllerReconcileEvents()
+	for i, want := range []string{
+		"demo/shop  by widget (reconcile ed542d03): ok in 3.2ms; 2 events coalesced: Updated rv=12 (by widget-operator), Updated of deployments.apps demo/shop rv=13",
+		"demo/shop  by widget (reconcile a1): error: forbidden; no trigger: a retry: its previous reconcile of it failed",
+	} {
+		if got := ControllerReconcileText(&evs[i]); got != want {
+			t.Errorf("event %d:\n%q\nwant\n%q", i, got, want)
+		}
+	}
+}
+
 // The exit summary says, per controller, its reconciles by result, events per reconcile and the
 // objects it reconciled most.
 func TestSummaryControllerReconciles(t *testing.T) {

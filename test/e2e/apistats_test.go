@@ -41,6 +41,13 @@ func serverMetric(t *testing.T, c *testenv.Cluster, name string, want map[string
 	if err != nil {
 		t.Fatal(err)
 	}
+	return metricSum(t, raw, name, want)
+}
+
+// metricSum sums metric name of a Prometheus text page over the series whose labels include
+// want (a histogram's _sum and _count are asked for by those names).
+func metricSum(t *testing.T, raw []byte, name string, want map[string]string) float64 {
+	t.Helper()
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := p.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {

@@ -27,15 +27,7 @@ import (
 // from a plain-HTTP metrics page.
 func reconcileTotal(t *testing.T, url, controller string) (int, map[string]int) {
 	t.Helper()
-	resp, err := http.Get(url) //nolint:gosec,noctx // the test's own operator on loopback
-	if err != nil {
-		t.Fatalf("scrape %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := getPage(t, url)
 	re := regexp.MustCompile(`(?m)^controller_runtime_reconcile_total\{controller="` + regexp.QuoteMeta(controller) + `",result="([^"]+)"\} (\S+)$`)
 	total, by := 0, map[string]int{}
 	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
@@ -44,6 +36,21 @@ func reconcileTotal(t *testing.T, url, controller string) (int, map[string]int) 
 		total += int(f)
 	}
 	return total, by
+}
+
+// getPage GETs a plain-HTTP page of a test's own controller on loopback.
+func getPage(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url) //nolint:gosec,noctx // the test's own controller on loopback
+	if err != nil {
+		t.Fatalf("scrape %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // The widget-operator run locally with its log in a file (`make run > mgr.log` as its authors

@@ -43,17 +43,25 @@ func (tc testController) start(t *testing.T) (*testenv.Cluster, string) {
 	}
 	c := realControlPlane(t)
 	ns := newNamespace(t, c)
-	p, err := c.StartFooController(context.Background(), testenv.FooControllerOptions{Namespace: ns})
+	startFooController(t, c, testenv.FooControllerOptions{Namespace: ns})
+	return c, ns
+}
+
+// startFooController starts hack/foo-controller for the test: stopped when it ends, its log
+// shown when it failed.
+func startFooController(t *testing.T, c *testenv.Cluster, opts testenv.FooControllerOptions) *testenv.FooController {
+	t.Helper()
+	fc, err := c.StartFooController(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = p.Stop()
+		_ = fc.Stop()
 		if t.Failed() {
-			t.Logf("foo-controller log:\n%s", p.Log())
+			t.Logf("foo-controller log:\n%s", fc.Log())
 		}
 	})
-	return c, ns
+	return fc
 }
 
 // createWidget creates a Widget of size replicas with a bug switched on ("" for none).

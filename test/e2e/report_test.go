@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -56,154 +54,37 @@ func artifactDir(t *testing.T) string {
 	return dir
 }
 
-// recordingCounts are a recording's figures, counted here from its NDJSON, apart from the
-// report's code: what the page must show.
-type recordingCounts struct {
-	Series   map[string]map[string]int // resource -> series -> object events
-	Markers  map[string]int            // marker type -> lines
-	Restarts int
-	Queues   map[string]queueCount // scraped: url + " " + name
-	Sim      map[string]queueCount // simulated: resource
-	History  map[string][]string   // "resource ns/name" -> type:resourceVersion of its lines
-}
-
-type queueCount struct {
-	Lines int
-	Max   float64
-}
-
-func resourceName(m map[string]any) string {
-	res, _ := m["resource"].(string)
-	if g, _ := m["group"].(string); g != "" {
-		res += "." + g
-	}
-	return res
-}
-
-func countRecording(t *testing.T, path string) recordingCounts {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := recordingCounts{Series: map[string]map[string]int{}, Markers: map[string]int{}, Queues: map[string]queueCount{},
-		Sim: map[string]queueCount{}, History: map[string][]string{}}
-	watched := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<26)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("the recording has a damaged line: %v", err)
-		}
-		typ, _ := m["type"].(string)
-		res := resourceName(m)
-		key := fmt.Sprintf("%s %v/%v", res, m["namespace"], m["name"])
-		if q, ok := m["queue"].(map[string]any); ok && res != "" {
-			s := c.Sim[res]
-			s.Lines++
-			s.Max = math.Max(s.Max, q["depth"].(float64))
-			c.Sim[res] = s
-		}
-		switch typ {
-		case "Informer":
-			clear(watched)
-		case "Added", "Updated", "Deleted":
-			series := "updated"
-			switch {
-			case m["initialList"] == true:
-				series = "initial"
-			case m["tombstone"] == true || m["delta"] == "Replaced":
-				series = "relist"
-			case m["delta"] == "Sync":
-				series = "resync"
-			case typ == "Added":
-				series = "added"
-			case typ == "Deleted":
-				series = "deleted"
-			}
-			if c.Series[res] == nil {
-				c.Series[res] = map[string]int{}
-			}
-			c.Series[res][series]++
-			c.History[key] = append(c.History[key], typ+":"+m["resourceVersion"].(string))
-		case "HotLoop", "HotLoopEnded":
-			c.Markers[typ]++
-			c.History[key] = append(c.History[key], typ+":")
-		case "Error":
-			if m["verb"] == "scrape" {
-				c.Markers["ScrapeError"]++
-			} else {
-				c.Markers["Error"]++
-			}
-		case "Watch":
-			c.Markers[typ]++
-			if watched[res] {
-				c.Restarts++
-			}
-			watched[res] = true
-		case "WatchClosed", "Relist", "Synced":
-			c.Markers[typ]++
-		case "ControllerQueue":
-			if name, ok := m["name"].(string); ok {
-				k := m["url"].(string) + " " + name
-				q := c.Queues[k]
-				q.Lines++
-				q.Max = math.Max(q.Max, m["depth"].(float64))
-				c.Queues[k] = q
-			}
-		}
-	}
-	return c
-}
-
-// pageCounts reads the same figures from the page's DOM.
-const pageCounts = `(() => {
-  const out = {Series: {}, Markers: {}, Restarts: 0, Queues: {}, Sim: {}, History: {}};
-  document.querySelectorAll(".row.timeline").forEach(row => {
-    const r = row.dataset.resource;
-    row.querySelectorAll("rect.bar").forEach(b => {
-      out.Series[r] = out.Series[r] || {};
-      out.Series[r][b.dataset.series] = (out.Series[r][b.dataset.series] || 0) + Number(b.dataset.count);
-    });
-  });
-  document.querySelectorAll("g.marker").forEach(m => {
-    out.Markers[m.dataset.type] = (out.Markers[m.dataset.type] || 0) + 1;
-    if (m.dataset.restart === "true") out.Restarts++;
-  });
-  document.querySelectorAll(".row.queue").forEach(row => {
-    row.querySelectorAll("path.depth").forEach(p => {
-      const q = {Lines: Number(p.dataset.lines), Max: Number(p.dataset.max)};
-      if (row.dataset.kind === "scraped") out.Queues[p.dataset.url + " " + p.dataset.queue.split(" (controller ")[0]] = q;
-      else out.Sim[p.dataset.queue] = q;
-    });
-  });
-  return out;
-})()`
-
 // The issue's picture, end to end: a recording made on a real API server with the
 // widget-operator in a status loop (a HotLoop and its end), its queue scraped (and one dead
-// URL: a scrape failure), and an API server crash (watch closes, an expired resourceVersion, a
-// relist with a tombstone) becomes a report; headless Chromium opens it from a file, and the
-// page's timeline, markers, queues and the looping object's history show the recording's
-// counts, hovering a marker says what it is, dragging zooms, and no request leaves the page.
+// URL: a scrape failure), its own log followed (--controller-logs: its real reconciles), and an
+// API server crash (watch closes, an expired resourceVersion, a relist with a tombstone) becomes
+// a report; headless Chromium opens it from a file, and the page's timeline, markers, queues,
+// the operator's lane of reconciles and the looping object's history show the recording's
+// counts, hovering a marker or a lane's bar says what it is, dragging zooms, and no request
+// leaves the page.
 func TestReportInBrowser(t *testing.T) {
 	browser := chromium(t)
 	ctx := context.Background()
 	c := testenv.StartT(t, testenv.Options{})
 	c.PluginDir = cluster.PluginDir
 	ns := newNamespace(t, c)
-	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true})
+	dir := artifactDir(t)
+	rec, mgrLog := filepath.Join(dir, "recording.ndjson"), filepath.Join(dir, "mgr.log")
+	if err := os.Remove(mgrLog); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	// Its log in a file, every reconcile in it: the page's lane of its real reconciles.
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true, LogFile: mgrLog,
+		Args: []string{"--zap-log-level=5", "--zap-devel=false", "--zap-time-encoding=rfc3339nano"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = op.Stop() })
 	createConfigMaps(t, c.Clientset, ns, "gone", "changed", "same")
-	dir := artifactDir(t)
-	rec := filepath.Join(dir, "recording.ndjson")
 	dead := "http://127.0.0.1:" + closedPort(t) + "/metrics"
 	p := c.RunPlugin(t, ctx, "watch", "widgets,configmaps", "-n", ns, "-o", "json", "--record", rec,
-		"--metrics-url", op.MetricsURL, "--metrics-url", dead, "--metrics-interval", "200ms", "--hot-loop-window", "2s")
+		"--metrics-url", op.MetricsURL, "--metrics-url", dead, "--metrics-interval", "200ms", "--hot-loop-window", "2s",
+		"--controller-logs", mgrLog)
 	for range 2 {
 		p.AwaitJSON(t, await, is("Synced", ""))
 	}
@@ -263,7 +144,10 @@ func TestReportInBrowser(t *testing.T) {
 	if len(want.Queues) == 0 {
 		t.Fatal("the recording has no scraped queue")
 	}
-	t.Logf("recording %s: %v; markers %v; scraped %v", rec, want.Series, want.Markers, want.Queues)
+	if want.Lanes["widget"]["ok"] == 0 {
+		t.Fatalf("the recording has no ok ControllerReconcile line of the widget controller: %v", want.Lanes)
+	}
+	t.Logf("recording %s: %v; markers %v; scraped %v; reconciles from the log %v", rec, want.Series, want.Markers, want.Queues, want.Lanes)
 
 	// The browser: every request and every console error or exception is noted.
 	actx, cancel := chromedp.NewExecAllocator(ctx, append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
@@ -318,6 +202,9 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if d := cmp.Diff(want.Sim, got.Sim); d != "" {
 		t.Errorf("simulated queues (-recording +page):\n%s", d)
+	}
+	if d := cmp.Diff(want.Lanes, got.Lanes); d != "" {
+		t.Errorf("controllers' reconcile lanes (-recording +page):\n%s", d)
 	}
 
 	// The summary is the one the watch printed at exit; the header's flags are the run's.
@@ -385,6 +272,28 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(tip, "Relist: configmaps relist from resourceVersion") || !strings.Contains(tip, "1 deleted") {
 		t.Errorf("hovering the relist marker says %q", tip)
+	}
+	// Hovering a bar of the operator's lane says how many of its reconciles, with what result.
+	var laneTip string
+	var bar struct {
+		X, Y   float64
+		Count  string
+		Result string
+	}
+	if err := chromedp.Run(bctx,
+		chromedp.Evaluate(`(() => { const b = document.querySelector('.row.lane[data-controller="widget"] rect.rc'); b.scrollIntoView({block: "center"}); const r = b.getBoundingClientRect(); return {X: r.x + r.width / 2, Y: r.y + r.height / 2, Count: b.dataset.count, Result: b.dataset.result} })()`, &bar),
+	); err != nil {
+		t.Fatalf("hover a lane: %v", err)
+	}
+	if err := chromedp.Run(bctx,
+		chromedp.MouseEvent("mouseMoved", bar.X, bar.Y),
+		chromedp.WaitVisible(`#tip`, chromedp.ByID),
+		chromedp.Text(`#tip`, &laneTip, chromedp.ByID),
+	); err != nil {
+		t.Fatalf("hover a lane: %v", err)
+	}
+	if !strings.Contains(laneTip, "widget: "+bar.Count+" reconcile") {
+		t.Errorf("hovering a bar of %s %s reconciles of the widget lane says %q", bar.Count, bar.Result, laneTip)
 	}
 
 	// Dragging across the middle half of a chart zooms every chart to it.

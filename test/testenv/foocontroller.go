@@ -3,7 +3,9 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -12,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/controlplane"
 )
 
 // Names used by StartFooController.
@@ -76,14 +80,28 @@ func BuildFooControllerOnce(ctx context.Context) (string, error) { return fooBui
 type FooControllerOptions struct {
 	// Namespace limits the controller's informers to one namespace (default: all).
 	Namespace string
-	// Args are more flags (klog's -v=4, --workers=1).
+	// Args are more flags (-v=4, --logging-format=json, --workers=1).
 	Args []string
+	// LogFile, if set, also receives the controller's whole output (appended), as a controller
+	// run locally with its output redirected to a file writes it.
+	LogFile string
+	// LogWriter, if set, also receives the controller's whole output (a test's own log file,
+	// rotated or truncated as logrotate does).
+	LogWriter io.Writer
+}
+
+// FooController is a running hack/foo-controller.
+type FooController struct {
+	*Component
+	// MetricsURL is its /metrics (plain HTTP on loopback): client-go's workqueue metrics of its
+	// queue (name="foo") and foo_controller_syncs_total{namespace,name,result}.
+	MetricsURL string
 }
 
 // StartFooController installs the Foo CRD and the controller's RBAC, and starts
-// hack/foo-controller against this cluster as user foo-controller (its klog text log in the
+// hack/foo-controller against this cluster as user foo-controller (its klog log in the
 // Component's Log). It returns once its informers have synced. Cluster.Stop stops it.
-func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOptions) (*Component, error) {
+func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOptions) (*FooController, error) {
 	bin, err := BuildFooControllerOnce(ctx)
 	if err != nil {
 		return nil, err
@@ -111,11 +129,17 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 	if opts.Namespace != "" {
 		args = append(args, "--namespace="+opts.Namespace)
 	}
-	p, err := c.StartComponent(FooControllerName, bin, port, nil, args...)
+	logs := []controlplane.LogFile{{Path: opts.LogFile}}
+	if w := opts.LogWriter; w != nil {
+		// A writer of the test's own: the component's copy goes nowhere, the writer takes it.
+		logs = append(logs, controlplane.LogFile{Path: os.DevNull, Wrap: func(io.Writer) io.Writer { return w }})
+	}
+	p, err := c.StartComponent(FooControllerName, bin, port, logs, args...)
 	if err != nil {
 		return nil, err
 	}
-	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/healthz"
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	url := base + "/healthz"
 	if err := waitFor(ctx, c.opts.StartTimeout, func(ctx context.Context) (bool, error) {
 		if exited, err := p.Exited(); exited {
 			return false, fmt.Errorf("%s exited: %v", FooControllerName, err)
@@ -131,7 +155,7 @@ func (c *Cluster) StartFooController(ctx context.Context, opts FooControllerOpti
 		_ = p.Stop()
 		return nil, fmt.Errorf("%s not synced (%s): %w%s", FooControllerName, url, err, tailOf(p))
 	}
-	return p, nil
+	return &FooController{Component: p, MetricsURL: base + "/metrics"}, nil
 }
 
 // ApplyRBAC creates (or replaces the rules of) ClusterRole name and binds it to user name.
