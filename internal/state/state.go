@@ -73,8 +73,12 @@ func (r *Reader) Of(obj *unstructured.Unstructured, at time.Time) *State {
 	if obj == nil || obj.Object == nil {
 		return nil
 	}
+	return r.of(obj, r.summary(obj), at)
+}
+
+// of is Of with the kind's summary read already.
+func (r *Reader) of(obj *unstructured.Unstructured, summary string, at time.Time) *State {
 	terminating := obj.GetDeletionTimestamp() != nil
-	summary := r.summary(obj)
 	st, _ := obj.Object["status"].(map[string]any)
 	if !terminating && len(st) == 0 && summary == "" {
 		return nil

@@ -72,7 +72,7 @@ func (ri *resourceInformer) upsert(obj interface{}, delta Delta, initial bool) e
 	if err := ri.indexer.Add(obj); err != nil {
 		return err
 	}
-	ri.emitObject(Added, delta, toUnstructured(obj), nil, initial, false)
+	ri.emitAdded(delta, obj, initial)
 	return nil
 }
 
@@ -154,7 +154,7 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 		if c.old != nil {
 			ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)
 		} else {
-			ri.emitObject(Added, DeltaReplaced, toUnstructured(c.cur), nil, initial, false)
+			ri.emitAdded(DeltaReplaced, c.cur, initial)
 		}
 	}
 	if initial && !ri.synced {
@@ -198,17 +198,22 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 	if old != nil {
 		ev.OldResourceVersion = old.GetResourceVersion()
 	}
-	ev.Time = time.Now()
 	// Who made an update, once for every output (and for the trigger it becomes).
 	if ev.IsChange() {
 		a := diff.Attribute(old.Object, cur.Object, nil)
 		ev.Attribution = &a
 	}
+	ri.emitEvent(ev, cur)
+}
+
+// emitEvent stamps an object event, enqueues its key and emits it; obj is its object, for the key.
+func (ri *resourceInformer) emitEvent(ev Event, obj interface{}) {
+	ev.Time = time.Now()
 	// Enqueue the key as a controller's handler does, tombstones included, unless a
 	// predicate drops the event first.
 	// The object's events of an owned resource or of Events enqueue nothing here: --owned's
 	// causality step enqueues an owned object's owner; an Event enqueues nothing.
-	if key, err := cache.MetaNamespaceKeyFunc(cur); err == nil {
+	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
 		if ev.Filtered = Filter(ri.cfg.Predicates, &ev); !ri.notQueued {
 			ev.Queue = ri.enqueue(key, triggerOf(&ev), ev.Filtered)
 		}
