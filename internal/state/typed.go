@@ -22,6 +22,11 @@ func (r *Reader) OfTyped(o runtime.Object, at time.Time) *State {
 	if o == nil || len(r.columns) > 0 {
 		return r.Of(toMap(o), at)
 	}
+	if pod, ok := o.(*corev1.Pod); ok {
+		if s, ok := ofPod(pod, podSummary(pod), at); ok {
+			return s
+		}
+	}
 	m, ok := statusView(o)
 	if !ok {
 		return r.Of(toMap(o), at)
