@@ -117,6 +117,10 @@ func (s *sorter) number() error {
 	if len(tok) == 0 {
 		return errSortSyntax
 	}
+	if plainInt(tok) {
+		s.out = append(s.out, tok...)
+		return nil
+	}
 	if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
 		s.out = strconv.AppendInt(s.out, n, 10)
 		return nil
@@ -229,13 +233,8 @@ func (s *sorter) member() (member, error) {
 	if err != nil {
 		return m, err
 	}
-	m.key = quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(m.key, '\\') >= 0 {
-		var k string
-		if err := json.Unmarshal(quoted, &k); err != nil {
-			return m, err
-		}
-		m.key = []byte(k)
+	if m.key, err = unquote(quoted); err != nil {
+		return m, err
 	}
 	if s.pos >= len(s.in) || s.in[s.pos] != ':' {
 		return m, errSortSyntax
@@ -256,4 +255,59 @@ func strictlySorted(members []member) bool {
 		}
 	}
 	return true
+}
+
+// plainInt reports whether tok is an integer an int64 holds and prints the same: digits, no
+// leading zero, not -0, at most 18 of them.
+func plainInt(tok []byte) bool {
+	digits := tok
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || (digits[0] == '0' && len(tok) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// unquote is the string a string token holds, as bytes: the token's own when it has no
+// escape, the simple escapes undone by hand, others by encoding/json.
+func unquote(quoted []byte) ([]byte, error) {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, nil
+	}
+	out := make([]byte, 0, len(inner))
+	for i := 0; i < len(inner); i++ {
+		c := inner[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i++; i >= len(inner) {
+			return nil, errSortSyntax
+		}
+		switch inner[i] {
+		case '"', '\\', '/':
+			out = append(out, inner[i])
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		default:
+			var v string
+			if err := json.Unmarshal(quoted, &v); err != nil {
+				return nil, err
+			}
+			return []byte(v), nil
+		}
+	}
+	return out, nil
 }
