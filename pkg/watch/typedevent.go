@@ -38,7 +38,11 @@ func (ri *resourceInformer) typedOf(o interface{}) runtime.Object {
 // emitAdded emits an Added event: typed when the run hands built-ins on typed, else as an
 // unstructured object.
 func (ri *resourceInformer) emitAdded(delta Delta, o interface{}, initial bool) {
-	t := ri.typedOf(o)
+	ri.emitAddedTyped(delta, o, ri.typedOf(o), initial)
+}
+
+// emitAddedTyped is emitAdded with o's Go type decoded already (nil: not typed).
+func (ri *resourceInformer) emitAddedTyped(delta Delta, o interface{}, t runtime.Object, initial bool) {
 	if t == nil {
 		ri.emitObject(Added, delta, toUnstructured(o), nil, initial, false)
 		return
@@ -52,3 +56,58 @@ func (ri *resourceInformer) emitAdded(delta Delta, o interface{}, initial bool) 
 		ResourceVersion: a.GetResourceVersion(), InitialList: initial, Typed: t}
 	ri.emitEvent(ev, t)
 }
+
+// aheadWindow is how many objects the list's decoder hands over at once, and aheadMin the
+// smallest list decoded ahead: a few objects are not worth a goroutine.
+const (
+	aheadWindow = 128
+	aheadMin    = 2 * aheadWindow
+)
+
+// typedAhead decodes the Go types of a list's added objects on a goroutine of its own while
+// the informer emits the lines before them: the decoding of a large initial list on the second
+// core, in the list's order, at most a few windows ahead (their typed objects are the memory
+// it costs).
+type typedAhead struct {
+	windows chan []runtime.Object
+	done    chan struct{}
+	cur     []runtime.Object
+}
+
+// decodeAhead starts decoding objs (nil entries are skipped, and get returns nil for them);
+// stop ends it.
+func (ri *resourceInformer) decodeAhead(objs []interface{}) *typedAhead {
+	a := &typedAhead{windows: make(chan []runtime.Object, 4), done: make(chan struct{})}
+	go func() {
+		defer close(a.windows)
+		for start := 0; start < len(objs); start += aheadWindow {
+			w := make([]runtime.Object, min(aheadWindow, len(objs)-start))
+			for i := range w {
+				if o := objs[start+i]; o != nil {
+					w[i] = ri.typedOf(o)
+				}
+			}
+			select {
+			case a.windows <- w:
+			case <-a.done:
+				return
+			}
+		}
+	}()
+	return a
+}
+
+// next returns the next object's Go type (nil when it was not decoded).
+func (a *typedAhead) next() runtime.Object {
+	if len(a.cur) == 0 {
+		a.cur = <-a.windows
+		if len(a.cur) == 0 {
+			return nil
+		}
+	}
+	o := a.cur[0]
+	a.cur = a.cur[1:]
+	return o
+}
+
+func (a *typedAhead) stop() { close(a.done) }

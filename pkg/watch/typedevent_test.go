@@ -1,9 +1,11 @@
 package watch
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 )
@@ -47,6 +49,68 @@ func TestTypedObjects(t *testing.T) {
 		if added.Name != pod.Name || added.Namespace != pod.Namespace || added.ResourceVersion != "1" || !added.InitialList ||
 			added.Queue == nil || added.Queue.Depth != 1 {
 			t.Errorf("typed=%v: Added line %+v", typed, added)
+		}
+	}
+}
+
+// TestTypedListDecodedAhead: a list large enough to be decoded on another goroutine gives the
+// lines it gave decoded one by one, in the list's order: adds typed, the objects the cache had
+// as updates with both objects converted.
+func TestTypedListDecodedAhead(t *testing.T) {
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	n := aheadMin + aheadWindow/2
+	objs := make([]runtime.Object, n)
+	for i := range objs {
+		p := typedPod()
+		p.Name, p.ResourceVersion = fmt.Sprintf("p%04d", i), "1"
+		c, err := compactTyped(p, gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs[i] = c
+	}
+	run := func(typed bool) []Event {
+		ri, out := newTestInformer(t)
+		ri.cfg.TypedObjects = typed
+		// Two objects cached already (at another resourceVersion): the list updates them.
+		for _, i := range []int{3, n - 2} {
+			old := objs[i].DeepCopyObject().(*compactObject)
+			old.meta.ResourceVersion = "0"
+			if err := ri.indexer.Add(old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan []Event)
+		go func() {
+			var evs []Event
+			for ev := range out {
+				evs = append(evs, ev)
+			}
+			done <- evs
+		}()
+		feed(t, ri, true, replacedAll("9", objs...))
+		close(out)
+		return <-done
+	}
+	plain, typed := run(false), run(true)
+	if len(plain) != len(typed) || len(typed) != n+1 {
+		t.Fatalf("%d and %d lines, want %d", len(plain), len(typed), n+1)
+	}
+	for i := range typed {
+		p, ty := plain[i], typed[i]
+		if p.Type != ty.Type || p.Name != ty.Name || p.ResourceVersion != ty.ResourceVersion {
+			t.Fatalf("line %d: %s %s@%s, want %s %s@%s", i, ty.Type, ty.Name, ty.ResourceVersion, p.Type, p.Name, p.ResourceVersion)
+		}
+		if ty.Type == Added && (ty.Typed == nil || ty.Object != nil) {
+			t.Errorf("line %d: Added not typed", i)
+		}
+		if ty.Type == Updated && (ty.Typed != nil || ty.OldObject == nil) {
+			t.Errorf("line %d: update not converted", i)
+		}
+		if ty.Type.IsObject() {
+			if diff := cmp.Diff(p.Object.Object, ty.Materialize().Object); diff != "" {
+				t.Fatalf("line %d (-decoded one by one +ahead):\n%s", i, diff)
+			}
 		}
 	}
 }
