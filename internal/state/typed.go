@@ -22,6 +22,9 @@ func (r *Reader) OfTyped(o runtime.Object, at time.Time) *State {
 	if o == nil || len(r.columns) > 0 {
 		return r.Of(toMap(o), at)
 	}
+	if nothingToSay(o) {
+		return nil
+	}
 	if pod, ok := o.(*corev1.Pod); ok {
 		if s, ok := ofPod(pod, podSummary(pod), at); ok {
 			return s
@@ -126,4 +129,19 @@ func typedSummary(o runtime.Object) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// nothingToSay reports an object Of returns nil for without reading it: one of a kind with no
+// status and no summary (a ConfigMap, a Secret), not being deleted.
+func nothingToSay(o runtime.Object) bool {
+	acc, ok := o.(metav1.ObjectMetaAccessor)
+	if !ok || acc.GetObjectMeta().GetDeletionTimestamp() != nil {
+		return false
+	}
+	v := reflect.ValueOf(o)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || v.Elem().FieldByName("Status").IsValid() {
+		return false
+	}
+	summary, ok := typedSummary(o)
+	return ok && summary == ""
 }
