@@ -81,6 +81,16 @@ func TestToolVariant(t *testing.T) {
 	if v := toolByName("plugin+--disable-compression"); v == nil || !slices.Equal(v.extra, []string{"--disable-compression"}) {
 		t.Errorf("flag variant: %+v", v)
 	}
+	b := toolByName("before-plugin+--diff")
+	if b == nil || !slices.Equal(b.extra, []string{"--diff"}) || b.name != "before-plugin+--diff" {
+		t.Fatalf("before variant: %+v", b)
+	}
+	if path, _ := b.args(binaries{plugin: "new", before: "old"}, "kc"); path != "old" {
+		t.Errorf("before variant runs %q, want the -before binary", path)
+	}
+	if toolByName("before-kubectl") != nil || toolByName("before-nope") != nil {
+		t.Error("before variant of a tool that is not the plugin accepted")
+	}
 	if toolByName("plugin+GOGC") != nil || toolByName("nope") != nil {
 		t.Error("bad names accepted")
 	}

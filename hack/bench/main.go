@@ -49,6 +49,7 @@ type config struct {
 	write       bool
 	out         string
 	plugin      string
+	before      string
 	kubectl     string
 	keep        bool
 	dump        string
@@ -73,6 +74,7 @@ func main() {
 	flag.BoolVar(&c.write, "write", false, "write the results into docs/performance.md (between its bench markers)")
 	flag.StringVar(&c.out, "out", "", "file for -write (default: docs/performance.md in the module root)")
 	flag.StringVar(&c.plugin, "plugin", "", "kubectl-informer binary (default: build ./cmd/kubectl-informer with -trimpath)")
+	flag.StringVar(&c.before, "before", "", "a second kubectl-informer binary (an earlier build) measured beside the plugin in the same rounds: a tool named before-TOOL runs plugin tool TOOL with it (before-plugin+--diff)")
 	flag.StringVar(&c.kubectl, "kubectl", "", "kubectl binary (default: kubectl on PATH; a gcloud dispatcher is resolved to the newest kubectl.1.N beside it)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the tools' stderr tails in the output even when they succeed")
 	flag.StringVar(&c.dump, "dump", "", "also write each run's stdout to DIR/ROUND-TOOL.out (for debugging a tool's matching)")
@@ -145,7 +147,10 @@ func validate(c *config) error {
 			for _, tl := range tools {
 				all = append(all, tl.name)
 			}
-			return fmt.Errorf("unknown tool %q; known: %s (and BASE+KEY=VALUE variants)", t, strings.Join(all, ", "))
+			return fmt.Errorf("unknown tool %q; known: %s (and BASE+KEY=VALUE variants, before-PLUGINTOOL with -before)", t, strings.Join(all, ", "))
+		}
+		if strings.HasPrefix(t, beforePrefix) && c.before == "" {
+			return fmt.Errorf("tool %q runs the -before binary: give -before BIN", t)
 		}
 		if top := toolByName(t).progress != ""; top != (c.workload == workloadTop) {
 			return fmt.Errorf("tool %q does not run with -workload %s (the top workload runs %s; the others every other tool)", t, c.workload, strings.Join(topToolNames(), ", "))

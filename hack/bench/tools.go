@@ -52,6 +52,7 @@ type binaries struct {
 	metafloor                string // the top workload's metadata-only informers (hack/bench/metafloor)
 	kubectlNote              string // how kubectl was resolved
 	pluginGiven              bool   // -plugin
+	before                   string // -before: the earlier build the before-TOOL tools run
 }
 
 var (
@@ -261,6 +262,9 @@ func toolNames() []string {
 // those environment variables (e.g. plugin+GOGC=50, minimal+KUBE_FEATURE_WatchListClient=false),
 // and "BASE+-FLAG" with that extra argument (plugin+--disable-compression).
 func toolByName(name string) *tool {
+	if rest, ok := strings.CutPrefix(name, beforePrefix); ok {
+		return beforeTool(name, toolByName(rest))
+	}
 	base, parts, variant := strings.Cut(name, "+")
 	for _, t := range tools {
 		if t.name != base {
@@ -288,6 +292,24 @@ func toolByName(name string) *tool {
 	return nil
 }
 
+// beforePrefix names a plugin tool run with the -before binary: before-plugin+--diff.
+const beforePrefix = "before-"
+
+// beforeTool is t run with the -before binary instead of the plugin; nil when t is not a plugin
+// tool.
+func beforeTool(name string, t *tool) *tool {
+	if t == nil || t.profileArgs == nil || !strings.HasPrefix(t.name, "plugin") {
+		return nil
+	}
+	v := *t
+	v.name, v.label = name, "(-before) "+t.label
+	v.args = func(b binaries, kc string) (string, []string) {
+		_, args := t.args(b, kc)
+		return b.before, args
+	}
+	return &v
+}
+
 // goCmd is the go command: $GO (as the Makefile passes it) or go.
 func goCmd() string {
 	if g := os.Getenv("GO"); g != "" {
@@ -311,6 +333,7 @@ func buildTools(ctx context.Context, root, dir string, c *config) (binaries, err
 		}
 		return nil
 	}
+	b.before = c.before
 	if c.plugin != "" {
 		b.plugin, b.pluginGiven = c.plugin, true
 	} else {

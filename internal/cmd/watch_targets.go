@@ -144,14 +144,17 @@ func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reo
 	cfg := watch.Config{
 		Metadata:          mdClient,
 		DropManagedFields: o.DropManaged,
-		Client:            t.client,
-		Resources:         t.resources,
-		Namespace:         o.namespace,
-		LabelSelector:     o.LabelSelector,
-		FieldSelector:     o.fieldSelector(),
-		Name:              o.name,
-		Resync:            o.Resync,
-		SyncTimeout:       o.SyncTimeout,
+		// Every consumer of the watch's lines reads a built-in object typed, or converts it
+		// where it needs the map (pkg/printer, --owned, --events).
+		TypedObjects:  true,
+		Client:        t.client,
+		Resources:     t.resources,
+		Namespace:     o.namespace,
+		LabelSelector: o.LabelSelector,
+		FieldSelector: o.fieldSelector(),
+		Name:          o.name,
+		Resync:        o.Resync,
+		SyncTimeout:   o.SyncTimeout,
 		Queue: watch.QueueConfig{
 			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
 		},

@@ -68,6 +68,10 @@ type Options struct {
 type Derived struct {
 	// Object is the object as written: with Secret values redacted unless they are shown.
 	Object map[string]any
+	// ObjectJSON, set instead of Object, is the object already encoded as Encode would write
+	// Object (EncodeObject). Encode writes it as it is; Record, which returns a value, has no
+	// object then.
+	ObjectJSON []byte
 	// State is the object's state (internal/state); nil for objects that say nothing about it.
 	State *State
 	// Update is set on an update that changed the object (watch.Event.IsChange).
@@ -145,9 +149,13 @@ func Record(ev *watch.Event, o Options) any {
 
 // Encode returns an event's line, ending in a newline.
 func Encode(ev *watch.Event, o Options) ([]byte, error) {
-	b, err := json.Marshal(Record(ev, o))
+	rec := Record(ev, o)
+	b, err := json.Marshal(rec)
 	if err != nil {
 		return nil, err
+	}
+	if r, ok := rec.(objectRecord); ok && r.objectJSON != nil {
+		b = spliceObject(b, r.objectJSON)
 	}
 	if hasNonASCII(b) && bytes.IndexFunc(b, IsFormatChar) >= 0 {
 		// encoding/json leaves C1 controls and bidirectional overrides raw: escape them too,
@@ -155,6 +163,23 @@ func Encode(ev *watch.Event, o Options) ([]byte, error) {
 		b = []byte(EscapeFormatChars(string(b)))
 	}
 	return append(b, '\n'), nil
+}
+
+// objectNull is how an object line without its map writes its object. No earlier field can hold
+// these bytes: in a string, the quotes would be escaped.
+var objectNull = []byte(`,"object":null`)
+
+// spliceObject writes an object line's encoded object in place of its null.
+func spliceObject(line, object []byte) []byte {
+	i := bytes.Index(line, objectNull)
+	if i < 0 {
+		return line
+	}
+	at := i + len(objectNull) - len("null")
+	out := make([]byte, 0, len(line)+len(object))
+	out = append(out, line[:at]...)
+	out = append(out, object...)
+	return append(out, line[at+len("null"):]...)
 }
 
 // hasNonASCII reports whether b holds a byte outside ASCII. Every format character is, and most

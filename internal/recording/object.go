@@ -51,6 +51,8 @@ type objectRecord struct {
 	// --only-path fields. Human output hides such lines (noise.Filter).
 	Ignored    bool `json:"ignored,omitempty"`
 	OutOfFocus bool `json:"outOfFocus,omitempty"`
+	// objectJSON is the object encoded already (Derived.ObjectJSON), spliced in by Encode.
+	objectJSON []byte
 }
 
 // queueRecord is the workqueue's figures (the standard metrics) at one moment.
@@ -79,7 +81,7 @@ func objectRecordOf(ev *watch.Event, o Options) objectRecord {
 		r.OldResourceVersion = ptr(ev.OldResourceVersion)
 	}
 	d := o.derive(ev)
-	r.Object, r.State = d.Object, d.State
+	r.Object, r.State, r.objectJSON = d.Object, d.State, d.ObjectJSON
 	r.Queue = queueOf(ev.Queue)
 	r.Filtered = ev.Filtered
 	r.Owners = ownersOf(ev.Owners)

@@ -44,12 +44,7 @@ func builtinSummary(obj *unstructured.Unstructured) string {
 		if convert(obj, &rs) != nil {
 			return ""
 		}
-		s, want := rs.Status, desired(rs.Spec.Replicas)
-		out := fmt.Sprintf("%d/%d ready, %d available", s.ReadyReplicas, want, s.AvailableReplicas)
-		if s.Replicas != want {
-			out += fmt.Sprintf(", %d current", s.Replicas)
-		}
-		return out
+		return replicaSetSummary(&rs)
 	case "batch/Job":
 		var j batchv1.Job
 		if convert(obj, &j) != nil {
@@ -130,6 +125,16 @@ func as[T any](obj *unstructured.Unstructured) (*T, bool) {
 // DaemonSets.
 func rollout(ready, want, updated, available int32) string {
 	return fmt.Sprintf("%d/%d ready, %d updated, %d available", ready, want, updated, available)
+}
+
+// replicaSetSummary is a ReplicaSet's ready and available replicas against its desired ones.
+func replicaSetSummary(rs *appsv1.ReplicaSet) string {
+	s, want := rs.Status, desired(rs.Spec.Replicas)
+	out := fmt.Sprintf("%d/%d ready, %d available", s.ReadyReplicas, want, s.AvailableReplicas)
+	if s.Replicas != want {
+		out += fmt.Sprintf(", %d current", s.Replicas)
+	}
+	return out
 }
 
 // desired is spec.replicas, which the controllers default to 1.

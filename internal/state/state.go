@@ -73,8 +73,12 @@ func (r *Reader) Of(obj *unstructured.Unstructured, at time.Time) *State {
 	if obj == nil || obj.Object == nil {
 		return nil
 	}
+	return r.of(obj, r.summary(obj), at)
+}
+
+// of is Of with the kind's summary read already.
+func (r *Reader) of(obj *unstructured.Unstructured, summary string, at time.Time) *State {
 	terminating := obj.GetDeletionTimestamp() != nil
-	summary := r.summary(obj)
 	st, _ := obj.Object["status"].(map[string]any)
 	if !terminating && len(st) == 0 && summary == "" {
 		return nil
@@ -88,12 +92,12 @@ func (r *Reader) Of(obj *unstructured.Unstructured, at time.Time) *State {
 		s.Status = Unknown
 	default:
 		s.Status, s.Message = string(res.Status), res.Message
-		unschedulable(s, res, obj, at)
+		unschedulable(s, res, obj.GetCreationTimestamp().Time, at)
 	}
 	if terminating {
 		s.Status = Terminating
 		s.Finalizers = obj.GetFinalizers()
-		s.Message = terminatingMessage(obj)
+		s.Message = terminatingMessage(s.Finalizers, obj.GetDeletionGracePeriodSeconds())
 	}
 	return s
 }
@@ -125,7 +129,7 @@ func (r *Reader) summary(obj *unstructured.Unstructured) string {
 
 // unschedulable redoes kstatus's one clock-dependent rule against the event's time: a pending
 // pod the scheduler found no node for is InProgress for its first 15 seconds, Failed after.
-func unschedulable(s *State, res *kstatus.Result, obj *unstructured.Unstructured, at time.Time) {
+func unschedulable(s *State, res *kstatus.Result, created, at time.Time) {
 	if at.IsZero() || len(res.Conditions) == 0 {
 		return
 	}
@@ -134,7 +138,7 @@ func unschedulable(s *State, res *kstatus.Result, obj *unstructured.Unstructured
 	default:
 		return
 	}
-	if at.Sub(obj.GetCreationTimestamp().Time) < kstatus.ScheduleWindow {
+	if at.Sub(created) < kstatus.ScheduleWindow {
 		s.Status, s.Message = InProgress, "Pod has not been scheduled"
 		return
 	}
@@ -143,12 +147,12 @@ func unschedulable(s *State, res *kstatus.Result, obj *unstructured.Unstructured
 
 // terminatingMessage says what a Terminating object waits for: its finalizers, or a pod's
 // grace period.
-func terminatingMessage(obj *unstructured.Unstructured) string {
+func terminatingMessage(fins []string, g *int64) string {
 	msg := "deletion requested"
-	if fins := obj.GetFinalizers(); len(fins) > 0 {
+	if len(fins) > 0 {
 		return msg + "; waiting for finalizers: " + strings.Join(fins, ", ")
 	}
-	if g := obj.GetDeletionGracePeriodSeconds(); g != nil && *g > 0 {
+	if g != nil && *g > 0 {
 		return msg + fmt.Sprintf("; grace period %ds", *g)
 	}
 	return msg

@@ -296,7 +296,7 @@ func summary(v any, s string) string {
 // wideDetail adds -o wide's columns: generation/observedGeneration, the controller owner, the
 // kind's own columns, labels.
 func (p *Printer) wideDetail(b *strings.Builder, ev *watch.Event) {
-	obj := ev.Object
+	obj := ev.Materialize()
 	if obj == nil || obj.Object == nil {
 		return
 	}

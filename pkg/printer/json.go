@@ -39,8 +39,8 @@ func (p *Printer) writeJSON(ev *watch.Event) error {
 // unless shown; its state; and on an update, who made it and, with --diff, what it changed.
 func (p *Printer) derive(ev *watch.Event) recording.Derived {
 	var d recording.Derived
-	if ev.Object != nil {
-		d.Object = p.redact(ev.Resource, ev.Object.Object)
+	if ev.HasObject() {
+		d.Object, d.ObjectJSON = p.objectOf(ev)
 		d.State = p.stateOf(ev).record()
 	}
 	if u := p.updateOf(ev); u != nil {
@@ -67,4 +67,16 @@ func NewRecorder(path string, h recording.Header, resources []discovery.Resource
 		return nil, fmt.Errorf("--record: %w", err)
 	}
 	return w, nil
+}
+
+// objectOf is an object line's object: a typed object (watch.Event.Typed) encoded from its Go
+// type for JSON lines, unless its values are redacted (Secrets) or the line is rendered from
+// its map (YAML, templates); else the map, redacted unless shown.
+func (p *Printer) objectOf(ev *watch.Event) (map[string]any, []byte) {
+	if ev.Object == nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource)) {
+		if b, err := recording.EncodeObject(ev.Typed); err == nil {
+			return nil, b
+		}
+	}
+	return p.redact(ev.Resource, ev.Materialize().Object), nil
 }

@@ -349,7 +349,7 @@ func (p *Printer) writeAttribution(b *strings.Builder, a diff.Attribution) {
 // eventSummary is what an Event object (core/v1 or events.k8s.io/v1) says, for its line:
 // `Normal ScalingReplicaSet: Scaled up replica set web-5fc9 to 3 (Deployment/web, x3)`.
 func eventSummary(ev *watch.Event) string {
-	if ev.Resource.Resource != "events" || (ev.Resource.Group != "" && ev.Resource.Group != "events.k8s.io") || ev.Object == nil {
+	if ev.Resource.Resource != "events" || (ev.Resource.Group != "" && ev.Resource.Group != "events.k8s.io") || ev.Materialize() == nil {
 		return ""
 	}
 	o := ev.Object.Object

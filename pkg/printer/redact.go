@@ -66,7 +66,7 @@ func redactedValue(v any) string {
 // already redacted (recordedRedacted), they are not redacted again: the placeholder keeps the
 // original value's length. Everything else is Print.
 func (p *Printer) PrintRecorded(ev *watch.Event, recordedRedacted bool) error {
-	if recordedRedacted && !p.opts.ShowSecrets && ev.Object != nil && IsSecret(ev.Resource) {
+	if recordedRedacted && !p.opts.ShowSecrets && ev.HasObject() && IsSecret(ev.Resource) {
 		p.opts.ShowSecrets = true
 		defer func() { p.opts.ShowSecrets = false }()
 	}

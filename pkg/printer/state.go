@@ -37,6 +37,9 @@ func (p *Printer) reader(res discovery.Resource) *state.Reader {
 func (p *Printer) stateOf(ev *watch.Event) objectState {
 	r := p.reader(ev.Resource)
 	s := objectState{cur: r.Of(ev.Object, ev.Time)}
+	if ev.Object == nil && ev.Typed != nil {
+		s.cur = r.OfTyped(ev.Typed, ev.Time)
+	}
 	if s.cur == nil || ev.Type != watch.Updated || ev.OldObject == nil {
 		return s
 	}
@@ -165,7 +168,7 @@ func (p *Printer) stateMessage(s *state.State) string {
 // kindColumns writes -o wide's columns of the object's kind: a pod's node and IP, a workload's
 // images, a custom resource's printer columns of priority above 0.
 func (p *Printer) kindColumns(b *strings.Builder, ev *watch.Event) {
-	for _, f := range p.reader(ev.Resource).Wide(ev.Object) {
+	for _, f := range p.reader(ev.Resource).Wide(ev.Materialize()) {
 		b.WriteString("  ")
 		b.WriteString(Escape(f.Name + "=" + f.Value))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
@@ -132,6 +133,10 @@ type Event struct {
 	Tombstone          bool
 	Object             *unstructured.Unstructured
 	OldObject          *unstructured.Unstructured
+	// Typed is the object as its built-in Go type, on the Added events of a resource served in
+	// protobuf when Config.TypedObjects is set: Object is nil then, and Materialize converts
+	// Typed when a consumer needs the map. Shared, never modified.
+	Typed runtime.Object
 	// Queue holds the workqueue's figures right after this event was enqueued (object
 	// events) or after the key was Done (Reconciled). Nil on an event a predicate filtered.
 	Queue *QueueFigures

@@ -43,6 +43,11 @@ type Config struct {
 	// DropManagedFields removes metadata.managedFields before objects are queued and cached, as
 	// memory-conscious controllers do with SetTransform: less memory, no manager attribution.
 	DropManagedFields bool
+	// TypedObjects hands the Added events of resources served in protobuf on typed: Event.Typed
+	// set, Event.Object nil until Event.Materialize converts it. Only for consumers that read
+	// such events through Materialize or from Typed (pkg/printer, the pipeline); off, every event
+	// carries its unstructured object, as before.
+	TypedObjects bool
 	// Predicates keep events out of the simulated workqueue as a controller's predicates
 	// would (--predicate); PredicateStats, when set, gets what a shadow queue fed every event
 	// reconciled, to say what the predicates saved.

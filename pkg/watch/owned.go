@@ -142,6 +142,8 @@ func (c *causality) stop() {
 
 func (c *causality) handle(ev Event) []Event {
 	c.cfg.InFlight.passed(&ev)
+	// The owner index and the Events read objects' maps.
+	ev.Materialize()
 	isEvents := c.cfg.Events != nil && ev.Resource.GVR() == c.cfg.Events.GVR()
 	if !ev.Type.IsObject() {
 		if ev.Type == Synced && c.cfg.Events != nil && (isEvents || c.roots[ev.Resource.String()]) && c.synced(ev.Resource.String()) {

@@ -72,7 +72,7 @@ func (ri *resourceInformer) upsert(obj interface{}, delta Delta, initial bool) e
 	if err := ri.indexer.Add(obj); err != nil {
 		return err
 	}
-	ri.emitObject(Added, delta, toUnstructured(obj), nil, initial, false)
+	ri.emitAdded(delta, obj, initial)
 	return nil
 }
 
@@ -105,8 +105,7 @@ func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
 func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool) error {
 	li, _ := ri.tap.popList()
 	// Objects as cached (compact): decoded one at a time when emitted.
-	type change struct{ old, cur interface{} }
-	changes := make([]change, 0, len(info.Objects))
+	changes := make([]listChange, 0, len(info.Objects))
 	listed := make(map[string]struct{}, len(info.Objects))
 	var counts RelistCounts
 	for _, o := range info.Objects {
@@ -128,7 +127,7 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 		default:
 			counts.Updated++
 		}
-		changes = append(changes, change{old: old, cur: o})
+		changes = append(changes, listChange{old: old, cur: o})
 	}
 	var gone []interface{}
 	for _, key := range ri.indexer.ListKeys() {
@@ -150,13 +149,7 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 	for _, g := range gone {
 		ri.emitObject(Deleted, DeltaDeleted, toUnstructured(g), nil, false, true)
 	}
-	for _, c := range changes {
-		if c.old != nil {
-			ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)
-		} else {
-			ri.emitObject(Added, DeltaReplaced, toUnstructured(c.cur), nil, initial, false)
-		}
-	}
+	ri.emitListed(changes, counts.Added, initial)
 	if initial && !ri.synced {
 		ri.synced = true
 		ri.hasSynced.Store(true)
@@ -171,6 +164,40 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 		ri.emit(ri.ctx, synced)
 	}
 	return nil
+}
+
+// listChange is a listed object (cur) and its cached version (old: nil when new).
+type listChange struct{ old, cur interface{} }
+
+// emitListed emits the lines of a list's objects, in the list's order: updates for those the
+// cache had, adds for the others (added of them).
+func (ri *resourceInformer) emitListed(changes []listChange, added int, initial bool) {
+	// A large list's added objects are decoded on the other core while the lines go out.
+	var ahead *typedAhead
+	if ri.cfg.TypedObjects && added >= aheadMin {
+		objs := make([]interface{}, len(changes))
+		for i, c := range changes {
+			if c.old == nil {
+				objs[i] = c.cur
+			}
+		}
+		ahead = ri.decodeAhead(objs)
+		defer ahead.stop()
+	}
+	for _, c := range changes {
+		var t runtime.Object
+		switch {
+		case ahead != nil:
+			t = ahead.next()
+		case c.old == nil:
+			t = ri.typedOf(c.cur)
+		}
+		if c.old != nil {
+			ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)
+			continue
+		}
+		ri.emitAddedTyped(DeltaReplaced, c.cur, t, initial)
+	}
 }
 
 // resyncAll is a periodic resync: every cached object is handed to the handler again, unchanged.
@@ -198,17 +225,22 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 	if old != nil {
 		ev.OldResourceVersion = old.GetResourceVersion()
 	}
-	ev.Time = time.Now()
 	// Who made an update, once for every output (and for the trigger it becomes).
 	if ev.IsChange() {
 		a := diff.Attribute(old.Object, cur.Object, nil)
 		ev.Attribution = &a
 	}
+	ri.emitEvent(ev, cur)
+}
+
+// emitEvent stamps an object event, enqueues its key and emits it; obj is its object, for the key.
+func (ri *resourceInformer) emitEvent(ev Event, obj interface{}) {
+	ev.Time = time.Now()
 	// Enqueue the key as a controller's handler does, tombstones included, unless a
 	// predicate drops the event first.
 	// The object's events of an owned resource or of Events enqueue nothing here: --owned's
 	// causality step enqueues an owned object's owner; an Event enqueues nothing.
-	if key, err := cache.MetaNamespaceKeyFunc(cur); err == nil {
+	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
 		if ev.Filtered = Filter(ri.cfg.Predicates, &ev); !ri.notQueued {
 			ev.Queue = ri.enqueue(key, triggerOf(&ev), ev.Filtered)
 		}

@@ -1,0 +1,151 @@
+package printer
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
+
+// typedObjects are built-in objects as the protobuf wire hands them on (watch.Event.Typed):
+// every kind whose state or summary is read, with managedFields, owners, escapes and Secret
+// values.
+func typedObjects(t *testing.T) []runtime.Object {
+	created := metav1.NewTime(time.Date(2026, 11, 21, 4, 59, 50, 0, time.UTC))
+	deleted := metav1.NewTime(created.Add(5 * time.Second))
+	grace := int64(30)
+	replicas := int32(3)
+	md := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: "demo", UID: "u-" + "1234", ResourceVersion: "42", Generation: 2,
+			CreationTimestamp: created, Labels: map[string]string{"app": "web", "b": "<&>"},
+			Annotations: map[string]string{"note": "caf\u00e9 \u2028 \"q\" <tag>", "z": ""},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5fc9", UID: "rs-1",
+				Controller: ptrTo(true), BlockOwnerDeletion: ptrTo(true)}},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate,
+				APIVersion: "v1", Time: &created, FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:app":{}},"f:ownerReferences":{"k:{\"uid\":\"rs-1\"}":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}}}}`)},
+				{Manager: "kwok", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Subresource: "status",
+					FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:phase":{},"f:x":{"\u00e9\/":{}}}}`)}}}
+	}
+	pod := kwokPod(t)
+	pending := &corev1.Pod{ObjectMeta: md("pending"), Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "web:1",
+		Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"cpu": resource.MustParse("500m")}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled,
+			Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available"}}}}
+	crashing := &corev1.Pod{ObjectMeta: md("crashing"), Spec: corev1.PodSpec{InitContainers: []corev1.Container{{Name: "init"}},
+		Containers: []corev1.Container{{Name: "web"}, {Name: "side"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, InitContainerStatuses: []corev1.ContainerStatus{{Name: "init", Ready: true,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed"}}}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "web", RestartCount: 5, State: corev1.ContainerState{
+				Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}, {Name: "side", Ready: true}}}}
+	terminating := pending.DeepCopy()
+	terminating.Name, terminating.DeletionTimestamp, terminating.DeletionGracePeriodSeconds = "terminating", &deleted, &grace
+	terminating.Finalizers = []string{"example.com/hold"}
+	empty := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "demo"}}
+	deploy := &appsv1.Deployment{ObjectMeta: md("web"), Spec: appsv1.DeploymentSpec{Replicas: &replicas,
+		Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
+			MaxSurge: ptrTo(intstr.FromString("25%")), MaxUnavailable: ptrTo(intstr.FromInt32(1))}}},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 1, AvailableReplicas: 2,
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "ReplicaSetUpdated"}}}}
+	sts := &appsv1.StatefulSet{ObjectMeta: md("db"), Spec: appsv1.StatefulSetSpec{Replicas: &replicas,
+		UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 3, CurrentReplicas: 3, UpdatedReplicas: 3, AvailableReplicas: 3}}
+	ds := &appsv1.DaemonSet{ObjectMeta: md("agent"), Status: appsv1.DaemonSetStatus{ObservedGeneration: 2, DesiredNumberScheduled: 2, NumberReady: 1}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: md("web-5fc9"), Spec: appsv1.ReplicaSetSpec{Replicas: &replicas},
+		Status: appsv1.ReplicaSetStatus{ObservedGeneration: 2, Replicas: 2, ReadyReplicas: 2, AvailableReplicas: 2}}
+	job := &batchv1.Job{ObjectMeta: md("batch"), Spec: batchv1.JobSpec{Completions: &replicas},
+		Status: batchv1.JobStatus{Active: 1, Succeeded: 1, StartTime: &created}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", CreationTimestamp: created},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+			Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.1"}}, NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.37.1"},
+			Capacity: corev1.ResourceList{"memory": resource.MustParse("16Gi")}}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}}
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: md("data"), Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
+	svc := &corev1.Service{ObjectMeta: md("web"), Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: "10.96.0.10",
+		Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromString("http")}}}}
+	cm := &corev1.ConfigMap{ObjectMeta: md("conf"), Data: map[string]string{"b": "2", "a": "1\n<x>"}, BinaryData: map[string][]byte{"bin": {0, 1, 2}}}
+	secretMeta := md("creds")
+	secretMeta.Annotations[lastAppliedAnnotation] = `{"data":{"password":"aHVudGVyMg=="}}`
+	secret := &corev1.Secret{ObjectMeta: secretMeta, Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"password": []byte("hunter2")},
+		StringData: map[string]string{"token": "t0k3n"}}
+	ev := &corev1.Event{ObjectMeta: md("web.1"), InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web"}, Reason: "Started",
+		Message: "Started container", Type: "Normal", Count: 3}
+	objs := []runtime.Object{pod, pending, crashing, terminating, empty, deploy, sts, ds, rs, job, node, ns, pvc, svc, cm, secret, ev}
+	for _, o := range objs {
+		gvks, _, err := scheme.Scheme.ObjectKinds(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.GetObjectKind().SetGroupVersionKind(gvks[0])
+	}
+	return objs
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// resourceOf is the resource a typed object is watched as.
+func resourceOf(o runtime.Object) discovery.Resource {
+	gvk := o.GetObjectKind().GroupVersionKind()
+	plural := map[string]string{"Pod": "pods", "Deployment": "deployments", "StatefulSet": "statefulsets", "DaemonSet": "daemonsets",
+		"ReplicaSet": "replicasets", "Job": "jobs", "Node": "nodes", "Namespace": "namespaces", "PersistentVolumeClaim": "persistentvolumeclaims",
+		"Service": "services", "ConfigMap": "configmaps", "Secret": "secrets", "Event": "events"}[gvk.Kind]
+	return discovery.Resource{Group: gvk.Group, Version: gvk.Version, Resource: plural, Kind: gvk.Kind,
+		Namespaced: gvk.Kind != "Node" && gvk.Kind != "Namespace"}
+}
+
+// TestTypedLinesAsConverted: an Added line of an object handed on typed (watch.Event.Typed) is
+// byte for byte the line of the same object converted to a map, as the informer made it before,
+// in every output (human, with --diff and -o wide; JSON, Secret values redacted or shown;
+// YAML; a template).
+func TestTypedLinesAsConverted(t *testing.T) {
+	outputs := []Options{
+		{Diff: "inline", Timestamps: "none"}, {Output: "wide", Timestamps: "none"}, {Output: "json"}, {Output: "json", ShowSecrets: true},
+		{Output: "json", Diff: "full"}, {Output: "yaml"}, {Output: "jsonpath={.object.metadata.name} {.state.summary}"},
+	}
+	at := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+	for _, o := range typedObjects(t) {
+		for _, opts := range outputs {
+			name := o.GetObjectKind().GroupVersionKind().Kind + "/" + string(opts.Output)
+			t.Run(name, func(t *testing.T) {
+				m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				u := &unstructured.Unstructured{Object: m}
+				ev := watch.Event{Type: watch.Added, Time: at, Resource: resourceOf(o), Namespace: u.GetNamespace(), Name: u.GetName(),
+					ResourceVersion: u.GetResourceVersion(), InitialList: true, Delta: watch.DeltaReplaced}
+				typed, converted := ev, ev
+				typed.Typed, converted.Object = o, u
+				if got, want := printed(t, opts, &typed), printed(t, opts, &converted); got != want {
+					t.Errorf("typed line differs from the converted one (-converted +typed):\n%s", cmp.Diff(want, got))
+				}
+			})
+		}
+	}
+}
+
+func printed(t *testing.T, opts Options, ev *watch.Event) string {
+	t.Helper()
+	var b bytes.Buffer
+	p := New(&b, opts)
+	if err := p.Print(ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
