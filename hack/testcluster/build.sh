@@ -18,6 +18,12 @@ cache=${KUBECTL_INFORMER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-informer
 dir="$cache/testcluster/k8s-$k8s_version-etcd-$etcd_version-kwok-$kwok_version-$sum"
 mkdir -p "$dir"
 export GOFLAGS=-mod=mod GOWORK=off
+# One build at a time per cache: .ci/run starts one in the background, and make e2e's later call
+# waits here for it instead of building the same binaries a second time.
+if command -v flock >/dev/null; then
+  exec 9>"$dir/.lock"
+  flock 9
+fi
 
 k8s_bins=(kube-apiserver kube-controller-manager kube-scheduler)
 build_kubernetes() {
