@@ -174,12 +174,12 @@ func (o *ReenactOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.cp.Mode != "" {
-		cp, stop, err := o.startControlPlane(ctx)
+		kubeconfig, kubeContext, stop, err := o.controlPlane(ctx)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		o.configFlags.KubeConfig, o.configFlags.Context = &cp.KubeconfigPath, &cp.Context
+		o.configFlags.KubeConfig, o.configFlags.Context = &kubeconfig, &kubeContext
 	}
 	restCfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
