@@ -32,7 +32,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "reenact --control-plane also takes --context",
-		file: "internal/cmd/reenact_controlplane.go",
+		file: "internal/cmd/reenact_cpflags.go",
 		old:  `if context != "" {`,
 		new:  "if false {",
 		pkg:  "./internal/cmd",
