@@ -87,8 +87,17 @@ func Follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		}
 		sleep(ctx, pollEvery)
 	}
+	if f != nil {
+		// The run ends: what the file holds by now is read (up to maxFinalRead), so lines written
+		// before the stop are not lost to the poll's wait.
+		rest, _ := io.ReadAll(io.LimitReader(f, maxFinalRead))
+		lines(append(partial, rest...), line)
+	}
 	return nil
 }
+
+// maxFinalRead bounds the last read of a followed file when the run ends.
+const maxFinalRead = 16 << 20
 
 // truncated reports whether the open file no longer holds what was read up to off: it is
 // shorter, or its bytes before off are not the last ones read.

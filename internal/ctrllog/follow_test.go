@@ -132,3 +132,38 @@ func TestFollowTruncatedAndRegrown(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Lines written before the run stops are read, though the stop comes within the poll's wait.
+func TestFollowReadsToTheEndWhenStopped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mgr.log")
+	if err := os.WriteFile(path, []byte("first\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan string, 10)
+	done := make(chan error, 1)
+	go func() { done <- Follow(ctx, path, func(b []byte, _ time.Time) { got <- string(b) }, nil) }()
+	if l := <-got; l != "first" {
+		t.Fatalf("first line %q", l)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("last\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case l := <-got:
+		if l != "last" {
+			t.Errorf("line %q, want last", l)
+		}
+	default:
+		t.Error("the line written before the stop was not read")
+	}
+}

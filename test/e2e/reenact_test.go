@@ -64,6 +64,10 @@ func recordStatusLoop(t *testing.T, c *testenv.Cluster, ns, opLog string) (strin
 	p.AwaitJSON(t, await, is("Synced", ""))
 	c.CreateWidget(t, testenv.Widget{Namespace: ns, Name: "loop", Bug: "status-loop"})
 	hot := p.AwaitJSON(t, await, is("HotLoop", "loop"))
+	if opLog != "" {
+		// The recording is to hold the loop's reconciles from the log, not only its updates.
+		p.AwaitSeen(t, await, "a ControllerReconcile of loop", is("ControllerReconcile", "loop"))
+	}
 	p.Stop(t)
 	return rec, hot
 }
