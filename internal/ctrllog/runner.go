@@ -188,7 +188,10 @@ func (r *Runner) tick(ctx context.Context) {
 				locks[i].Unlock()
 				r.add(done)
 			}
-			open := r.openSpans()
+			var open []span
+			if r.holding() {
+				open = r.openSpans() // only a held update is explained by the reconciles running
+			}
 			r.mu.Lock()
 			expl := r.x.Due(now, open, false)
 			r.explained = append(r.explained, expl...)
@@ -214,6 +217,13 @@ func (r *Runner) add(rs []Reconcile) {
 		r.x.Ended(&rs[i], r.join.kindOf(rs[i].Object))
 	}
 	r.mu.Unlock()
+}
+
+// holding reports whether the explainer holds lines.
+func (r *Runner) holding() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.x.held) > 0
 }
 
 // openSpans are the reconciles still running by the logs read so far. One whose start was logged
