@@ -13,7 +13,7 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GORELEASER_VERSION ?= v2.15.0
 GORELEASER := $(BIN)/goreleaser-$(GORELEASER_VERSION)
 
-.PHONY: all build install test unit mutate fuzz e2e testcluster chromium tmux demo lint fmt vet tidy clean
+.PHONY: await-prebuild all build install test unit mutate fuzz e2e testcluster chromium tmux demo lint fmt vet tidy clean
 
 all: build
 
@@ -57,6 +57,11 @@ fuzz: ## a short run of every fuzz target
 	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
 	done
 
+# .ci/run builds the control plane, goreleaser and the release platforms in the background
+# (hack/ci-prebuild.sh); e2e waits for them before its prerequisites build anything a second time.
+await-prebuild:
+	@hack/await-prebuild.sh
+
 # -p 1: test/dist cross-compiles five release archives; beside the real control plane of test/e2e
 # on two cores, both ran into their time limits.
 # Built-in resources come over protobuf by default; E2E_JSON_WIRE, the tests most sensitive to
@@ -64,7 +69,7 @@ fuzz: ## a short run of every fuzz target
 # gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
 # hack/e2e-names.sh fails the pass when a name here is no test (renamed): the list cannot rot.
 E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplayRelistIntoInformer|TestRealRollout|TestDisplayManagersAndChanges
-e2e: testcluster chromium tmux $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
+e2e: await-prebuild testcluster chromium tmux $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
 	GO=$(GO) hack/e2e-names.sh '$(E2E_JSON_WIRE)' ./test/e2e/
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GORELEASER=$(GORELEASER) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/

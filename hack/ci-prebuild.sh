@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The slow builds of `make e2e`, run by .ci/run in the background while vet, lint, unit tests,
+# mutations and fuzzing run: the control plane (hack/testcluster/build.sh), the pinned goreleaser,
+# and a throwaway release of HEAD (hack/dist.sh into a temporary directory), which compiles the
+# plugin for the five release platforms into the Go build cache. test/dist then builds its own
+# release from that cache (links and archives only) instead of compiling five platforms from
+# nothing: on a new machine the largest part of a cold run (docs/testcluster.md).
+#
+#   hack/ci-prebuild.sh LOCKFILE
+#
+# It holds an exclusive flock on LOCKFILE from start to end, and runs at a lower priority, so
+# that the foreground phases keep their cores and this work takes what they leave idle.
+# `make e2e` waits for the lock first (hack/await-prebuild.sh, when KUBECTL_INFORMER_PREBUILD_LOCK
+# names it), so the two never compile the same thing at once. A failure here is not fatal: make
+# runs the same steps again and shows their output.
+set -uo pipefail
+lock="${1:?usage: hack/ci-prebuild.sh LOCKFILE}"
+cd "$(dirname "$0")/.."
+exec 8>"$lock"
+flock 8
+renice -n 10 -p $$ >/dev/null 2>&1 || true
+started=$(date +%s)
+say() { echo "prebuild: $* ($(($(date +%s) - started)) s)"; }
+
+if hack/testcluster/build.sh >/dev/null; then say "control plane built"; else say "control plane build failed"; fi
+if make --no-print-directory goreleaser >/dev/null; then say "goreleaser built"; else say "goreleaser build failed"; exit 0; fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+cp .goreleaser.yaml "$out/goreleaser.yaml"
+printf '\ndist: %s\n' "$out/dist" >>"$out/goreleaser.yaml"
+gr=$(ls -t bin/goreleaser-v* | head -n 1)
+if VERSION=v0.0.0-prebuild GORELEASER="$gr" hack/dist.sh --config "$out/goreleaser.yaml" --parallelism 2 >"$out/log" 2>&1; then
+	say "release platforms compiled into the build cache"
+else
+	say "throwaway release failed (test/dist will build and say why)"
+	tail -n 20 "$out/log"
+fi
