@@ -5,10 +5,13 @@
 // a mutation survives (its tests pass), no longer applies, or does not compile. `make mutate`
 // runs it from the module root:
 //
-//	go run ./hack/mutate [-run REGEXP] [-v]
+//	go run ./hack/mutate [-run REGEXP] [-v] [-j N]
 //
 // The copy holds the files git knows (tracked, and untracked but not ignored), so the working
 // tree is never touched; the Go build cache is shared, so only the mutated packages compile.
+// N workers (default 2, -j) each mutate a copy of their own; the tests are built with -trimpath,
+// so the copies' unmutated packages share one entry in the build cache. Verdicts print in the
+// mutations' order.
 package main
 
 import (
@@ -30,14 +33,19 @@ func main() {
 	run := flag.String("run", "", "only the mutations whose name matches this regular expression")
 	verbose := flag.Bool("v", false, "print the output of the tests of every mutation")
 	timeout := flag.Duration("timeout", 2*time.Minute, "go test -timeout for each mutation (a mutation that hangs a test is killed by it)")
+	jobs := flag.Int("j", 2, "mutations tried at once, each in a copy of the tree of its own")
 	flag.Parse()
-	if err := mutate(os.Stdout, *run, *verbose, *timeout); err != nil {
+	if *jobs < 1 {
+		fmt.Fprintln(os.Stderr, "mutate: -j must be at least 1")
+		os.Exit(2)
+	}
+	if err := mutate(os.Stdout, *run, *verbose, *timeout, *jobs); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func mutate(out io.Writer, run string, verbose bool, timeout time.Duration) error {
+func mutate(out io.Writer, run string, verbose bool, timeout time.Duration, jobs int) error {
 	start := time.Now()
 	selected, err := selectMutations(mutations, run)
 	if err != nil {
@@ -50,26 +58,33 @@ func mutate(out io.Writer, run string, verbose bool, timeout time.Duration) erro
 	if err := checkApply(root, selected); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "kubectl-informer-mutate-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := copyTree(root, tmp); err != nil {
-		return err
-	}
-	// The tests must pass on the unmutated copy, or every mutation would look killed. They run
-	// every selected test at once: on a loaded machine that takes longer than one mutation's.
-	if res := goTest(tmp, 3*timeout, allPackages(selected), allTests(selected)); res.err != nil || res.failed {
-		return fmt.Errorf("the tests fail without any mutation:\n%s", res.output)
-	}
-	var survived, broken []string
-	for i, m := range selected {
-		t0 := time.Now()
-		res, err := try(tmp, m, timeout)
+	jobs = min(jobs, len(selected))
+	dirs := make([]string, jobs)
+	for i := range dirs {
+		tmp, err := os.MkdirTemp("", "kubectl-informer-mutate-")
 		if err != nil {
 			return err
 		}
+		defer os.RemoveAll(tmp)
+		if err := copyTree(root, tmp); err != nil {
+			return err
+		}
+		dirs[i] = tmp
+	}
+	// The tests must pass on the unmutated copy, or every mutation would look killed. They run
+	// every selected test at once: on a loaded machine that takes longer than one mutation's.
+	if res := goTest(dirs[0], 3*timeout, allPackages(selected), allTests(selected)); res.err != nil || res.failed {
+		return fmt.Errorf("the tests fail without any mutation:\n%s", res.output)
+	}
+	var survived, broken []string
+	i := 0
+	for o := range tryAll(dirs, selected, timeout) {
+		m := selected[i]
+		i++
+		if o.err != nil {
+			return o.err
+		}
+		res := o.result
 		verdict := "killed by " + strings.Join(res.killers, ", ")
 		switch {
 		case res.buildFailed:
@@ -79,7 +94,7 @@ func mutate(out io.Writer, run string, verbose bool, timeout time.Duration) erro
 			verdict = "SURVIVED: " + strings.Join(m.run, ", ") + " pass"
 			survived = append(survived, m.name)
 		}
-		fmt.Fprintf(out, "%2d/%d %-78s %s (%.1fs)\n", i+1, len(selected), m.name, verdict, time.Since(t0).Seconds())
+		fmt.Fprintf(out, "%2d/%d %-78s %s (%.1fs)\n", i, len(selected), m.name, verdict, o.took.Seconds())
 		if verbose || res.buildFailed || !res.failed {
 			fmt.Fprintf(out, "%s\n", indent(res.output))
 		}
@@ -90,6 +105,56 @@ func mutate(out io.Writer, run string, verbose bool, timeout time.Duration) erro
 		return fmt.Errorf("%d mutations survived, %d do not compile: %s", len(survived), len(broken), strings.Join(append(survived, broken...), "; "))
 	}
 	return nil
+}
+
+type outcome struct {
+	result
+	err  error
+	took time.Duration
+}
+
+// tryAll tries ms, a worker per directory in dirs, and returns a channel of their outcomes in
+// ms's order, each sent once it and every one before it are known. After an error no new
+// mutation is started.
+func tryAll(dirs []string, ms []mutation, timeout time.Duration) <-chan outcome {
+	next := make(chan int)
+	done := make([]chan outcome, len(ms))
+	for i := range done {
+		done[i] = make(chan outcome, 1)
+	}
+	stop := make(chan struct{})
+	go func() {
+		defer close(next)
+		for i := range ms {
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for _, dir := range dirs {
+		go func() {
+			for i := range next {
+				t0 := time.Now()
+				res, err := try(dir, ms[i], timeout)
+				done[i] <- outcome{result: res, err: err, took: time.Since(t0)}
+			}
+		}()
+	}
+	out := make(chan outcome)
+	go func() {
+		defer close(out)
+		for i := range ms {
+			o := <-done[i]
+			out <- o
+			if o.err != nil {
+				close(stop)
+				return
+			}
+		}
+	}()
+	return out
 }
 
 func selectMutations(all []mutation, run string) ([]mutation, error) {
@@ -162,7 +227,7 @@ var (
 
 // goTest runs the tests named in run of the packages pkgs in dir.
 func goTest(dir string, timeout time.Duration, pkgs, run []string) result {
-	args := append([]string{"test", "-count=1", "-timeout", timeout.String(), "-run", "^(" + strings.Join(run, "|") + ")$"}, pkgs...)
+	args := append([]string{"test", "-count=1", "-trimpath", "-timeout", timeout.String(), "-run", "^(" + strings.Join(run, "|") + ")$"}, pkgs...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", args...)
