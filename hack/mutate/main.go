@@ -78,7 +78,8 @@ func mutate(out io.Writer, run string, verbose bool, timeout time.Duration, jobs
 	}
 	var survived, broken []string
 	i := 0
-	for o := range tryAll(dirs, selected, timeout) {
+	tryOne := func(dir string, m mutation) (result, error) { return try(dir, m, timeout) }
+	for o := range tryAll(dirs, selected, tryOne) {
 		m := selected[i]
 		i++
 		if o.err != nil {
@@ -113,10 +114,10 @@ type outcome struct {
 	took time.Duration
 }
 
-// tryAll tries ms, a worker per directory in dirs, and returns a channel of their outcomes in
-// ms's order, each sent once it and every one before it are known. After an error no new
-// mutation is started.
-func tryAll(dirs []string, ms []mutation, timeout time.Duration) <-chan outcome {
+// tryAll tries ms with tryOne, a worker per directory in dirs, and returns a channel of their
+// outcomes in ms's order, each sent once it and every one before it are known. After an error
+// no new mutation is started and the channel closes after that error's outcome.
+func tryAll(dirs []string, ms []mutation, tryOne func(dir string, m mutation) (result, error)) <-chan outcome {
 	next := make(chan int)
 	done := make([]chan outcome, len(ms))
 	for i := range done {
@@ -137,7 +138,7 @@ func tryAll(dirs []string, ms []mutation, timeout time.Duration) <-chan outcome 
 		go func() {
 			for i := range next {
 				t0 := time.Now()
-				res, err := try(dir, ms[i], timeout)
+				res, err := tryOne(dir, ms[i])
 				done[i] <- outcome{result: res, err: err, took: time.Since(t0)}
 			}
 		}()

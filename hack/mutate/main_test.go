@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,5 +117,41 @@ func TestReliabilityDocTrueToTests(t *testing.T) {
 		if !defined[name] {
 			t.Errorf("docs/reliability.md cites %s, which is no test", name)
 		}
+	}
+}
+
+// TestTryAllInOrder: two workers finish out of order (the first mutation is the slowest), and
+// the outcomes still come in the mutations' order, each from its own try; the error's outcome is
+// the last one sent.
+func TestTryAllInOrder(t *testing.T) {
+	ms := make([]mutation, 6)
+	for i := range ms {
+		ms[i] = mutation{name: fmt.Sprint("m", i)}
+	}
+	release := make(chan struct{})
+	tryOne := func(dir string, m mutation) (result, error) {
+		if m.name == "m0" {
+			<-release // held until m1 has finished in the other worker
+		}
+		if m.name == "m1" {
+			defer close(release)
+		}
+		if m.name == "m3" {
+			return result{}, errors.New("boom")
+		}
+		return result{output: dir + ":" + m.name}, nil
+	}
+	var got []string
+	var errs int
+	for o := range tryAll([]string{"a", "b"}, ms, tryOne) {
+		if o.err != nil {
+			errs++
+			got = append(got, "error")
+			continue
+		}
+		got = append(got, o.output[strings.Index(o.output, ":")+1:])
+	}
+	if want := []string{"m0", "m1", "m2", "error"}; !slices.Equal(got, want) || errs != 1 {
+		t.Fatalf("outcomes %v, want %v", got, want)
 	}
 }
