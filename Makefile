@@ -41,8 +41,8 @@ vet:
 unit: ## unit tests, with the race detector (internal/ and hack/ included: report, bench, dist, mutate)
 	$(GO) test -race -count=1 ./pkg/... ./internal/... ./cmd/... ./hack/...
 
-# Each lie the plugin must never tell (hack/mutate/mutations.go), made in a copy of the tree: the
-# unit test named for it must fail. Two at once (hack/mutate -j), each in a copy of its own.
+# Each lie the plugin must never tell (hack/mutate/mutations.go), given to go test as an overlay:
+# the unit test named for it must fail. Two at once (hack/mutate -j).
 mutate: ## fail if a unit test no longer catches one of the lies in hack/mutate/mutations.go
 	$(GO) run ./hack/mutate
 

@@ -7,16 +7,16 @@
 //
 //	go run ./hack/mutate [-run REGEXP] [-v] [-j N]
 //
-// The copy holds the files git knows (tracked, and untracked but not ignored), so the working
-// tree is never touched; the Go build cache is shared, so only the mutated packages compile.
-// N workers (default 2, -j) each mutate a copy of their own; the tests are built with -trimpath,
-// so the copies' unmutated packages share one entry in the build cache. Verdicts print in the
-// mutations' order.
+// The mutated file is handed to go test as an overlay (-overlay: the compiler reads the rewrite
+// in its place), so the working tree is never touched and every package but the mutated ones
+// and their dependents comes from the build cache that go build and go vet filled. N workers
+// (default 2, -j) try mutations at once; verdicts print in the mutations' order.
 package main
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -58,28 +59,22 @@ func mutate(out io.Writer, run string, verbose bool, timeout time.Duration, jobs
 	if err := checkApply(root, selected); err != nil {
 		return err
 	}
-	jobs = min(jobs, len(selected))
-	dirs := make([]string, jobs)
-	for i := range dirs {
-		tmp, err := os.MkdirTemp("", "kubectl-informer-mutate-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		if err := copyTree(root, tmp); err != nil {
-			return err
-		}
-		dirs[i] = tmp
+	tmp, err := os.MkdirTemp("", "kubectl-informer-mutate-")
+	if err != nil {
+		return err
 	}
-	// The tests must pass on the unmutated copy, or every mutation would look killed. They run
+	defer os.RemoveAll(tmp)
+	// The tests must pass on the unmutated tree, or every mutation would look killed. They run
 	// every selected test at once: on a loaded machine that takes longer than one mutation's.
-	if res := goTest(dirs[0], 3*timeout, allPackages(selected), allTests(selected)); res.err != nil || res.failed {
+	if res := goTest(root, "", 3*timeout, allPackages(selected), allTests(selected)); res.err != nil || res.failed {
 		return fmt.Errorf("the tests fail without any mutation:\n%s", res.output)
 	}
 	var survived, broken []string
 	i := 0
-	tryOne := func(dir string, m mutation) (result, error) { return try(dir, m, timeout) }
-	for o := range tryAll(dirs, selected, tryOne) {
+	tryOne := func(i int, m mutation) (result, error) {
+		return try(root, filepath.Join(tmp, strconv.Itoa(i)), m, timeout)
+	}
+	for o := range tryAll(min(jobs, len(selected)), selected, tryOne) {
 		m := selected[i]
 		i++
 		if o.err != nil {
@@ -114,10 +109,10 @@ type outcome struct {
 	took time.Duration
 }
 
-// tryAll tries ms with tryOne, a worker per directory in dirs, and returns a channel of their
+// tryAll tries ms[i] with tryOne(i, ms[i]) on jobs workers, and returns a channel of their
 // outcomes in ms's order, each sent once it and every one before it are known. After an error
 // no new mutation is started and the channel closes after that error's outcome.
-func tryAll(dirs []string, ms []mutation, tryOne func(dir string, m mutation) (result, error)) <-chan outcome {
+func tryAll(jobs int, ms []mutation, tryOne func(i int, m mutation) (result, error)) <-chan outcome {
 	next := make(chan int)
 	done := make([]chan outcome, len(ms))
 	for i := range done {
@@ -134,11 +129,11 @@ func tryAll(dirs []string, ms []mutation, tryOne func(dir string, m mutation) (r
 			}
 		}
 	}()
-	for _, dir := range dirs {
+	for range jobs {
 		go func() {
 			for i := range next {
 				t0 := time.Now()
-				res, err := tryOne(dir, ms[i])
+				res, err := tryOne(i, ms[i])
 				done[i] <- outcome{result: res, err: err, took: time.Since(t0)}
 			}
 		}()
@@ -203,20 +198,25 @@ type result struct {
 	err                 error
 }
 
-// try applies m to the copy in dir, runs its tests and restores the file.
-func try(dir string, m mutation, timeout time.Duration) (result, error) {
-	path := filepath.Join(dir, m.file)
+// try runs m's tests in the module at root with m's file replaced by its rewrite, written to
+// scratch+".go" and named in the overlay scratch+".json".
+func try(root, scratch string, m mutation, timeout time.Duration) (result, error) {
+	path := filepath.Join(root, m.file)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		return result{}, err
 	}
-	if err := os.WriteFile(path, bytes.Replace(orig, []byte(m.old), []byte(m.new), 1), 0o644); err != nil {
+	if err := os.WriteFile(scratch+".go", bytes.Replace(orig, []byte(m.old), []byte(m.new), 1), 0o644); err != nil {
 		return result{}, err
 	}
-	res := goTest(dir, timeout, []string{m.pkg}, m.run)
-	if err := os.WriteFile(path, orig, 0o644); err != nil {
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {path: scratch + ".go"}})
+	if err != nil {
 		return result{}, err
 	}
+	if err := os.WriteFile(scratch+".json", overlay, 0o644); err != nil {
+		return result{}, err
+	}
+	res := goTest(root, scratch+".json", timeout, []string{m.pkg}, m.run)
 	return res, res.err
 }
 
@@ -226,9 +226,13 @@ var (
 	buildRE = regexp.MustCompile(`\[(build|setup) failed\]|^# `)
 )
 
-// goTest runs the tests named in run of the packages pkgs in dir.
-func goTest(dir string, timeout time.Duration, pkgs, run []string) result {
-	args := append([]string{"test", "-count=1", "-trimpath", "-timeout", timeout.String(), "-run", "^(" + strings.Join(run, "|") + ")$"}, pkgs...)
+// goTest runs the tests named in run of the packages pkgs in dir, with the overlay file given.
+func goTest(dir, overlay string, timeout time.Duration, pkgs, run []string) result {
+	args := []string{"test", "-count=1", "-timeout", timeout.String(), "-run", "^(" + strings.Join(run, "|") + ")$"}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	args = append(args, pkgs...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", args...)
@@ -299,44 +303,6 @@ func moduleRoot() (string, error) {
 		return "", errors.New("not inside the module: run from the repository")
 	}
 	return filepath.Dir(gomod), nil
-}
-
-// copyTree copies the files git knows in root (tracked, and untracked but not ignored) to dst.
-func copyTree(root, dst string) error {
-	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Dir = root
-	b, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("git ls-files: %w", err)
-	}
-	for _, rel := range strings.Split(string(b), "\x00") {
-		if rel == "" {
-			continue
-		}
-		src := filepath.Join(root, rel)
-		info, err := os.Lstat(src)
-		if errors.Is(err, os.ErrNotExist) {
-			continue // deleted in the working tree
-		}
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(to, data, info.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func indent(s string) string {

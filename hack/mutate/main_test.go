@@ -129,7 +129,7 @@ func TestTryAllInOrder(t *testing.T) {
 		ms[i] = mutation{name: fmt.Sprint("m", i)}
 	}
 	release := make(chan struct{})
-	tryOne := func(dir string, m mutation) (result, error) {
+	tryOne := func(i int, m mutation) (result, error) {
 		if m.name == "m0" {
 			<-release // held until m1 has finished in the other worker
 		}
@@ -139,11 +139,11 @@ func TestTryAllInOrder(t *testing.T) {
 		if m.name == "m3" {
 			return result{}, errors.New("boom")
 		}
-		return result{output: dir + ":" + m.name}, nil
+		return result{output: fmt.Sprint(i, ":", m.name)}, nil
 	}
 	var got []string
 	var errs int
-	for o := range tryAll([]string{"a", "b"}, ms, tryOne) {
+	for o := range tryAll(2, ms, tryOne) {
 		if o.err != nil {
 			errs++
 			got = append(got, "error")
