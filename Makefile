@@ -13,7 +13,7 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GORELEASER_VERSION ?= v2.15.0
 GORELEASER := $(BIN)/goreleaser-$(GORELEASER_VERSION)
 
-.PHONY: await-prebuild all build install test unit mutate fuzz e2e testcluster chromium tmux demo lint fmt vet tidy clean
+.PHONY: all build install test unit mutate fuzz e2e testcluster chromium tmux demo lint fmt vet tidy clean
 
 all: build
 
@@ -32,7 +32,13 @@ tmux: ## tmux for the top command's terminal test (apt-get install tmux when non
 chromium: ## headless Chromium for the report's browser test (apt-get install chromium when none is on PATH)
 	@hack/need.sh chromium "the report's browser test" chromium chromium-browser google-chrome >/dev/null
 
-test: vet unit mutate fuzz e2e ## everything CI runs
+# After vet and unit, the end-to-end tests run beside mutations and fuzzing (those at a lower
+# priority, their output held and printed when they end): the e2e phase mostly waits on API
+# servers and controllers, which left the CPU mostly idle for its ten minutes in CI, and on a new
+# machine mutations and fuzzing are mostly compiling. `make vet unit mutate fuzz e2e` runs the
+# same one after the other.
+test: vet unit ## everything CI runs
+	@GO="$(GO)" MAKE="$(MAKE)" hack/test-beside.sh
 
 vet:
 	@test -z "$$(gofmt -l cmd pkg internal test hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal test hack; exit 1; }
@@ -58,22 +64,29 @@ fuzz: ## a short run of every fuzz target
 	  $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
 	done
 
-# .ci/run builds the control plane, goreleaser and the release platforms in the background
-# (hack/ci-prebuild.sh); e2e waits for them before its prerequisites build anything a second time.
-await-prebuild:
-	@hack/await-prebuild.sh
-
-# -p 1: test/dist cross-compiles five release archives; beside the real control plane of test/e2e
-# on two cores, both ran into their time limits.
+# -p 1: test/e2e and test/testenv start control planes of their own; two at once on two cores ran
+# into their time limits.
 # Built-in resources come over protobuf by default; E2E_JSON_WIRE, the tests most sensitive to
 # the informer's data path, run a second time with everything on JSON (KUBECTL_INFORMER_WIRE
 # gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
 # hack/e2e-names.sh fails the pass when a name here is no test (renamed): the list cannot rot.
+# test/dist (a release by goreleaser, five platforms) comes last: on a new machine .ci/run
+# compiles those platforms in the background (hack/ci-prebuild.sh) while everything else runs.
 E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplayRelistIntoInformer|TestRealRollout|TestDisplayManagersAndChanges
-e2e: await-prebuild testcluster chromium tmux $(GORELEASER) ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
+e2e: testcluster chromium tmux ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
 	GO=$(GO) hack/e2e-names.sh '$(E2E_JSON_WIRE)' ./test/e2e/
-	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GORELEASER=$(GORELEASER) $(GO) test -p 1 -count=1 -timeout 40m ./test/...
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -p 1 -count=1 -timeout 40m ./test/e2e/ ./test/testenv/
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/
+	@$(MAKE) --no-print-directory dist-test
+
+# .ci/run builds goreleaser and the release platforms in the background (hack/ci-prebuild.sh);
+# dist-test waits for them (await-prebuild) before its prerequisites build anything a second time.
+.PHONY: dist-test await-prebuild
+dist-test: await-prebuild $(GORELEASER) ## test/dist: a release by goreleaser with .goreleaser.yaml, checked as krew would
+	GORELEASER=$(GORELEASER) $(GO) test -count=1 -timeout 30m ./test/dist/
+
+await-prebuild:
+	@hack/await-prebuild.sh
 
 # A flake hunt (docs/reliability.md, "Waits, and the soak"): the e2e suite SOAK_N times, the last
 # run beside a neighbour burning every core; prints each test's pass rate, fails below 100%.

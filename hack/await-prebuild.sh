@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Wait for .ci/run's background builds (hack/ci-prebuild.sh) before `make e2e` builds anything:
+# Wait for .ci/run's background builds (hack/ci-prebuild.sh) before `make dist-test` builds anything:
 # a no-op unless KUBECTL_INFORMER_PREBUILD_LOCK names their lock file.
 set -euo pipefail
 lock="${KUBECTL_INFORMER_PREBUILD_LOCK:-}"
@@ -7,4 +7,4 @@ lock="${KUBECTL_INFORMER_PREBUILD_LOCK:-}"
 start=$(date +%s)
 exec 8>>"$lock"
 flock 8
-echo "e2e: waited $(($(date +%s) - start)) s for the background builds (hack/ci-prebuild.sh)"
+echo "dist-test: waited $(($(date +%s) - start)) s for the background builds (hack/ci-prebuild.sh)"

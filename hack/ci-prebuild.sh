@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The slow builds of `make e2e`, run by .ci/run in the background while vet, lint, unit tests,
-# mutations and fuzzing run: the control plane (hack/testcluster/build.sh), the pinned goreleaser,
+# The slow builds of `make e2e`, run by .ci/run in the background while vet, lint and the tests
+# run: the control plane (hack/testcluster/build.sh), the pinned goreleaser,
 # and a throwaway release of HEAD (hack/dist.sh into a temporary directory), which compiles the
 # plugin for the five release platforms into the Go build cache. test/dist then builds its own
 # release from that cache (links and archives only) instead of compiling five platforms from
@@ -10,8 +10,9 @@
 #
 # It holds an exclusive flock on LOCKFILE from start to end, and runs at a lower priority, so
 # that the foreground phases keep their cores and this work takes what they leave idle.
-# `make e2e` waits for the lock first (hack/await-prebuild.sh, when KUBECTL_INFORMER_PREBUILD_LOCK
-# names it), so the two never compile the same thing at once. A failure here is not fatal: make
+# `make dist-test` (test/dist, the last step of make e2e) waits for the lock first
+# (hack/await-prebuild.sh, when KUBECTL_INFORMER_PREBUILD_LOCK names it), and make e2e for the
+# control plane's own lock, so nothing is compiled twice at once. A failure here is not fatal: make
 # runs the same steps again and shows their output.
 set -uo pipefail
 lock="${1:?usage: hack/ci-prebuild.sh LOCKFILE}"
