@@ -62,8 +62,12 @@ func (o *Output) Close(ctx context.Context) error {
 // gone) it keeps draining without printing, so nothing waits on it.
 func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
 	var werr error
+	// One event for every line (the printer keeps none): not one on the heap per line.
+	var ev watch.Event
 	for {
-		ev, dropped, ok := outbox.Get()
+		var dropped int
+		var ok bool
+		ev, dropped, ok = outbox.Get()
 		if !ok {
 			break
 		}
