@@ -58,7 +58,7 @@ type Pipeline struct {
 	// passed is pass's result, reused from line to line (emit copies what it hands on).
 	passed []watch.Event
 	recErr error
-	err      error
+	err    error
 }
 
 // New returns the stages of cfg.
