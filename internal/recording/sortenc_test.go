@@ -141,7 +141,7 @@ func TestSortedEncoderFragments(t *testing.T) {
 		ZI    isZeroer           `json:"zi,omitzero"`
 		ZX    string             `json:"zx,unknown"`
 		Skip  string             `json:"-"`
-		Dash  string             `json:"-,"`
+		Dash  string             `json:"-,"` //nolint:staticcheck // encoding/json's way to name a member "-"
 		plain string
 	}
 	seven := &zeroer{N: 7}
@@ -189,9 +189,9 @@ func TestSortedEncoderFieldsV1Remembered(t *testing.T) {
 			for j := range p.ManagedFields {
 				raw := fmt.Sprintf(`{"f:metadata":{"f:labels":{"f:n%d":{},"f:<a&b>":{}}},"f:spec":{"f:x":{}},"f:%d":{}}`, i%(fieldsCacheMax+10), j)
 				if i%3 == 0 {
-					raw = string(pod.ManagedFields[j].FieldsV1.Raw) // the list's common ones
+					raw = string(pod.ManagedFields[j].FieldsV1.GetRawBytes()) // the list's common ones
 				}
-				p.ManagedFields[j].FieldsV1 = &metav1.FieldsV1{Raw: []byte(raw)}
+				p.ManagedFields[j].FieldsV1 = metav1.NewFieldsV1(raw)
 			}
 			if !checkSorted(t, p) {
 				t.Fatalf("round %d, pod %d: not encoded in one pass", round, i)
