@@ -285,6 +285,14 @@ var mutations = []mutation{
 		run:  []string{"TestOutboxNeverDropsDeletesLifecycleOrDiagnoses", "TestOutboxAccountsForEveryLine"},
 	},
 	{
+		name: "-o json's encoding ahead takes every waiting line out of the outbox (memory unbounded)",
+		file: "internal/pipeline/ahead.go",
+		old:  "lines := make(chan *aheadLine, aheadWindow)",
+		new:  "lines := make(chan *aheadLine, 1<<20)",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestDrainAheadBoundedUnderSlowWriter"},
+	},
+	{
 		name: "folded updates are not counted",
 		file: "internal/pipeline/outbox.go",
 		old:  "ev.Folded += s.ev.Folded + 1",

@@ -31,7 +31,7 @@ func (cp *ControlPlane) StartComponents(ctx context.Context, kwokArgs ...string)
 		}
 	}
 	if o.Scheduler {
-		if _, err := cp.startServing(ctx, Scheduler); err != nil {
+		if _, err := cp.startServing(ctx, Scheduler, o.SchedulerArgs...); err != nil {
 			return err
 		}
 	}

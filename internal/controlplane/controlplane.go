@@ -50,8 +50,10 @@ type Options struct {
 	Controllers bool
 	// Scheduler starts kube-scheduler.
 	Scheduler bool
-	// ControllerManagerArgs are extra kube-controller-manager flags.
+	// ControllerManagerArgs are extra kube-controller-manager flags; SchedulerArgs extra
+	// kube-scheduler flags.
 	ControllerManagerArgs []string
+	SchedulerArgs         []string
 	// Nodes, when > 0, starts kwok and creates that many kwok-managed nodes (kwok-node-0...),
 	// Ready before StartComponents returns.
 	Nodes int

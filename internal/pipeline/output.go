@@ -9,7 +9,8 @@ import (
 )
 
 // Output is a live run's last stage: a bounded outbox (human output may drop or fold, JSON
-// waits) drained by one writer goroutine, the only one that writes stdout.
+// waits) drained by one writer goroutine, the only one that writes stdout (with -o json, a few
+// workers encode the lines' objects ahead of it, in order: ahead.go).
 type Output struct {
 	outbox  *Outbox
 	printed chan error
@@ -20,6 +21,10 @@ type Output struct {
 // screen).
 func StartOutput(outbox *Outbox, p *printer.Printer, cancel, clearProgress func()) *Output {
 	o := &Output{outbox: outbox, printed: make(chan error, 1)}
+	if p.Prepares() { // -o json: typed objects encoded ahead, on every core (ahead.go)
+		go func() { o.printed <- drainAhead(outbox, p, aheadWorkers(), cancel, clearProgress) }()
+		return o
+	}
 	go func() { o.printed <- drain(outbox, p, cancel, clearProgress) }()
 	return o
 }
@@ -57,8 +62,12 @@ func (o *Output) Close(ctx context.Context) error {
 // gone) it keeps draining without printing, so nothing waits on it.
 func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
 	var werr error
+	// One event for every line (the printer keeps none): not one on the heap per line.
+	var ev watch.Event
 	for {
-		ev, dropped, ok := outbox.Get()
+		var dropped int
+		var ok bool
+		ev, dropped, ok = outbox.Get()
 		if !ok {
 			break
 		}

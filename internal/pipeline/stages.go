@@ -55,8 +55,10 @@ type Pipeline struct {
 	hides    bool          // human output: noise hidden, hot objects folded
 	folder   *noise.Folder // human output with --fold; nil otherwise
 	analyzed []watch.Event
-	recErr   error
-	err      error
+	// passed is pass's result, reused from line to line (emit copies what it hands on).
+	passed []watch.Event
+	recErr error
+	err    error
 }
 
 // New returns the stages of cfg.
@@ -88,38 +90,44 @@ func (p *Pipeline) Process(ev *watch.Event) {
 	}
 	p.analyzed = p.step.Analyze(p.analyzed[:0], ev)
 	for i := range p.analyzed {
-		p.Handle(p.analyzed[i])
+		p.handle(&p.analyzed[i])
 	}
 }
 
 // Handle passes a line that needs no analysis (the scrapers', the API accounting's, a hot
 // loop's end) through the stages after the analysis.
-func (p *Pipeline) Handle(ev watch.Event) {
+func (p *Pipeline) Handle(ev watch.Event) { p.handle(&ev) }
+
+// handle is Handle on the line in place (the hooks may mark it, as Handle's copy): an
+// analyzed line is not copied once more, nor moved to the heap, on its way.
+func (p *Pipeline) handle(ev *watch.Event) {
 	if p.err != nil {
 		return
 	}
 	c := p.cfg
-	if c.Keep != nil && !c.Keep(&ev) {
+	if c.Keep != nil && !c.Keep(ev) {
 		return
 	}
 	if c.Wait != nil {
-		if p.err = c.Wait(&ev); p.err != nil {
+		if p.err = c.Wait(ev); p.err != nil {
 			return
 		}
 	}
-	c.Summary.Add(&ev)
+	c.Summary.Add(ev)
 	if c.Observe != nil {
-		c.Observe(&ev)
+		c.Observe(ev)
 	}
 	if c.Record != nil && p.recErr == nil {
-		if p.recErr = c.Record(&ev); p.recErr != nil && c.RecordFailed != nil {
+		if p.recErr = c.Record(ev); p.recErr != nil && c.RecordFailed != nil {
 			c.RecordFailed(p.recErr)
 		}
 	}
 	if c.FoldByEventTime {
 		p.emit(p.foldDue(ev.Time))
 	}
-	p.emit(p.pass(&ev))
+	p.emit(p.pass(ev))
+	clear(p.passed) // the buffer keeps no object alive
+	p.passed = p.passed[:0]
 }
 
 // Ended passes the hot-loop ends that are due by now (a window passed without an update).
@@ -166,11 +174,12 @@ func (p *Pipeline) shows(ev *watch.Event) bool {
 func (p *Pipeline) pass(ev *watch.Event) []watch.Event {
 	if !p.hides {
 		if p.shows(ev) {
-			return []watch.Event{*ev}
+			p.passed = append(p.passed[:0], *ev)
+			return p.passed
 		}
 		return nil
 	}
-	var out []watch.Event
+	out := p.passed[:0]
 	switch {
 	case p.folder != nil && ev.Type == watch.HotLoop:
 		p.folder.Loop(ev)
@@ -182,12 +191,14 @@ func (p *Pipeline) pass(ev *watch.Event) []watch.Event {
 		before, folded := p.folder.Fold(ev)
 		out = append(out, before...)
 		if folded {
+			p.passed = out
 			return out
 		}
 	}
 	if p.shows(ev) {
 		out = append(out, *ev)
 	}
+	p.passed = out
 	return out
 }
 

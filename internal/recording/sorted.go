@@ -14,8 +14,18 @@ import (
 // sorted at every level, without building the map. The struct is encoded, then every object's
 // members are sorted by key; what the map would have written otherwise (raw JSON of a
 // json.Marshaler, such as managedFields' fieldsV1) is rewritten as the map would write it:
-// escapes normalized, numbers as int64 or float64 print.
+// escapes normalized, numbers as int64 or float64 print. It writes those bytes in one pass
+// (sortenc.go: struct fields in their names' order, encoding/json and SortKeys only for the
+// values they write best), and takes the two passes for an object the one pass gives up on.
 func EncodeObject(o any) ([]byte, error) {
+	if b, err := encodeSorted(o); err == nil {
+		return b, nil
+	}
+	return encodeTwoPasses(o)
+}
+
+// encodeTwoPasses is EncodeObject as encoding/json and SortKeys.
+func encodeTwoPasses(o any) ([]byte, error) {
 	b, err := json.Marshal(o)
 	if err != nil {
 		return nil, err

@@ -73,10 +73,54 @@ func NewRecorder(path string, h recording.Header, resources []discovery.Resource
 // type for JSON lines, unless its values are redacted (Secrets) or the line is rendered from
 // its map (YAML, templates); else the map, redacted unless shown.
 func (p *Printer) objectOf(ev *watch.Event) (map[string]any, []byte) {
-	if ev.Object == nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource)) {
+	if p.encodesTyped(ev) {
+		if p.prepared != nil {
+			return nil, p.prepared
+		}
 		if b, err := recording.EncodeObject(ev.Typed); err == nil {
 			return nil, b
 		}
 	}
 	return p.redact(ev.Resource, ev.Materialize().Object), nil
+}
+
+// encodesTyped reports whether ev's object is encoded from its Go type: a typed object in JSON
+// output whose values are not redacted.
+func (p *Printer) encodesTyped(ev *watch.Event) bool {
+	return ev.Object == nil && ev.Typed != nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource))
+}
+
+// Prepared is what Prepare encoded of a line ahead of its printing: the object of a typed line
+// in JSON output. The zero value is nothing prepared.
+type Prepared struct {
+	object []byte
+}
+
+// Prepares reports whether Prepare may have work for this printer's lines (-o json); when it
+// does not, there is nothing to gain from preparing lines ahead.
+func (p *Printer) Prepares() bool { return p.out == outputJSON }
+
+// Prepare encodes ahead what it can of ev's line without the printer's state: the object of a
+// typed line in JSON output (recording.EncodeObject, the slowest part of such a line). It only
+// reads the printer's options, so any goroutine may call it, concurrently with Print and with
+// itself; ev must not change until it returns. PrintPrepared prints the line with it.
+func (p *Printer) Prepare(ev *watch.Event) Prepared {
+	if !p.encodesTyped(ev) {
+		return Prepared{}
+	}
+	b, err := recording.EncodeObject(ev.Typed)
+	if err != nil {
+		return Prepared{} // Print tries again and falls back to the map
+	}
+	return Prepared{object: b}
+}
+
+// PrintPrepared is Print with what Prepare encoded of ev: the same bytes as Print(ev).
+func (p *Printer) PrintPrepared(ev *watch.Event, pr Prepared) error {
+	if pr.object == nil || !p.encodesTyped(ev) {
+		return p.Print(ev)
+	}
+	p.prepared = pr.object
+	defer func() { p.prepared = nil }()
+	return p.Print(ev)
 }

@@ -53,7 +53,7 @@ type Options struct {
 	ErrOut io.Writer
 }
 
-// Printer writes events to one writer. It is used from one goroutine.
+// Printer writes events to one writer. It is used from one goroutine (Prepare excepted).
 type Printer struct {
 	opts  Options
 	w     *bufio.Writer
@@ -68,6 +68,8 @@ type Printer struct {
 	readers map[string]*state.Reader
 	// templateFailures counts events the -o template failed on (said on ErrOut one by one).
 	templateFailures atomic.Int64
+	// prepared is the object Prepare encoded of the line PrintPrepared prints; nil otherwise.
+	prepared []byte
 }
 
 // TemplateFailures is how many events the -o jsonpath / go-template template failed on: the

@@ -2,6 +2,7 @@ package printer
 
 import (
 	"bytes"
+	"io"
 	"testing"
 	"time"
 
@@ -129,8 +130,13 @@ func TestTypedLinesAsConverted(t *testing.T) {
 					ResourceVersion: u.GetResourceVersion(), InitialList: true, Delta: watch.DeltaReplaced}
 				typed, converted := ev, ev
 				typed.Typed, converted.Object = o, u
-				if got, want := printed(t, opts, &typed), printed(t, opts, &converted); got != want {
+				want := printed(t, opts, &converted)
+				if got := printed(t, opts, &typed); got != want {
 					t.Errorf("typed line differs from the converted one (-converted +typed):\n%s", cmp.Diff(want, got))
+				}
+				// Encoded ahead (internal/pipeline's workers with -o json): the same bytes.
+				if got := printedPrepared(t, opts, &typed); got != want {
+					t.Errorf("typed line prepared ahead differs from the converted one (-converted +prepared):\n%s", cmp.Diff(want, got))
 				}
 			})
 		}
@@ -142,6 +148,25 @@ func printed(t *testing.T, opts Options, ev *watch.Event) string {
 	var b bytes.Buffer
 	p := New(&b, opts)
 	if err := p.Print(ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// printedPrepared is printed with the line prepared first (Prepare, PrintPrepared), on another
+// printer of the same options, as the workers that encode ahead of the writer do.
+func printedPrepared(t *testing.T, opts Options, ev *watch.Event) string {
+	t.Helper()
+	var b bytes.Buffer
+	p := New(&b, opts)
+	pr := New(io.Discard, opts).Prepare(ev)
+	if (pr.object != nil) != (opts.Output == "json" && (opts.ShowSecrets || !IsSecret(ev.Resource))) {
+		t.Errorf("Prepare encoded %d bytes of a %s line in %q output", len(pr.object), ev.Resource.Kind, opts.Output)
+	}
+	if err := p.PrintPrepared(ev, pr); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Flush(); err != nil {

@@ -52,8 +52,9 @@ type Options struct {
 	// Scheduler starts kube-scheduler.
 	Scheduler bool
 	// ControllerManagerArgs are extra kube-controller-manager flags (e.g. "-v=4",
-	// "--logging-format=json").
+	// "--logging-format=json"); SchedulerArgs extra kube-scheduler flags.
 	ControllerManagerArgs []string
+	SchedulerArgs         []string
 	// LogDir, if set, also receives the whole output of each component started beside the API
 	// server (kube-controller-manager, kube-scheduler, kwok, widget-operator) as LogDir/NAME.log.
 	LogDir string
@@ -133,7 +134,8 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 		AssetsDir: assets, Dir: dir, APIServerFlags: opts.APIServerFlags, Output: opts.ControlPlaneOutput,
 		StartTimeout: opts.StartTimeout, StopTimeout: opts.StopTimeout,
 		Controllers: opts.Controllers, Scheduler: opts.Scheduler, ControllerManagerArgs: opts.ControllerManagerArgs,
-		Nodes: opts.Nodes, LogDir: opts.LogDir, OnProcess: c.wd.refresh,
+		SchedulerArgs: opts.SchedulerArgs,
+		Nodes:         opts.Nodes, LogDir: opts.LogDir, OnProcess: c.wd.refresh,
 	})
 	if err != nil {
 		return nil, err
