@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"runtime"
-	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -67,15 +66,8 @@ func drainAhead(outbox *Outbox, p preparer, workers int, cancel func(), clearPro
 			continue
 		}
 		clearProgress()
-		if l.dropped > 0 {
-			werr = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: l.dropped})
-		}
-		if werr == nil && l.ev.Type != "" {
-			werr = p.PrintPrepared(&l.ev, l.prep)
-		}
-		if werr == nil && len(lines) == 0 && outbox.Len() == 0 {
-			werr = p.Flush()
-		}
+		werr = writeLine(p, l.dropped, l.ev.Type != "", func() error { return p.PrintPrepared(&l.ev, l.prep) },
+			len(lines) == 0 && outbox.Len() == 0)
 		if werr != nil {
 			cancel()
 		}

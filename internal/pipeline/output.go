@@ -75,15 +75,7 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 			continue
 		}
 		clearProgress()
-		if dropped > 0 {
-			werr = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
-		}
-		if werr == nil && ev.Type != "" {
-			werr = p.Print(&ev)
-		}
-		if werr == nil && outbox.Len() == 0 {
-			werr = p.Flush()
-		}
+		werr = writeLine(p, dropped, ev.Type != "", func() error { return p.Print(&ev) }, outbox.Len() == 0)
 		if werr != nil {
 			cancel()
 		}
@@ -92,4 +84,27 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 		werr = p.Flush()
 	}
 	return werr
+}
+
+// lineWriter is what writeLine needs of a printer.
+type lineWriter interface {
+	Print(ev *watch.Event) error
+	Flush() error
+}
+
+// writeLine writes one line the outbox handed out: the Dropped line for the lines it dropped
+// before it, then the line itself (when it has one, by print), then a flush when nothing else
+// waits (idle).
+func writeLine(p lineWriter, dropped int, hasLine bool, print func() error, idle bool) error {
+	var err error
+	if dropped > 0 {
+		err = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
+	}
+	if err == nil && hasLine {
+		err = print()
+	}
+	if err == nil && idle {
+		err = p.Flush()
+	}
+	return err
 }
