@@ -30,7 +30,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cp .goreleaser.yaml "$out/goreleaser.yaml"
 printf '\ndist: %s\n' "$out/dist" >>"$out/goreleaser.yaml"
-gr=$(ls -t bin/goreleaser-v* | head -n 1)
+gr="bin/goreleaser-$(sed -n 's/^GORELEASER_VERSION ?= //p' Makefile)"
 if VERSION=v0.0.0-prebuild GORELEASER="$gr" hack/dist.sh --config "$out/goreleaser.yaml" --parallelism 2 >"$out/log" 2>&1; then
 	say "release platforms compiled into the build cache"
 else
