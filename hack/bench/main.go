@@ -81,7 +81,7 @@ func main() {
 	flag.StringVar(&c.profile, "profile", "", "after the rounds, run each plugin tool and the minimal informer once more with CPU and heap profiles into DIR (with go tool pprof -top summaries)")
 	compare := flag.String("compare", "", "extra ratio rows, comma-separated A/B pairs of tool names")
 	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
-	flag.StringVar(&c.workload, "workload", workloadConfigMaps, "configmaps (-objects ConfigMaps of -size bytes, on etcd and kube-apiserver) pods (-objects pods made by kube-controller-manager from a Deployment, scheduled and run by kwok: e.g. -objects 10000, or 50000), or top (-objects custom resources over 20 CRDs: kubectl informer top's first complete ranking against a --metadata-only watch, the floor)")
+	flag.StringVar(&c.workload, "workload", workloadConfigMaps, "configmaps (-objects ConfigMaps of -size bytes, on etcd and kube-apiserver) pods (-objects pods made by kube-controller-manager from a Deployment per kwok node, pinned to it, and run by kwok: e.g. -objects 10000, or 50000), or top (-objects custom resources over 20 CRDs: kubectl informer top's first complete ranking against a --metadata-only watch, the floor)")
 	flag.Parse()
 	c.tools = splitList(tools)
 	flag.Visit(func(f *flag.Flag) { c.toolsGiven = c.toolsGiven || f.Name == "tools" })
@@ -188,13 +188,13 @@ func run(c config) error {
 		"max-mutating-requests-inflight": "1000",
 	}}
 	if c.workload == workloadPods {
-		logf("with kube-controller-manager, kube-scheduler and kwok")
-		opts.Controllers, opts.Scheduler, opts.Nodes = true, true, 1
-		// Their clients' default limits (20 and 50 requests a second) made creating the pods
-		// the bench's longest step (50,000 pods: ~40 min at the ReplicaSet controller's 20
-		// creates a second); lifted as kwokctl lifts them (kwok's own client is not limited).
+		// No kube-scheduler: the pods are pinned to their nodes (populatePods says why).
+		logf("with kube-controller-manager and kwok")
+		opts.Controllers, opts.Nodes = true, 1
+		// Its client's default limit (20 requests a second) made creating the pods the bench's
+		// longest step (50,000 pods: ~40 min at the ReplicaSet controller's 20 creates a
+		// second); lifted as kwokctl lifts it (kwok's own client is not limited).
 		opts.ControllerManagerArgs = []string{"--kube-api-qps=5000", "--kube-api-burst=5000"}
-		opts.SchedulerArgs = []string{"--kube-api-qps=5000", "--kube-api-burst=5000"}
 	}
 	cl, err := testenv.Start(ctx, opts)
 	if err != nil {

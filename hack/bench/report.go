@@ -184,6 +184,30 @@ func (r *report) pairedRatio(a, b string, m metric) (med, lo, hi float64, ok boo
 	return median(xs), slices.Min(xs), slices.Max(xs), true
 }
 
+// bestRatio is a's best (lowest) value over its rounds / b's best: the ratio of best-of-rounds
+// figures, as issue #37 states its targets.
+func (r *report) bestRatio(a, b string, m metric) (float64, bool) {
+	ba, oka := r.best(a, m)
+	bb, okb := r.best(b, m)
+	if !oka || !okb || bb == 0 {
+		return 0, false
+	}
+	return ba / bb, true
+}
+
+// best is a tool's lowest value of m over its successful rounds.
+func (r *report) best(tool string, m metric) (float64, bool) {
+	runs := r.ok(tool)
+	if len(runs) == 0 {
+		return 0, false
+	}
+	v := m.get(runs[0])
+	for _, x := range runs[1:] {
+		v = min(v, m.get(x))
+	}
+	return v, true
+}
+
 func (r *report) ratioCell(a, b string, m metric) string {
 	med, lo, hi, ok := r.pairedRatio(a, b, m)
 	if !ok {
@@ -200,19 +224,26 @@ type target struct {
 	a, b  string
 	m     metric
 	limit float64
+	// best: the target is read as the issue states it, from each tool's best round (its
+	// lowest value over the rounds); the median of the per-round ratios is shown beside it.
+	best bool
 }
 
-// targets are issue #16's, and the last, against the wire limit, #37's. The memory targets
-// and #37's are for the plugin with managers (always on) and --diff, so they are read from
-// plugin+--diff when it ran, else from plugin.
+// targets are issue #16's (medians of the rounds' ratios) and the last four #37's (each tool's
+// best round, as that issue states them). The memory targets and #37's are for the plugin with
+// managers (always on) and --diff, so they are read from plugin+--diff when it ran, else from
+// plugin.
 var targets = []target{
-	{"plugin initial sync ≤ 0.25× kubectl get -w", "plugin", "kubectl", mSync, 0.25},
-	{"plugin initial sync ≤ 1.0× minimal informer", "plugin", "minimal", mSync, 1.0},
-	{"plugin -o json initial sync ≤ 0.3× kubectl's JSON watch", "plugin-json", "kubectl-json", mSync, 0.3},
-	{"plugin --diff peak RSS ≤ 0.5× kubectl get -w", "plugin+--diff", "kubectl", mRSS, 0.5},
-	{"plugin --diff peak RSS ≤ 0.8× minimal informer", "plugin+--diff", "minimal", mRSS, 0.8},
-	{"plugin --metadata-only initial sync ≤ 0.15× kubectl get -w", "plugin-meta", "kubectl", mSync, 0.15},
-	{"plugin --diff initial sync ≤ 2.0× the wire (#37)", "plugin+--diff", "wire", mSync, 2.0},
+	{"plugin initial sync ≤ 0.25× kubectl get -w", "plugin", "kubectl", mSync, 0.25, false},
+	{"plugin initial sync ≤ 1.0× minimal informer", "plugin", "minimal", mSync, 1.0, false},
+	{"plugin -o json initial sync ≤ 0.3× kubectl's JSON watch", "plugin-json", "kubectl-json", mSync, 0.3, false},
+	{"plugin --diff peak RSS ≤ 0.5× kubectl get -w", "plugin+--diff", "kubectl", mRSS, 0.5, false},
+	{"plugin --diff peak RSS ≤ 0.8× minimal informer", "plugin+--diff", "minimal", mRSS, 0.8, false},
+	{"plugin --metadata-only initial sync ≤ 0.15× kubectl get -w", "plugin-meta", "kubectl", mSync, 0.15, false},
+	{"plugin --diff initial sync ≤ 2.0× the wire (#37, best of rounds)", "plugin+--diff", "wire", mSync, 2.0, true},
+	{"plugin --diff initial sync ≤ 0.35× minimal informer (#37, best of rounds)", "plugin+--diff", "minimal", mSync, 0.35, true},
+	{"plugin -o json initial sync ≤ 0.4× kubectl's JSON watch (#37, best of rounds)", "plugin-json", "kubectl-json", mSync, 0.4, true},
+	{"plugin --diff peak RSS ≤ 0.4× kubectl get -w (#37, best of rounds)", "plugin+--diff", "kubectl", mRSS, 0.4, true},
 }
 
 func (r *report) markdown() string {
@@ -227,8 +258,9 @@ func (r *report) markdown() string {
 
 	w("### Workload\n\n")
 	if r.c.workload == workloadPods {
-		w("%d pods in one namespace, made by kube-controller-manager from one Deployment (its ReplicaSet), bound by\n", r.c.objects)
-		w("kube-scheduler and run by kwok; %d of them patched (an annotation) once per run after the\n", r.c.updates)
+		w("%d pods in one namespace, made by kube-controller-manager from one Deployment per kwok node of %d pods\n", r.c.objects, podsPerNode)
+		w("(their ReplicaSets; the pods pinned to the node by the template's nodeName, no scheduler) and run by\n")
+		w("kwok; %d of them patched (an annotation) once per run after the\n", r.c.updates)
 	} else {
 		w("%d ConfigMaps with %d bytes of data each in one namespace; %d of them patched once per run after the\n", r.c.objects, r.c.size, r.c.updates)
 	}
@@ -392,6 +424,15 @@ func (r *report) writeMachine(w func(string, ...any)) {
 
 func (r *report) targetLine(w func(string, ...any), t target) {
 	med, lo, hi, ok := r.pairedRatio(t.a, t.b, t.m)
+	if t.best && ok {
+		best, bok := r.bestRatio(t.a, t.b, t.m)
+		verdict := "MISS"
+		if bok && best <= t.limit {
+			verdict = "pass"
+		}
+		w("%s  %s: %.2f× (median of the rounds' ratios %.2f×, rounds %.2f–%.2f)\n", verdict, t.what, best, med, lo, hi)
+		return
+	}
 	switch {
 	case !ok:
 		w("n/a   %s: not measured\n", t.what)

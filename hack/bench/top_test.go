@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -127,5 +128,33 @@ func TestTopToolsValidate(t *testing.T) {
 		if toolByName(n).progress != "" {
 			t.Errorf("default tools include the top workload's %s", n)
 		}
+	}
+}
+
+// TestBestOfRoundsTarget: #37's targets are read from each tool's best round (a failed run left
+// out), with the median of the per-round ratios beside it; the others stay medians.
+func TestBestOfRoundsTarget(t *testing.T) {
+	s := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	r := &report{c: config{rounds: 3, tools: []string{"plugin+--diff", "wire"}}, results: []*result{
+		{Tool: "plugin+--diff", Round: 1, Sync: s(0.8)},
+		{Tool: "wire", Round: 1, Sync: s(0.3)},
+		{Tool: "plugin+--diff", Round: 2, Sync: s(0.5)},
+		{Tool: "wire", Round: 2, Sync: s(0.2)},
+		{Tool: "plugin+--diff", Round: 3, Sync: s(0.1), Err: "timed out"},
+		{Tool: "wire", Round: 3, Sync: s(0.4)},
+	}}
+	if got, ok := r.bestRatio("plugin+--diff", "wire", mSync); !ok || math.Abs(got-2.5) > 1e-9 {
+		t.Errorf("bestRatio = %v %v, want 2.5", got, ok)
+	}
+	var b strings.Builder
+	w := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
+	r.targetLine(w, target{"x ≤ 2.6×", "plugin+--diff", "wire", mSync, 2.6, true})
+	r.targetLine(w, target{"x ≤ 2.4×", "plugin+--diff", "wire", mSync, 2.4, true})
+	r.targetLine(w, target{"x ≤ 2.6× (median)", "plugin+--diff", "wire", mSync, 2.6, false})
+	want := "pass  x ≤ 2.6×: 2.50× (median of the rounds' ratios 2.58×, rounds 2.50–2.67)\n" +
+		"MISS  x ≤ 2.4×: 2.50× (median of the rounds' ratios 2.58×, rounds 2.50–2.67)\n" +
+		"pass  x ≤ 2.6× (median): 2.58× (rounds 2.50–2.67)\n"
+	if b.String() != want {
+		t.Errorf("target lines:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
