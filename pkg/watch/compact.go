@@ -43,9 +43,10 @@ const (
 )
 
 // compactObject is a cached object: its encoded bytes, decoded only when a line needs it, and
-// the metadata the client-go machinery reads (meta.Accessor works through GetObjectMeta).
+// the metadata the client-go machinery reads (meta.Accessor works through GetObjectMeta; the
+// metadata is a compactMeta, a metav1.Object of five fields).
 type compactObject struct {
-	meta  metav1.ObjectMeta // Name, Namespace, UID, ResourceVersion; the bookmark annotation only
+	meta  compactMeta // Name, Namespace, UID, ResourceVersion; the bookmark annotation only
 	gvk   schema.GroupVersionKind
 	raw   []byte // owned by the object, never changed
 	codec compactCodec
@@ -71,7 +72,7 @@ func (c *compactObject) DeepCopyObject() runtime.Object {
 		return nil
 	}
 	out := *c
-	c.meta.DeepCopyInto(&out.meta)
+	out.meta = c.meta.deepCopy()
 	out.raw = bytes.Clone(c.raw)
 	return &out
 }
@@ -79,7 +80,7 @@ func (c *compactObject) DeepCopyObject() runtime.Object {
 // setMeta keeps what client-go reads of an object's metadata, and of its annotations only the
 // one that ends a streaming list.
 func (c *compactObject) setMeta(name, namespace string, uid types.UID, rv string, annotations map[string]string) {
-	c.meta = metav1.ObjectMeta{Name: name, Namespace: namespace, UID: uid, ResourceVersion: rv}
+	c.meta = compactMeta{Name: name, Namespace: namespace, UID: uid, ResourceVersion: rv}
 	if v, ok := annotations[initialEventsEndAnnotation]; ok {
 		c.meta.Annotations = map[string]string{initialEventsEndAnnotation: v}
 	}
