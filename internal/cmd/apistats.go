@@ -128,9 +128,11 @@ var (
 )
 
 // apfNames resolves APF UIDs to names from the flowschemas and prioritylevelconfigurations the
-// user may list, read once at start and again (at most every 10s) for a UID not known yet.
+// user may list, read once at start (beside the informers' first requests, not before them) and
+// again (at most every 10s) for a UID not known yet.
 type apfNames struct {
 	client dynamic.Interface
+	first  chan struct{} // closed when the first read is done
 
 	mu      sync.Mutex
 	names   map[string]string // uid -> name, of both kinds
@@ -139,8 +141,11 @@ type apfNames struct {
 }
 
 func newAPFNames(ctx context.Context, client dynamic.Interface) *apfNames {
-	n := &apfNames{client: client}
-	n.fetch(ctx)
+	n := &apfNames{client: client, first: make(chan struct{})}
+	go func() {
+		defer close(n.first)
+		n.fetch(ctx)
+	}()
 	return n
 }
 
@@ -176,6 +181,12 @@ func (n *apfNames) fetch(ctx context.Context) {
 
 // resolve fills a's names.
 func (n *apfNames) resolve(ctx context.Context, a apistats.APF) apistats.APF {
+	select {
+	case <-n.first:
+	case <-ctx.Done():
+		a.Note = "names not known: the run ended before they were read"
+		return a
+	}
 	n.mu.Lock()
 	_, fsKnown := n.names[a.FlowSchemaUID]
 	_, plKnown := n.names[a.PriorityLevelUID]
