@@ -3,9 +3,11 @@ package watch
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,4 +218,53 @@ func FuzzCompactProtobuf(f *testing.F) {
 			t.Errorf("metadata %+v, the Pod has %+v", c.meta, want.meta)
 		}
 	})
+}
+
+// TestTypedListerWatchKeepsEachObjectsBytes: a watch event's object keeps the bytes client-go's
+// decoder handed over, not a copy; so every object must still be itself after the events that
+// came after it were decoded (it would not be if client-go reused that buffer).
+func TestTypedListerWatchKeepsEachObjectsBytes(t *testing.T) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), protobufContentType)
+	if !ok {
+		t.Fatal("no protobuf serializer")
+	}
+	const n = 64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", protobufContentType+";stream=watch")
+		enc := restclientwatch.NewEncoder(streaming.NewEncoder(info.StreamSerializer.Framer.NewFrameWriter(w),
+			info.StreamSerializer.Serializer), info.Serializer)
+		for i := range n {
+			p := typedPod()
+			p.SetGroupVersionKind(podsRes.GVK())
+			p.Name = fmt.Sprintf("pod-%02d", i)
+			p.Labels = map[string]string{"i": strings.Repeat("x", i)} // objects of different sizes
+			if err := enc.Encode(&watch.Event{Type: watch.Added, Object: p}); err != nil {
+				t.Error(err)
+			}
+		}
+	}))
+	defer srv.Close()
+	l, err := newTypedLister(newTypedClients(&rest.Config{Host: srv.URL}), podsRes, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := l.Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	var got []*compactObject
+	for range n {
+		got = append(got, next(t, w).Object.(*compactObject))
+	}
+	for i, c := range got {
+		o, err := c.typed()
+		if err != nil {
+			t.Fatalf("object %d: %v", i, err)
+		}
+		p := o.(*corev1.Pod)
+		if want := fmt.Sprintf("pod-%02d", i); p.Name != want || c.meta.Name != want || p.Labels["i"] != strings.Repeat("x", i) {
+			t.Errorf("object %d is %s (meta %s, label of %d bytes)", i, p.Name, c.meta.Name, len(p.Labels["i"]))
+		}
+	}
 }
