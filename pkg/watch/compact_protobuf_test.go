@@ -132,10 +132,6 @@ func TestTypedListerList(t *testing.T) {
 // A protobuf watch stream: each object kept as its bytes with its metadata (a bookmark's
 // initial-events-end annotation too), an error a metav1.Status.
 func TestTypedListerWatch(t *testing.T) {
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), protobufContentType)
-	if !ok {
-		t.Fatal("no protobuf serializer")
-	}
 	p := typedPod()
 	p.SetGroupVersionKind(podsRes.GVK())
 	bm := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "9",
@@ -143,25 +139,7 @@ func TestTypedListerWatch(t *testing.T) {
 	bm.SetGroupVersionKind(podsRes.GVK())
 	st := &apierrors.NewResourceExpired("too old").ErrStatus
 	st.SetGroupVersionKind(metav1.SchemeGroupVersion.WithKind("Status"))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", protobufContentType+";stream=watch")
-		enc := restclientwatch.NewEncoder(streaming.NewEncoder(info.StreamSerializer.Framer.NewFrameWriter(w),
-			info.StreamSerializer.Serializer), info.Serializer)
-		for _, ev := range []watch.Event{{Type: watch.Added, Object: p}, {Type: watch.Bookmark, Object: bm}, {Type: watch.Error, Object: st}} {
-			if err := enc.Encode(&ev); err != nil {
-				t.Error(err)
-			}
-		}
-	}))
-	defer srv.Close()
-	l, err := newTypedLister(newTypedClients(&rest.Config{Host: srv.URL}), podsRes, "ns")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := l.Watch(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watchProtobuf(t, []watch.Event{{Type: watch.Added, Object: p}, {Type: watch.Bookmark, Object: bm}, {Type: watch.Error, Object: st}})
 	defer w.Stop()
 	ev := next(t, w)
 	c, ok := ev.Object.(*compactObject)
@@ -224,34 +202,16 @@ func FuzzCompactProtobuf(f *testing.F) {
 // decoder handed over, not a copy; so every object must still be itself after the events that
 // came after it were decoded (it would not be if client-go reused that buffer).
 func TestTypedListerWatchKeepsEachObjectsBytes(t *testing.T) {
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), protobufContentType)
-	if !ok {
-		t.Fatal("no protobuf serializer")
-	}
 	const n = 64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", protobufContentType+";stream=watch")
-		enc := restclientwatch.NewEncoder(streaming.NewEncoder(info.StreamSerializer.Framer.NewFrameWriter(w),
-			info.StreamSerializer.Serializer), info.Serializer)
-		for i := range n {
-			p := typedPod()
-			p.SetGroupVersionKind(podsRes.GVK())
-			p.Name = fmt.Sprintf("pod-%02d", i)
-			p.Labels = map[string]string{"i": strings.Repeat("x", i)} // objects of different sizes
-			if err := enc.Encode(&watch.Event{Type: watch.Added, Object: p}); err != nil {
-				t.Error(err)
-			}
-		}
-	}))
-	defer srv.Close()
-	l, err := newTypedLister(newTypedClients(&rest.Config{Host: srv.URL}), podsRes, "ns")
-	if err != nil {
-		t.Fatal(err)
+	var events []watch.Event
+	for i := range n {
+		p := typedPod()
+		p.SetGroupVersionKind(podsRes.GVK())
+		p.Name = fmt.Sprintf("pod-%02d", i)
+		p.Labels = map[string]string{"i": strings.Repeat("x", i)} // objects of different sizes
+		events = append(events, watch.Event{Type: watch.Added, Object: p})
 	}
-	w, err := l.Watch(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := watchProtobuf(t, events)
 	defer w.Stop()
 	var got []*compactObject
 	for range n {
@@ -267,4 +227,34 @@ func TestTypedListerWatchKeepsEachObjectsBytes(t *testing.T) {
 			t.Errorf("object %d is %s (meta %s, label of %d bytes)", i, p.Name, c.meta.Name, len(p.Labels["i"]))
 		}
 	}
+}
+
+// watchProtobuf serves events as a protobuf watch stream and watches pods in ns through the
+// typed lister, as the informers do.
+func watchProtobuf(t *testing.T, events []watch.Event) watch.Interface {
+	t.Helper()
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), protobufContentType)
+	if !ok {
+		t.Fatal("no protobuf serializer")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", protobufContentType+";stream=watch")
+		enc := restclientwatch.NewEncoder(streaming.NewEncoder(info.StreamSerializer.Framer.NewFrameWriter(w),
+			info.StreamSerializer.Serializer), info.Serializer)
+		for _, ev := range events {
+			if err := enc.Encode(&ev); err != nil {
+				t.Error(err)
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	l, err := newTypedLister(newTypedClients(&rest.Config{Host: srv.URL}), podsRes, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := l.Watch(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
