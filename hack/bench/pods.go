@@ -123,14 +123,58 @@ func (b *bench) populatePods(ctx context.Context) error {
 		}
 		time.Sleep(time.Second)
 	}
+	logf("%d pods running in %s", len(names), time.Since(start).Round(time.Second))
+	// kube-controller-manager writes the ReplicaSets' and Deployments' status after the pods
+	// run: the first round would share the API server with those writes.
+	if err := b.awaitDeployments(ctx, nodes); err != nil {
+		return err
+	}
 	sort.Strings(names)
 	b.podNames = names
 	podIndex = make(map[string]int, len(names))
 	for i, n := range names {
 		podIndex[n] = i
 	}
-	logf("%d pods running in %s", len(names), time.Since(start).Round(time.Second))
 	return nil
+}
+
+// awaitDeployments waits until the n bench Deployments and their ReplicaSets report every
+// replica available, in status their controllers have written for their current generation.
+func (b *bench) awaitDeployments(ctx context.Context, n int) error {
+	start := time.Now()
+	for {
+		ds, err := b.cs.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		rss, err := b.cs.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		done := len(ds.Items) == n && len(rss.Items) == n
+		for _, d := range ds.Items {
+			st, want := d.Status, ptr.Deref(d.Spec.Replicas, 1)
+			done = done && st.ObservedGeneration == d.Generation && st.Replicas == want &&
+				st.UpdatedReplicas == want && st.ReadyReplicas == want && st.AvailableReplicas == want
+		}
+		for _, rs := range rss.Items {
+			st, want := rs.Status, ptr.Deref(rs.Spec.Replicas, 1)
+			done = done && st.ObservedGeneration == rs.Generation && st.Replicas == want &&
+				st.ReadyReplicas == want && st.AvailableReplicas == want
+		}
+		if done {
+			logf("the Deployments' and ReplicaSets' status written %s later", time.Since(start).Round(time.Second))
+			return nil
+		}
+		if time.Since(start) > 10*time.Minute {
+			return fmt.Errorf("the bench Deployments' status was not complete after 10 min")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // addNode creates a kwok-managed node that takes podsPerNode pods.
