@@ -67,68 +67,68 @@ func (m *compactMeta) GetGenerateName() string {
 	if m.rest == nil {
 		return ""
 	}
-	return m.rest.GenerateName
+	return m.rest.GetGenerateName()
 }
 
 func (m *compactMeta) GetGeneration() int64 {
 	if m.rest == nil {
 		return 0
 	}
-	return m.rest.Generation
+	return m.rest.GetGeneration()
 }
 
 func (m *compactMeta) GetSelfLink() string {
 	if m.rest == nil {
 		return ""
 	}
-	return m.rest.SelfLink
+	return m.rest.GetSelfLink()
 }
 
 func (m *compactMeta) GetCreationTimestamp() metav1.Time {
 	if m.rest == nil {
 		return metav1.Time{}
 	}
-	return m.rest.CreationTimestamp
+	return m.rest.GetCreationTimestamp()
 }
 
 func (m *compactMeta) GetDeletionTimestamp() *metav1.Time {
 	if m.rest == nil {
 		return nil
 	}
-	return m.rest.DeletionTimestamp
+	return m.rest.GetDeletionTimestamp()
 }
 
 func (m *compactMeta) GetDeletionGracePeriodSeconds() *int64 {
 	if m.rest == nil {
 		return nil
 	}
-	return m.rest.DeletionGracePeriodSeconds
+	return m.rest.GetDeletionGracePeriodSeconds()
 }
 
 func (m *compactMeta) GetLabels() map[string]string {
 	if m.rest == nil {
 		return nil
 	}
-	return m.rest.Labels
+	return m.rest.GetLabels()
 }
 
 func (m *compactMeta) GetFinalizers() []string {
 	if m.rest == nil {
 		return nil
 	}
-	return m.rest.Finalizers
+	return m.rest.GetFinalizers()
 }
 
 func (m *compactMeta) GetOwnerReferences() []metav1.OwnerReference {
 	if m.rest == nil {
 		return nil
 	}
-	return m.rest.OwnerReferences
+	return m.rest.GetOwnerReferences()
 }
 
 func (m *compactMeta) GetManagedFields() []metav1.ManagedFieldsEntry {
 	if m.rest == nil {
 		return nil
 	}
-	return m.rest.ManagedFields
+	return m.rest.GetManagedFields()
 }
