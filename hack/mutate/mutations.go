@@ -293,6 +293,14 @@ var mutations = []mutation{
 		run:  []string{"TestDrainAheadBoundedUnderSlowWriter"},
 	},
 	{
+		name: "APF names read are said not known when the run has ended",
+		file: "internal/cmd/apistats.go",
+		old:  "	default:\n		// Not read yet: wait",
+		new:  "	case <-ctx.Done():\n		a.Note = \"names not known\"\n		return a\n	default:\n		// Not read yet: wait",
+		pkg:  "./internal/cmd",
+		run:  []string{"TestAPFNamesReadBeside"},
+	},
+	{
 		name: "folded updates are not counted",
 		file: "internal/pipeline/outbox.go",
 		old:  "ev.Folded += s.ev.Folded + 1",

@@ -183,9 +183,15 @@ func (n *apfNames) fetch(ctx context.Context) {
 func (n *apfNames) resolve(ctx context.Context, a apistats.APF) apistats.APF {
 	select {
 	case <-n.first:
-	case <-ctx.Done():
-		a.Note = "names not known: the run ended before they were read"
-		return a
+	default:
+		// Not read yet: wait for them, unless the run ends first (a ready first read wins
+		// over an ended run: the summary at the end resolves with the run's context done).
+		select {
+		case <-n.first:
+		case <-ctx.Done():
+			a.Note = "names not known: the run ended before they were read"
+			return a
+		}
 	}
 	n.mu.Lock()
 	_, fsKnown := n.names[a.FlowSchemaUID]
