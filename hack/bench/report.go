@@ -145,14 +145,19 @@ var (
 	mAPI     = metric{"apiserver CPU (s)", func(x *result) float64 { return x.APICPU.Seconds() }, "%.2f"}
 )
 
-func (r *report) med(tool string, m metric) (float64, bool) {
-	runs := r.ok(tool)
-	if len(runs) == 0 {
-		return 0, false
-	}
+// values are a tool's figures of m over its successful rounds.
+func (r *report) values(tool string, m metric) []float64 {
 	var xs []float64
-	for _, x := range runs {
+	for _, x := range r.ok(tool) {
 		xs = append(xs, m.get(x))
+	}
+	return xs
+}
+
+func (r *report) med(tool string, m metric) (float64, bool) {
+	xs := r.values(tool, m)
+	if len(xs) == 0 {
+		return 0, false
 	}
 	return median(xs), true
 }
@@ -197,15 +202,11 @@ func (r *report) bestRatio(a, b string, m metric) (float64, bool) {
 
 // best is a tool's lowest value of m over its successful rounds.
 func (r *report) best(tool string, m metric) (float64, bool) {
-	runs := r.ok(tool)
-	if len(runs) == 0 {
+	xs := r.values(tool, m)
+	if len(xs) == 0 {
 		return 0, false
 	}
-	v := m.get(runs[0])
-	for _, x := range runs[1:] {
-		v = min(v, m.get(x))
-	}
-	return v, true
+	return slices.Min(xs), true
 }
 
 func (r *report) ratioCell(a, b string, m metric) string {
