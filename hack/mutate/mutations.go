@@ -301,6 +301,22 @@ var mutations = []mutation{
 		run:  []string{"TestAPFNamesReadBeside"},
 	},
 	{
+		name: "a human line lightened before it waits loses its state",
+		file: "pkg/printer/json.go",
+		old:  "if pr.hasState {",
+		new:  "if false {",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestTypedLinesAsConverted"},
+	},
+	{
+		name: "the human lines waiting for the writer keep their decoded objects (memory)",
+		file: "internal/pipeline/output.go",
+		old:  "	o.lighten = p.Lighten\n",
+		new:  "\n",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestOutputLightensWaitingLines"},
+	},
+	{
 		name: "folded updates are not counted",
 		file: "internal/pipeline/outbox.go",
 		old:  "ev.Folded += s.ev.Folded + 1",

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -44,6 +45,7 @@ type Outbox struct {
 
 type slot struct {
 	ev   watch.Event
+	prep printer.Prepared
 	hole bool
 }
 
@@ -74,7 +76,11 @@ func droppable(t watch.Type) bool {
 
 // Put adds an event. Lossy: it waits only when twice the bound of lines that are never dropped
 // wait. Lossless: it waits while the outbox is full.
-func (o *Outbox) Put(ev watch.Event) {
+func (o *Outbox) Put(ev watch.Event) { o.PutPrepared(ev, printer.Prepared{}) }
+
+// PutPrepared is Put of an event with what was prepared of its line ahead (printer.Lighten),
+// which GetPrepared hands out with it.
+func (o *Outbox) PutPrepared(ev watch.Event, pr printer.Prepared) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {
@@ -86,7 +92,7 @@ func (o *Outbox) Put(ev watch.Event) {
 		o.dropped++
 		return
 	}
-	o.appendLocked(ev)
+	o.appendLocked(ev, pr)
 	o.cond.Broadcast()
 }
 
@@ -124,7 +130,7 @@ func (o *Outbox) foldLocked(ev *watch.Event) bool {
 	return true
 }
 
-func (o *Outbox) appendLocked(ev watch.Event) {
+func (o *Outbox) appendLocked(ev watch.Event, pr printer.Prepared) {
 	if len(o.buf) == cap(o.buf) && 4*(o.head+o.holes) >= len(o.buf) && len(o.buf) > 0 {
 		// Reuse the consumed front and the holes instead of growing: the outbox stays one
 		// bounded slice.
@@ -133,7 +139,7 @@ func (o *Outbox) appendLocked(ev watch.Event) {
 	if o.last != nil && ev.Type.IsObject() {
 		o.last[ev.ObjectID()] = o.base + len(o.buf)
 	}
-	o.buf = append(o.buf, slot{ev: ev})
+	o.buf = append(o.buf, slot{ev: ev, prep: pr})
 	o.waiting++
 }
 
@@ -161,6 +167,12 @@ func (o *Outbox) compactLocked() {
 // Get waits for the next event. dropped is the number of events dropped just before it (print
 // it first). ok is false once the outbox is closed and empty.
 func (o *Outbox) Get() (ev watch.Event, dropped int, ok bool) {
+	ev, _, dropped, ok = o.GetPrepared()
+	return ev, dropped, ok
+}
+
+// GetPrepared is Get with what was prepared of the event's line (PutPrepared's).
+func (o *Outbox) GetPrepared() (ev watch.Event, pr printer.Prepared, dropped int, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for o.waiting == 0 && o.dropped == 0 && !o.closed {
@@ -174,9 +186,9 @@ func (o *Outbox) Get() (ev watch.Event, dropped int, ok bool) {
 	}
 	if o.waiting == 0 {
 		o.resetIfEmptyLocked()
-		return watch.Event{}, dropped, dropped > 0
+		return watch.Event{}, printer.Prepared{}, dropped, dropped > 0
 	}
-	ev = o.buf[o.head].ev
+	ev, pr = o.buf[o.head].ev, o.buf[o.head].prep
 	if o.last != nil && ev.Type.IsObject() {
 		if k := ev.ObjectID(); o.last[k] == o.base+o.head {
 			delete(o.last, k)
@@ -187,7 +199,7 @@ func (o *Outbox) Get() (ev watch.Event, dropped int, ok bool) {
 	o.waiting--
 	o.resetIfEmptyLocked()
 	o.cond.Broadcast()
-	return ev, dropped, true
+	return ev, pr, dropped, true
 }
 
 func (o *Outbox) resetIfEmptyLocked() {

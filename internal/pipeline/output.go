@@ -14,6 +14,9 @@ import (
 type Output struct {
 	outbox  *Outbox
 	printed chan error
+	// lighten, in human output, reads a typed line's state before the line waits in the outbox
+	// and drops its decoded object (printer.Lighten); nil otherwise.
+	lighten func(*watch.Event) printer.Prepared
 }
 
 // StartOutput starts the writer goroutine printing what outbox hands out. cancel stops the run
@@ -25,12 +28,20 @@ func StartOutput(outbox *Outbox, p *printer.Printer, cancel, clearProgress func(
 		go func() { o.printed <- drainAhead(outbox, p, aheadWorkers(), cancel, clearProgress) }()
 		return o
 	}
+	// Human output: a line's state is read on the pipeline's goroutine as the line goes in, and
+	// its decoded object dropped, so the lines waiting for the writer hold no decoded objects
+	// (and the writer, the slowest stage of a large initial list, has less to do).
+	o.lighten = p.Lighten
 	go func() { o.printed <- drain(outbox, p, cancel, clearProgress) }()
 	return o
 }
 
 // Emit puts a line in the outbox; it is the pipeline's Emit for a live run.
 func (o *Output) Emit(ev *watch.Event) error {
+	if o.lighten != nil {
+		o.outbox.PutPrepared(*ev, o.lighten(ev))
+		return nil
+	}
 	o.outbox.Put(*ev)
 	return nil
 }
@@ -64,10 +75,11 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 	var werr error
 	// One event for every line (the printer keeps none): not one on the heap per line.
 	var ev watch.Event
+	var pr printer.Prepared
 	for {
 		var dropped int
 		var ok bool
-		ev, dropped, ok = outbox.Get()
+		ev, pr, dropped, ok = outbox.GetPrepared()
 		if !ok {
 			break
 		}
@@ -75,7 +87,7 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 			continue
 		}
 		clearProgress()
-		werr = writeLine(p, dropped, ev.Type != "", func() error { return p.Print(&ev) }, outbox.Len() == 0)
+		werr = writeLine(p, dropped, ev.Type != "", func() error { return p.PrintPrepared(&ev, pr) }, outbox.Len() == 0)
 		if werr != nil {
 			cancel()
 		}

@@ -90,10 +90,14 @@ func (p *Printer) encodesTyped(ev *watch.Event) bool {
 	return ev.Object == nil && ev.Typed != nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource))
 }
 
-// Prepared is what Prepare encoded of a line ahead of its printing: the object of a typed line
-// in JSON output. The zero value is nothing prepared.
+// Prepared is what was made of a line ahead of its printing: the object of a typed line in JSON
+// output (Prepare), or the state of a typed line in human output (Lighten). The zero value is
+// nothing prepared.
 type Prepared struct {
 	object []byte
+	// state is the line's state, when Lighten read it (and dropped the typed object).
+	state    objectState
+	hasState bool
 }
 
 // Prepares reports whether Prepare may have work for this printer's lines (-o json); when it
@@ -115,8 +119,14 @@ func (p *Printer) Prepare(ev *watch.Event) Prepared {
 	return Prepared{object: b}
 }
 
-// PrintPrepared is Print with what Prepare encoded of ev: the same bytes as Print(ev).
+// PrintPrepared is Print with what Prepare encoded of ev, or what Lighten read of it: the same
+// bytes as Print(ev) before either.
 func (p *Printer) PrintPrepared(ev *watch.Event, pr Prepared) error {
+	if pr.hasState {
+		p.preparedState = &pr.state
+		defer func() { p.preparedState = nil }()
+		return p.Print(ev)
+	}
 	if pr.object == nil || !p.encodesTyped(ev) {
 		return p.Print(ev)
 	}

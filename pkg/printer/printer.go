@@ -70,6 +70,10 @@ type Printer struct {
 	templateFailures atomic.Int64
 	// prepared is the object Prepare encoded of the line PrintPrepared prints; nil otherwise.
 	prepared []byte
+	// preparedState is the state Lighten read of the line PrintPrepared prints; nil otherwise.
+	preparedState *objectState
+	// light is Lighten's own state readers: it runs on another goroutine than Print.
+	light lightReaders
 }
 
 // TemplateFailures is how many events the -o jsonpath / go-template template failed on: the
@@ -351,7 +355,7 @@ func (p *Printer) writeAttribution(b *strings.Builder, a diff.Attribution) {
 // eventSummary is what an Event object (core/v1 or events.k8s.io/v1) says, for its line:
 // `Normal ScalingReplicaSet: Scaled up replica set web-5fc9 to 3 (Deployment/web, x3)`.
 func eventSummary(ev *watch.Event) string {
-	if ev.Resource.Resource != "events" || (ev.Resource.Group != "" && ev.Resource.Group != "events.k8s.io") || ev.Materialize() == nil {
+	if !isEventsResource(ev.Resource) || ev.Materialize() == nil {
 		return ""
 	}
 	o := ev.Object.Object

@@ -2,6 +2,7 @@ package printer
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/internal/state"
@@ -33,8 +34,12 @@ func (p *Printer) reader(res discovery.Resource) *state.Reader {
 	return r
 }
 
-// stateOf reads the state of an object event's object, and of its old object on an update.
+// stateOf reads the state of an object event's object, and of its old object on an update
+// (what Lighten read, when the line was lightened).
 func (p *Printer) stateOf(ev *watch.Event) objectState {
+	if p.preparedState != nil {
+		return *p.preparedState
+	}
 	r := p.reader(ev.Resource)
 	s := objectState{cur: r.Of(ev.Object, ev.Time)}
 	if ev.Object == nil && ev.Typed != nil {
@@ -47,6 +52,47 @@ func (p *Printer) stateOf(ev *watch.Event) objectState {
 		s.prev = old
 	}
 	return s
+}
+
+// lightReaders are the state readers of Lighten, one per resource and version: a reader's
+// compiled printer columns are not safe to share with Print's goroutine.
+type lightReaders struct {
+	mu      sync.Mutex
+	readers map[string]*state.Reader
+}
+
+// Lighten reads ahead, from a typed line's Go object, the state its human line shows, and drops
+// the object from ev when the line needs nothing else of it: human output (not wide, whose
+// columns read the object), an object line with a typed object and no map, not of Events (whose
+// line reads the object's message). The object (a decoded ConfigMap's ~2 KB, a pod's ~6 KB) was
+// most of the memory of a line waiting for the writer: through a large initial list a few
+// thousand lines wait, and the decoded objects were ~10% of the run's peak. It reads the
+// printer's options and readers of its own, so any goroutine may call it, concurrently with
+// Print; ev must not change until it returns. PrintPrepared prints the line with it: the same
+// bytes as Print(ev) before Lighten.
+func (p *Printer) Lighten(ev *watch.Event) Prepared {
+	if p.out != outputHuman || p.err != nil || !ev.Type.IsObject() || ev.Object != nil || ev.Typed == nil || isEventsResource(ev.Resource) {
+		return Prepared{}
+	}
+	p.light.mu.Lock()
+	defer p.light.mu.Unlock()
+	key := ev.Resource.String() + "/" + ev.Resource.Version
+	r, ok := p.light.readers[key]
+	if !ok {
+		if p.light.readers == nil {
+			p.light.readers = map[string]*state.Reader{}
+		}
+		r = state.NewReader(ev.Resource.PrinterColumns)
+		p.light.readers[key] = r
+	}
+	pr := Prepared{state: objectState{cur: r.OfTyped(ev.Typed, ev.Time)}, hasState: true}
+	ev.Typed = nil
+	return pr
+}
+
+// isEventsResource reports whether res is core/v1's or events.k8s.io's Events.
+func isEventsResource(res discovery.Resource) bool {
+	return res.Resource == "events" && (res.Group == "" || res.Group == "events.k8s.io")
 }
 
 func (s objectState) record() *recording.State {

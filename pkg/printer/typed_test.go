@@ -138,6 +138,11 @@ func TestTypedLinesAsConverted(t *testing.T) {
 				if got := printedPrepared(t, opts, &typed); got != want {
 					t.Errorf("typed line prepared ahead differs from the converted one (-converted +prepared):\n%s", cmp.Diff(want, got))
 				}
+				// Lightened (internal/pipeline's Output, human output: the state read and the
+				// object dropped before the line waits): the same bytes.
+				if got := printedLightened(t, opts, &typed); got != want {
+					t.Errorf("lightened typed line differs from the converted one (-converted +lightened):\n%s", cmp.Diff(want, got))
+				}
 			})
 		}
 	}
@@ -167,6 +172,31 @@ func printedPrepared(t *testing.T, opts Options, ev *watch.Event) string {
 		t.Errorf("Prepare encoded %d bytes of a %s line in %q output", len(pr.object), ev.Resource.Kind, opts.Output)
 	}
 	if err := p.PrintPrepared(ev, pr); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// printedLightened is printed with the line lightened first (Lighten, then PrintPrepared on the
+// same printer, as a live run's Output and writer do): in human output but -o wide, for every
+// kind but Events, the typed object must be gone from the line and its state read.
+func printedLightened(t *testing.T, opts Options, ev *watch.Event) string {
+	t.Helper()
+	var b bytes.Buffer
+	p := New(&b, opts)
+	light := *ev
+	pr := p.Lighten(&light)
+	drops := opts.Output == "" && ev.Resource.Kind != "Event"
+	if dropped := light.Typed == nil; dropped != drops || pr.hasState != drops {
+		t.Errorf("Lighten of a %s line in %q output: object dropped %v, state read %v; want %v", ev.Resource.Kind, opts.Output, dropped, pr.hasState, drops)
+	}
+	if ev.Typed == nil {
+		t.Fatal("Lighten changed the caller's other copy of the line")
+	}
+	if err := p.PrintPrepared(&light, pr); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Flush(); err != nil {
