@@ -193,8 +193,8 @@ var mutations = []mutation{
 	{
 		name: "an unchanged relist delivery is labelled a resync (delta Sync) in JSON",
 		file: "pkg/watch/process.go",
-		old:  "ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)",
-		new:  "ri.emitObject(Updated, map[bool]Delta{true: DeltaSync, false: DeltaReplaced}[resourceVersionOf(c.old) == resourceVersionOf(c.cur)], toUnstructured(c.cur), toUnstructured(c.old), initial, false)",
+		old:  "ri.emitUpdated(DeltaReplaced, c.cur, c.old, initial)",
+		new:  "ri.emitUpdated(map[bool]Delta{true: DeltaSync, false: DeltaReplaced}[resourceVersionOf(c.old) == resourceVersionOf(c.cur)], c.cur, c.old, initial)",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestProcessLifecycle"},
 	},
@@ -315,6 +315,14 @@ var mutations = []mutation{
 		new:  "\n",
 		pkg:  "./internal/pipeline",
 		run:  []string{"TestOutputLightensWaitingLines"},
+	},
+	{
+		name: "a typed update's old state is read from its new object",
+		file: "pkg/printer/state.go",
+		old:  "old = r.OfTyped(ev.OldTyped, ev.Time)",
+		new:  "old = r.OfTyped(ev.Typed, ev.Time)",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestTypedUpdatesAsConverted"},
 	},
 	{
 		name: "folded updates are not counted",

@@ -40,15 +40,31 @@ func (p *Printer) stateOf(ev *watch.Event) objectState {
 	if p.preparedState != nil {
 		return *p.preparedState
 	}
-	r := p.reader(ev.Resource)
-	s := objectState{cur: r.Of(ev.Object, ev.Time)}
-	if ev.Object == nil && ev.Typed != nil {
+	return readState(p.reader(ev.Resource), ev)
+}
+
+// readState reads with r the state of an object event's object, and of its old object on an
+// update: from their Go types when the line carries them (watch.Event.Typed, OldTyped: the
+// same state as from the maps, without converting a map back to the Go type a kind's summary
+// is read from), else from the maps.
+func readState(r *state.Reader, ev *watch.Event) objectState {
+	var s objectState
+	if ev.Typed != nil {
 		s.cur = r.OfTyped(ev.Typed, ev.Time)
+	} else {
+		s.cur = r.Of(ev.Object, ev.Time)
 	}
-	if s.cur == nil || ev.Type != watch.Updated || ev.OldObject == nil {
+	if s.cur == nil || ev.Type != watch.Updated {
 		return s
 	}
-	if old := r.Of(ev.OldObject, ev.Time); old != nil && (old.Status != s.cur.Status || old.Summary != s.cur.Summary) {
+	var old *state.State
+	switch {
+	case ev.OldTyped != nil:
+		old = r.OfTyped(ev.OldTyped, ev.Time)
+	case ev.OldObject != nil:
+		old = r.Of(ev.OldObject, ev.Time)
+	}
+	if old != nil && (old.Status != s.cur.Status || old.Summary != s.cur.Summary) {
 		s.prev = old
 	}
 	return s
@@ -61,17 +77,17 @@ type lightReaders struct {
 	readers map[string]*state.Reader
 }
 
-// Lighten reads ahead, from a typed line's Go object, the state its human line shows, and drops
-// the object from ev when the line needs nothing else of it: human output (not wide, whose
-// columns read the object), an object line with a typed object and no map, not of Events (whose
-// line reads the object's message). The object (a decoded ConfigMap's ~2 KB, a pod's ~6 KB) was
-// most of the memory of a line waiting for the writer: through a large initial list a few
-// thousand lines wait, and the decoded objects were ~10% of the run's peak. It reads the
-// printer's options and readers of its own, so any goroutine may call it, concurrently with
-// Print; ev must not change until it returns. PrintPrepared prints the line with it: the same
-// bytes as Print(ev) before Lighten.
+// Lighten reads ahead, from a typed line's Go objects, the state its human line shows, and drops
+// them from ev (Typed, OldTyped) when the line needs nothing else of them: human output (not
+// wide, whose columns read the object), an object line with a typed object, not of Events (whose
+// line reads the object's message); an update's maps stay, for its changes. The decoded object
+// (a ConfigMap's ~2 KB, a pod's ~6 KB) was most of the memory of an Added line waiting for the
+// writer: through a large initial list a few thousand lines wait. It reads the printer's
+// options and readers of its own, so any goroutine may call it, concurrently with Print; ev
+// must not change until it returns. PrintPrepared prints the line with it: the same bytes as
+// Print(ev) before Lighten.
 func (p *Printer) Lighten(ev *watch.Event) Prepared {
-	if p.out != outputHuman || p.err != nil || !ev.Type.IsObject() || ev.Object != nil || ev.Typed == nil || isEventsResource(ev.Resource) {
+	if p.out != outputHuman || p.err != nil || !ev.Type.IsObject() || ev.Typed == nil || isEventsResource(ev.Resource) {
 		return Prepared{}
 	}
 	p.light.mu.Lock()
@@ -85,8 +101,8 @@ func (p *Printer) Lighten(ev *watch.Event) Prepared {
 		r = state.NewReader(ev.Resource.PrinterColumns)
 		p.light.readers[key] = r
 	}
-	pr := Prepared{state: objectState{cur: r.OfTyped(ev.Typed, ev.Time)}, hasState: true}
-	ev.Typed = nil
+	pr := Prepared{state: readState(r, ev), hasState: true}
+	ev.Typed, ev.OldTyped = nil, nil
 	return pr
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -145,6 +146,57 @@ func TestTypedLinesAsConverted(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTypedUpdatesAsConverted: an Updated line that carries its objects' Go types beside their
+// maps (watch.Event.Typed, OldTyped: its state read from them) is byte for byte the line of the
+// maps alone, in every output, lightened too; the updates change state (a Pending pod Running, a
+// crashing one Running, ...), so the old object's state is read as well.
+func TestTypedUpdatesAsConverted(t *testing.T) {
+	outputs := []Options{
+		{Diff: "inline", Timestamps: "none"}, {Timestamps: "none"}, {Output: "wide", Timestamps: "none"}, {Output: "json"},
+		{Output: "json", Diff: "full"}, {Output: "yaml"}, {Output: "jsonpath={.state.status} {.state.previous} {.state.summary}"},
+	}
+	at := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+	toMap := func(o runtime.Object) *unstructured.Unstructured {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &unstructured.Unstructured{Object: m}
+	}
+	prev := map[string]runtime.Object{} // the previous object of each kind: the update's old one
+	transitions := 0
+	for _, o := range typedObjects(t) {
+		kind := o.GetObjectKind().GroupVersionKind().Kind
+		old, ok := prev[kind]
+		prev[kind] = o
+		if !ok {
+			continue
+		}
+		cur, oldMap := toMap(o), toMap(old)
+		ev := watch.Event{Type: watch.Updated, Time: at, Resource: resourceOf(o), Namespace: cur.GetNamespace(), Name: cur.GetName(),
+			ResourceVersion: "43", OldResourceVersion: "42", Delta: watch.DeltaUpdated, Object: cur, OldObject: oldMap}
+		typed := ev
+		typed.Typed, typed.OldTyped = o, old
+		if s := readState(state.NewReader(nil), &typed); s.prev != nil {
+			transitions++
+		}
+		for _, opts := range outputs {
+			t.Run(kind+"/"+old.(metav1.Object).GetName()+"/"+string(opts.Output), func(t *testing.T) {
+				want := printed(t, opts, &ev)
+				if got := printed(t, opts, &typed); got != want {
+					t.Errorf("typed update differs from the converted one (-converted +typed):\n%s", cmp.Diff(want, got))
+				}
+				if got := printedLightened(t, opts, &typed); got != want {
+					t.Errorf("lightened typed update differs from the converted one (-converted +lightened):\n%s", cmp.Diff(want, got))
+				}
+			})
+		}
+	}
+	if transitions < 3 {
+		t.Fatalf("%d of the updates change state, want at least 3", transitions)
 	}
 }
 

@@ -133,10 +133,14 @@ type Event struct {
 	Tombstone          bool
 	Object             *unstructured.Unstructured
 	OldObject          *unstructured.Unstructured
-	// Typed is the object as its built-in Go type, on the Added events of a resource served in
-	// protobuf when Config.TypedObjects is set: Object is nil then, and Materialize converts
-	// Typed when a consumer needs the map. Shared, never modified.
+	// Typed is the object as its built-in Go type, on the object events of a resource served in
+	// protobuf when Config.TypedObjects is set. On Added events Object is nil then, and
+	// Materialize converts Typed when a consumer needs the map; on Updated and Deleted events
+	// Object is set too (converted from Typed: the same object), and Typed is there for what
+	// reads the Go type faster than the map (an object's state). Shared, never modified.
 	Typed runtime.Object
+	// OldTyped is OldObject as its Go type, beside it, when Typed is set on an Updated event.
+	OldTyped runtime.Object
 	// Queue holds the workqueue's figures right after this event was enqueued (object
 	// events) or after the key was Done (Reconciled). Nil on an event a predicate filtered.
 	Queue *QueueFigures

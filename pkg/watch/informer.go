@@ -44,7 +44,8 @@ type Config struct {
 	// memory-conscious controllers do with SetTransform: less memory, no manager attribution.
 	DropManagedFields bool
 	// TypedObjects hands the Added events of resources served in protobuf on typed: Event.Typed
-	// set, Event.Object nil until Event.Materialize converts it. Only for consumers that read
+	// set, Event.Object nil until Event.Materialize converts it; Updated and Deleted events
+	// carry their Go types (Typed, OldTyped) beside their maps. Only for consumers that read
 	// such events through Materialize or from Typed (pkg/printer, the pipeline); off, every event
 	// carries its unstructured object, as before.
 	TypedObjects bool

@@ -66,7 +66,7 @@ func (ri *resourceInformer) upsert(obj interface{}, delta Delta, initial bool) e
 		if err := ri.indexer.Update(obj); err != nil {
 			return err
 		}
-		ri.emitObject(Updated, delta, toUnstructured(obj), toUnstructured(old), initial, false)
+		ri.emitUpdated(delta, obj, old, initial)
 		return nil
 	}
 	if err := ri.indexer.Add(obj); err != nil {
@@ -82,7 +82,7 @@ func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
 		if err := ri.indexer.Delete(d); err != nil {
 			return err
 		}
-		u := toUnstructured(d.Obj)
+		u, t := ri.typedMap(d.Obj)
 		if u == nil {
 			// Never drop a delete: name it from its key.
 			ns, name, _ := cache.SplitMetaNamespaceKey(d.Key)
@@ -90,14 +90,33 @@ func (ri *resourceInformer) deleted(obj interface{}, tombstone bool) error {
 			u.SetNamespace(ns)
 			u.SetName(name)
 		}
-		ri.emitObject(Deleted, DeltaDeleted, u, nil, false, tombstone)
+		ri.emitObjectTyped(Deleted, DeltaDeleted, u, nil, t, nil, false, tombstone)
 		return nil
 	}
 	if err := ri.indexer.Delete(obj); err != nil {
 		return err
 	}
-	ri.emitObject(Deleted, DeltaDeleted, toUnstructured(obj), nil, false, tombstone)
+	u, t := ri.typedMap(obj)
+	ri.emitObjectTyped(Deleted, DeltaDeleted, u, nil, t, nil, false, tombstone)
 	return nil
+}
+
+// typedMap is toUnstructured of a cached object, with the object's Go type beside it when the
+// run hands built-ins on typed (typedOf): the map is converted from that Go type, one decode of
+// the bytes for both.
+func (ri *resourceInformer) typedMap(o interface{}) (*unstructured.Unstructured, runtime.Object) {
+	if t := ri.typedOf(o); t != nil {
+		return toUnstructured(t), t
+	}
+	return toUnstructured(o), nil
+}
+
+// emitUpdated emits an Updated event of cur, whose cached version was old: both as maps (the
+// diff and the attribution read them), with their Go types beside when the run hands them on.
+func (ri *resourceInformer) emitUpdated(delta Delta, cur, old interface{}, initial bool) {
+	u, t := ri.typedMap(cur)
+	ou, ot := ri.typedMap(old)
+	ri.emitObjectTyped(Updated, delta, u, ou, t, ot, initial, false)
 }
 
 // replaceAll handles a complete list (initial or relist) the way processReplacedAllInfo does:
@@ -193,7 +212,7 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 			t = ri.typedOf(c.cur)
 		}
 		if c.old != nil {
-			ri.emitObject(Updated, DeltaReplaced, toUnstructured(c.cur), toUnstructured(c.old), initial, false)
+			ri.emitUpdated(DeltaReplaced, c.cur, c.old, initial)
 			continue
 		}
 		ri.emitAddedTyped(DeltaReplaced, c.cur, t, initial)
@@ -205,12 +224,17 @@ func (ri *resourceInformer) resyncAll() {
 	objs := ri.indexer.List()
 	ri.emit(ri.ctx, Event{Type: Resync, Items: len(objs)})
 	for _, o := range objs {
-		u := toUnstructured(o)
-		ri.emitObject(Updated, DeltaSync, u, u, false, false)
+		u, t := ri.typedMap(o)
+		ri.emitObjectTyped(Updated, DeltaSync, u, u, t, t, false, false)
 	}
 }
 
 func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructured.Unstructured, initial, tombstone bool) {
+	ri.emitObjectTyped(t, delta, cur, old, nil, nil, initial, tombstone)
+}
+
+// emitObjectTyped is emitObject with the objects' Go types beside their maps (nil: none).
+func (ri *resourceInformer) emitObjectTyped(t Type, delta Delta, cur, old *unstructured.Unstructured, curTyped, oldTyped runtime.Object, initial, tombstone bool) {
 	ev := Event{
 		Type:            t,
 		Delta:           delta,
@@ -221,6 +245,8 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 		Tombstone:       tombstone,
 		Object:          cur,
 		OldObject:       old,
+		Typed:           curTyped,
+		OldTyped:        oldTyped,
 	}
 	if old != nil {
 		ev.OldResourceVersion = old.GetResourceVersion()

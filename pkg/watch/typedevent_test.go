@@ -13,7 +13,7 @@ import (
 // TestTypedObjects: with Config.TypedObjects, the Added lines of an object cached from protobuf
 // carry it typed (Object nil) with the same name, resourceVersion and queue figures, and
 // Materialize gives the object the line carried before; updates still carry both objects
-// converted. Without it, nothing is typed.
+// converted, their Go types beside. Without it, nothing is typed.
 func TestTypedObjects(t *testing.T) {
 	pod := typedPod()
 	gvk := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
@@ -39,8 +39,11 @@ func TestTypedObjects(t *testing.T) {
 		if got := added.Typed != nil && added.Object == nil; got != typed {
 			t.Errorf("typed=%v: Added line typed: %v", typed, got)
 		}
-		if updated.Typed != nil || updated.Object == nil || updated.OldObject == nil {
-			t.Errorf("typed=%v: the update is not converted: %+v", typed, updated)
+		if updated.Object == nil || updated.OldObject == nil {
+			t.Errorf("typed=%v: the update is not converted: %s %s", typed, updated.Type, updated.Name)
+		}
+		if got := updated.Typed != nil && updated.OldTyped != nil; got != typed {
+			t.Errorf("typed=%v: the update carries its Go types: %v", typed, got)
 		}
 		want := toUnstructured(cached("1"))
 		if diff := cmp.Diff(want.Object, added.Materialize().Object); diff != "" {
@@ -104,8 +107,23 @@ func TestTypedListDecodedAhead(t *testing.T) {
 		if ty.Type == Added && (ty.Typed == nil || ty.Object != nil) {
 			t.Errorf("line %d: Added not typed", i)
 		}
-		if ty.Type == Updated && (ty.Typed != nil || ty.OldObject == nil) {
-			t.Errorf("line %d: update not converted", i)
+		if ty.Type == Updated {
+			// An update carries its maps (the diff reads them) and, beside them, the same
+			// objects as their Go types (the state reads them).
+			if ty.Object == nil || ty.OldObject == nil || ty.Typed == nil || ty.OldTyped == nil {
+				t.Fatalf("line %d: update without its maps and Go types", i)
+			}
+			if diff := cmp.Diff(p.OldObject.Object, ty.OldObject.Object); diff != "" {
+				t.Errorf("line %d: old object (-untyped run +typed run):\n%s", i, diff)
+			}
+			for _, pair := range []struct {
+				typed runtime.Object
+				m     map[string]any
+			}{{ty.Typed, ty.Object.Object}, {ty.OldTyped, ty.OldObject.Object}} {
+				if diff := cmp.Diff(toUnstructured(pair.typed).Object, pair.m); diff != "" {
+					t.Errorf("line %d: a Go type is not the map beside it (-typed +map):\n%s", i, diff)
+				}
+			}
 		}
 		if ty.Type.IsObject() {
 			if diff := cmp.Diff(p.Object.Object, ty.Materialize().Object); diff != "" {
