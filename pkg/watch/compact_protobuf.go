@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,7 +83,9 @@ func unknownOf(data []byte) (apiVersion, kind string, raw []byte, err error) {
 // compactFromProtobuf makes a compact object of one object message, keeping raw itself (the
 // caller gives it away): the metadata is read from the message's ObjectMeta, nothing else.
 func compactFromProtobuf(raw []byte, gvk schema.GroupVersionKind) (*compactObject, error) {
-	var name, namespace, uid, rv string
+	// The name, namespace, uid and resourceVersion, aliasing raw until they are copied out
+	// together: one allocation for the four strings (20,000 objects: ~1 MB less than four).
+	var name, namespace, uid, rv []byte
 	var ann map[string]string
 	var inner error
 	err := protoFields(raw, func(num protowire.Number, v []byte) {
@@ -92,13 +95,13 @@ func compactFromProtobuf(raw []byte, gvk schema.GroupVersionKind) (*compactObjec
 		if err := protoFields(v, func(num protowire.Number, v []byte) {
 			switch num {
 			case 1:
-				name = string(v)
+				name = v
 			case 3:
-				namespace = string(v)
+				namespace = v
 			case 5:
-				uid = string(v)
+				uid = v
 			case 6:
-				rv = string(v)
+				rv = v
 			case 12: // an annotation: a map entry, key 1, value 2
 				var k, val []byte
 				if err := protoFields(v, func(num protowire.Number, v []byte) {
@@ -125,8 +128,17 @@ func compactFromProtobuf(raw []byte, gvk schema.GroupVersionKind) (*compactObjec
 	if err != nil {
 		return nil, fmt.Errorf("protobuf %s: %w", gvk.Kind, err)
 	}
+	var b strings.Builder
+	b.Grow(len(name) + len(namespace) + len(uid) + len(rv))
+	for _, f := range [][]byte{name, namespace, uid, rv} {
+		b.Write(f)
+	}
+	all := b.String()
+	n1 := len(name)
+	n2 := n1 + len(namespace)
+	n3 := n2 + len(uid)
 	c := &compactObject{raw: raw, codec: compactProtobuf, gvk: gvk}
-	c.setMeta(name, namespace, types.UID(uid), rv, ann)
+	c.setMeta(all[:n1], all[n1:n2], types.UID(all[n2:n3]), all[n3:], ann)
 	return c, nil
 }
 

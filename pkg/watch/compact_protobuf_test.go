@@ -80,6 +80,28 @@ func TestCompactProtobufObject(t *testing.T) {
 	}
 }
 
+// Cutting an object out of protobuf bytes allocates the compact object and one string for its
+// name, namespace, uid and resourceVersion together: nothing per field.
+func TestCompactFromProtobufAllocs(t *testing.T) {
+	raw, err := typedPod().Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvk := podsRes.GVK()
+	var c *compactObject
+	allocs := testing.AllocsPerRun(100, func() {
+		if c, err = compactFromProtobuf(raw, gvk); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("%v allocations an object, want at most 2", allocs)
+	}
+	if m := c.meta; m.Name != "p" || m.Namespace != "ns" || m.UID != "u-p" || m.ResourceVersion != "7" {
+		t.Errorf("metadata %q %q %q %q", m.Name, m.Namespace, m.UID, m.ResourceVersion)
+	}
+}
+
 // A protobuf list becomes compact objects with their kind and metadata; the list keeps its own.
 func TestTypedListerList(t *testing.T) {
 	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "30", Continue: "more"},
