@@ -128,11 +128,7 @@ func objectNames(configFlags *genericclioptions.ConfigFlags, resourceArg, prefix
 	if err != nil {
 		return nil
 	}
-	mapper, err := configFlags.ToRESTMapper()
-	if err != nil {
-		return nil
-	}
-	res, err := (&discovery.Resolver{Mapper: mapper, Discovery: dc}).Resolve(resourceArg)
+	res, err := discovery.NewResolver(dc, nil).Resolve(resourceArg)
 	if err != nil {
 		return nil
 	}

@@ -238,11 +238,7 @@ func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recor
 	}
 	cfg.Watch.QPS, cfg.Watch.Burst = o.API.limits()
 	if o.resourceArg != "" {
-		mapper, err := o.configFlags.ToRESTMapper()
-		if err != nil {
-			return top.Config{}, nil, err
-		}
-		if cfg.Resources, err = (&discovery.Resolver{Mapper: mapper, Discovery: dc}).ResolveList(o.resourceArg); err != nil {
+		if cfg.Resources, err = discovery.NewResolver(dc, warnTo(o.ErrOut)).ResolveList(o.resourceArg); err != nil {
 			return top.Config{}, nil, err
 		}
 		return cfg, stats, nil

@@ -3,8 +3,10 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"k8s.io/apimachinery/pkg/version"
+	discoveryclient "k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -35,18 +37,24 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 	if err != nil {
 		return nil, err
 	}
-	// One cheap request first: an unreachable server fails here, within --request-timeout,
-	// instead of the informer retrying forever behind a disk-cached discovery.
-	sv, err := dc.ServerVersion()
-	if err != nil {
-		return nil, err
+	// One cheap request: an unreachable server fails here, within --request-timeout, instead of
+	// the informer retrying forever behind a disk-cached discovery. It goes beside the reading
+	// of the arguments (a disk-cached discovery mostly: no round trip to wait for twice), and
+	// its error, when it has one, is the one said.
+	type versionAnswer struct {
+		info *version.Info
+		err  error
 	}
-	mapper, err := o.configFlags.ToRESTMapper()
-	if err != nil {
-		return nil, err
+	versionDone := make(chan versionAnswer, 1)
+	go func() {
+		info, err := dc.ServerVersion()
+		versionDone <- versionAnswer{info, err}
+	}()
+	resources, resolver, err := o.resolveArgs(dc)
+	sv := <-versionDone
+	if sv.err != nil {
+		return nil, sv.err
 	}
-	resolver := &discovery.Resolver{Mapper: mapper, Discovery: dc}
-	resources, err := resolver.ResolveList(o.resourceArg)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +85,19 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 		}
 	}
 	o.addPrinterColumns(ctx, client, resources, owned)
-	return &watchTargets{server: sv, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
+	return &watchTargets{server: sv.info, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
+}
+
+// resolveArgs resolves the command's resource arguments through the discovery RESTMapper.
+func (o *WatchOptions) resolveArgs(dc discoveryclient.CachedDiscoveryInterface) ([]discovery.Resource, *discovery.Resolver, error) {
+	resolver := discovery.NewResolver(dc, warnTo(o.ErrOut))
+	resources, err := resolver.ResolveList(o.resourceArg)
+	return resources, resolver, err
+}
+
+// warnTo says a client-go warning (an ambiguous short name) on w, as kubectl does.
+func warnTo(w io.Writer) func(string) {
+	return func(s string) { fmt.Fprintln(w, "Warning: "+printer.Escape(s)) }
 }
 
 // resolveFollowed resolves what --owned and --events follow besides the watched resources; nil

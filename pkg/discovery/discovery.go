@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
 )
 
 // Resource is one resolved resource type.
@@ -67,6 +69,20 @@ type Resolver struct {
 	Discovery discovery.CachedDiscoveryInterface
 
 	static []*metav1.APIResourceList // NewStaticResolver's resources: no server behind them
+}
+
+// NewResolver resolves arguments as kubectl does (cli-runtime's ConfigFlags.ToRESTMapper: a
+// deferred discovery RESTMapper behind the short-name expander) over dc, a disk-cached discovery
+// client, with an in-memory layer between: the discovery cache's files (one per API group) are
+// read once a run, not once for the mapper and again for the expander's short names (two reads
+// of every group's file before each watch's first request). warn hears what the expander warns
+// of (a short name several resources claim); nil drops it.
+func NewResolver(dc discovery.CachedDiscoveryInterface, warn func(string)) *Resolver {
+	mc := memory.NewMemCacheClient(dc)
+	if warn == nil {
+		warn = func(string) {}
+	}
+	return &Resolver{Mapper: restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(mc), mc, warn), Discovery: mc}
 }
 
 // NotFoundError is returned for a resource type the server does not serve.

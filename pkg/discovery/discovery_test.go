@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery/cached/memory"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/restmapper"
 	clienttesting "k8s.io/client-go/testing"
@@ -35,13 +34,46 @@ func widgets() *metav1.APIResourceList {
 	}}
 }
 
-// newResolver builds a Resolver the way cli-runtime does (deferred discovery mapper and
-// shortcut expander over a cached discovery client), on a fake discovery server.
+// diskCache stands for the disk-cached discovery client (cli-runtime's), on a fake server: every
+// call is a request (a read of the cache's files), recorded by the fake.
+type diskCache struct{ *fakediscovery.FakeDiscovery }
+
+func (diskCache) Fresh() bool { return true }
+func (diskCache) Invalidate() {}
+
+// newResolver builds the Resolver a command builds (NewResolver: kubectl's deferred discovery
+// mapper and short-name expander, an in-memory layer under them), on a fake discovery server.
 func newResolver(lists ...*metav1.APIResourceList) (*Resolver, *clienttesting.Fake) {
 	fake := &clienttesting.Fake{Resources: lists}
-	cached := memory.NewMemCacheClient(&fakediscovery.FakeDiscovery{Fake: fake})
-	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, nil)
-	return &Resolver{Mapper: mapper, Discovery: cached}, fake
+	return NewResolver(diskCache{&fakediscovery.FakeDiscovery{Fake: fake}}, nil), fake
+}
+
+// The discovery cache is read once a run, whatever the arguments: each group's resources are
+// asked for once, not once for the mapper and again for every short name the expander checks.
+func TestNewResolverReadsDiscoveryOnce(t *testing.T) {
+	reads := func(r *Resolver, fake *clienttesting.Fake) map[string]int {
+		t.Helper()
+		if _, err := r.ResolveList("deploy,cm,wdg,Deployment,configmaps.v1."); err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, a := range fake.Actions() {
+			n[a.GetResource().Resource]++
+		}
+		return n
+	}
+	r, fake := newResolver(append(coreResources(), widgets())...)
+	got := reads(r, fake)
+	if got["resource"] != len(coreResources())+1 || got["group"] > 1 {
+		t.Errorf("the groups' resources were asked for %d times (%d groups), the group list %d times: %v", got["resource"], len(coreResources())+1, got["group"], got)
+	}
+	// What the memory layer spares: the same mapper straight over the disk cache reads it again.
+	fake = &clienttesting.Fake{Resources: append(coreResources(), widgets())}
+	disk := diskCache{&fakediscovery.FakeDiscovery{Fake: fake}}
+	direct := &Resolver{Mapper: restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(disk), disk, nil), Discovery: disk}
+	if again := reads(direct, fake); again["resource"] <= got["resource"] {
+		t.Errorf("without the memory layer the resources were asked for %d times, with it %d: the test shows nothing", again["resource"], got["resource"])
+	}
 }
 
 func TestResolve(t *testing.T) {
