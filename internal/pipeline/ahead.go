@@ -85,11 +85,11 @@ func feedAhead(outbox *Outbox, lines, work chan<- *aheadLine) {
 	defer close(lines)
 	defer close(work)
 	for {
-		ev, dropped, ok := outbox.Get()
+		ev, pr, dropped, ok := outbox.GetPrepared()
 		if !ok {
 			return
 		}
-		l := &aheadLine{ev: ev, dropped: dropped}
+		l := &aheadLine{ev: ev, dropped: dropped, prep: pr}
 		if ev.Type.IsObject() && ev.Object == nil && ev.Typed != nil {
 			l.done = make(chan struct{})
 			work <- l

@@ -14,8 +14,8 @@ import (
 type Output struct {
 	outbox  *Outbox
 	printed chan error
-	// lighten, in human output, reads a typed line's state before the line waits in the outbox
-	// and drops its decoded object (printer.Lighten); nil otherwise.
+	// lighten reads a typed line's state before the line waits in the outbox and drops its
+	// decoded objects where the line needs nothing else of them (printer.Lighten).
 	lighten func(*watch.Event) printer.Prepared
 }
 
@@ -23,26 +23,21 @@ type Output struct {
 // after a write error; clearProgress runs before each write (the progress line shares the
 // screen).
 func StartOutput(outbox *Outbox, p *printer.Printer, cancel, clearProgress func()) *Output {
-	o := &Output{outbox: outbox, printed: make(chan error, 1)}
+	// A line's state is read on the pipeline's goroutine as the line goes in, and its decoded
+	// objects dropped where nothing else needs them, so the lines waiting for the writer hold no
+	// decoded objects (and the writer, the slowest stage of a large initial list, has less to do).
+	o := &Output{outbox: outbox, printed: make(chan error, 1), lighten: p.Lighten}
 	if p.Prepares() { // -o json: typed objects encoded ahead, on every core (ahead.go)
 		go func() { o.printed <- drainAhead(outbox, p, aheadWorkers(), cancel, clearProgress) }()
 		return o
 	}
-	// Human output: a line's state is read on the pipeline's goroutine as the line goes in, and
-	// its decoded object dropped, so the lines waiting for the writer hold no decoded objects
-	// (and the writer, the slowest stage of a large initial list, has less to do).
-	o.lighten = p.Lighten
 	go func() { o.printed <- drain(outbox, p, cancel, clearProgress) }()
 	return o
 }
 
 // Emit puts a line in the outbox; it is the pipeline's Emit for a live run.
 func (o *Output) Emit(ev *watch.Event) error {
-	if o.lighten != nil {
-		o.outbox.PutPrepared(*ev, o.lighten(ev))
-		return nil
-	}
-	o.outbox.Put(*ev)
+	o.outbox.PutPrepared(*ev, o.lighten(ev))
 	return nil
 }
 

@@ -3,80 +3,124 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// In human output, the lines that wait for a slow writer hold no decoded objects: Output reads
-// a typed line's state as the line goes in and drops the object (printer.Lighten). What comes
-// out is byte for byte what the printer writes of the lines as they were.
+// outputEvents is aheadEvents with updates among them that carry their objects' Go types beside
+// their maps (as the informer hands them on): a pod going from Pending to Running.
+func outputEvents(n int) []watch.Event {
+	evs := aheadEvents(n)
+	t0 := evs[0].Time
+	for i := range 20 {
+		old := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%04d", i), Namespace: "ns", ResourceVersion: fmt.Sprint(1000 + i)},
+			Spec:       corev1.PodSpec{NodeName: "node", Containers: []corev1.Container{{Name: "c", Image: "img:1"}}},
+			Status:     corev1.PodStatus{Phase: corev1.PodPending}}
+		cur := old.DeepCopy()
+		cur.ResourceVersion, cur.Status.Phase = fmt.Sprint(2000+i), corev1.PodRunning
+		oldEv := watch.Event{Typed: old}
+		ev := watch.Event{Type: watch.Updated, Time: t0.Add(time.Hour + time.Duration(i)*time.Millisecond), Resource: aheadPods,
+			Namespace: "ns", Name: cur.Name, ResourceVersion: cur.ResourceVersion, OldResourceVersion: old.ResourceVersion,
+			Delta: watch.DeltaUpdated, Typed: cur, OldTyped: old, OldObject: oldEv.Materialize()}
+		ev.Object = (&watch.Event{Typed: cur}).Materialize()
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// The lines that wait for a slow writer hold no decoded objects they do not need: Output reads
+// a typed line's state as the line goes in and drops its objects (printer.Lighten): an update's
+// in every output (its maps are what is rendered), an Added line's in human output (in -o json
+// its Go type is what is encoded, ahead). What comes out is byte for byte what the printer
+// writes of the lines as they were.
 func TestOutputLightensWaitingLines(t *testing.T) {
-	opts := printer.Options{Diff: "inline", Timestamps: "none"}
-	evs := aheadEvents(300)
-	var want bytes.Buffer
-	wp := printer.New(&want, opts)
-	typed := 0
-	for i := range evs {
-		if evs[i].Typed != nil {
-			typed++
+	for _, opts := range []printer.Options{{Diff: "inline", Timestamps: "none"}, {Output: "json"}} {
+		name := string(opts.Output)
+		if name == "" {
+			name = "human"
 		}
-		ev := evs[i]
-		if err := wp.Print(&ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := wp.Flush(); err != nil {
-		t.Fatal(err)
-	}
+		t.Run(name, func(t *testing.T) {
+			evs := outputEvents(300)
+			var want bytes.Buffer
+			wp := printer.New(&want, opts)
+			for i := range evs {
+				ev := evs[i]
+				if err := wp.Print(&ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := wp.Flush(); err != nil {
+				t.Fatal(err)
+			}
 
-	// The writer's first flush blocks (nobody reads the pipe yet): every later line waits.
-	pr, pw := io.Pipe()
-	outbox := NewOutbox(len(evs), true, nil)
-	out := StartOutput(outbox, printer.New(pw, opts), func() { t.Error("cancelled") }, func() {})
-	first := evs[0]
-	if err := out.Emit(&first); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(10 * time.Second); outbox.Len() > 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the writer never took the first line")
-		}
-	}
-	for i := 1; i < len(evs); i++ {
-		ev := evs[i]
-		if err := out.Emit(&ev); err != nil {
-			t.Fatal(err)
-		}
-		if evs[i].Typed != nil && ev.Typed != nil {
-			t.Fatalf("line %d: a typed pod's line kept its object on its way into the outbox", i)
-		}
-	}
-	if n := outbox.Len(); n != len(evs)-1 {
-		t.Fatalf("%d lines wait for the blocked writer, want %d", n, len(evs)-1)
-	}
-	outbox.mu.Lock()
-	for _, s := range outbox.buf[outbox.head:] {
-		if s.ev.Typed != nil {
-			t.Errorf("a waiting %s line of %s holds its decoded object", s.ev.Type, s.ev.Name)
-		}
-	}
-	outbox.mu.Unlock()
+			// The writer's first flush blocks (nobody reads the pipe yet): the later lines wait.
+			pr, pw := io.Pipe()
+			outbox := NewOutbox(len(evs), opts.Output == "", nil)
+			out := StartOutput(outbox, printer.New(pw, opts), func() { t.Error("cancelled") }, func() {})
+			first := evs[0]
+			if err := out.Emit(&first); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); outbox.Len() > 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the writer never took the first line")
+				}
+			}
+			for i := 1; i < len(evs); i++ {
+				ev := evs[i]
+				if err := out.Emit(&ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// -o json's feeder takes a window of lines out ahead of the writer; the rest wait.
+			if n := outbox.Len(); n < len(evs)-1-2*aheadWindow {
+				t.Fatalf("%d lines wait for the blocked writer, want at least %d", n, len(evs)-1-2*aheadWindow)
+			}
+			updates, added := 0, 0
+			outbox.mu.Lock()
+			for _, s := range outbox.buf[outbox.head:] {
+				switch {
+				case s.hole:
+				case s.ev.Type == watch.Updated:
+					updates++
+					if s.ev.Typed != nil || s.ev.OldTyped != nil {
+						t.Errorf("a waiting update of %s holds its decoded objects", s.ev.Name)
+					}
+				case s.ev.Type == watch.Added && s.ev.Object == nil:
+					added++
+					if held := s.ev.Typed != nil; held != (opts.Output == "json") {
+						t.Errorf("a waiting Added line of %s holds its decoded object: %v", s.ev.Name, held)
+					}
+				}
+			}
+			outbox.mu.Unlock()
+			if updates == 0 || added == 0 {
+				t.Fatalf("%d updates and %d typed Added lines wait: the test shows nothing", updates, added)
+			}
 
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(pr)
-		got <- b
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := out.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	pw.Close()
-	if b := <-got; !bytes.Equal(b, want.Bytes()) {
-		t.Fatalf("the lines written differ from the printer's own (%d bytes against %d; %d typed lines)", len(b), want.Len(), typed)
+			got := make(chan []byte)
+			go func() {
+				b, _ := io.ReadAll(pr)
+				got <- b
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := out.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			if b := <-got; !bytes.Equal(b, want.Bytes()) {
+				t.Fatalf("the lines written differ from the printer's own (%d bytes against %d)", len(b), want.Len())
+			}
+		})
 	}
 }

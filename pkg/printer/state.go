@@ -77,17 +77,22 @@ type lightReaders struct {
 	readers map[string]*state.Reader
 }
 
-// Lighten reads ahead, from a typed line's Go objects, the state its human line shows, and drops
-// them from ev (Typed, OldTyped) when the line needs nothing else of them: human output (not
-// wide, whose columns read the object), an object line with a typed object, not of Events (whose
-// line reads the object's message); an update's maps stay, for its changes. The decoded object
-// (a ConfigMap's ~2 KB, a pod's ~6 KB) was most of the memory of an Added line waiting for the
-// writer: through a large initial list a few thousand lines wait. It reads the printer's
-// options and readers of its own, so any goroutine may call it, concurrently with Print; ev
-// must not change until it returns. PrintPrepared prints the line with it: the same bytes as
-// Print(ev) before Lighten.
+// Lighten reads ahead, from a typed line's Go objects, the state its line shows, and drops them
+// from ev (Typed, OldTyped) when the line needs nothing else of them: always when the line
+// carries its maps too (an update or a delete: the maps are what every output renders, the Go
+// types are there for the state); for an Added line carried typed only, in human output (not
+// wide, whose columns read the object), not of Events (whose line reads the object's message).
+// The decoded objects (a ConfigMap's ~2 KB, a pod's ~6 KB) were most of the memory of a line
+// waiting for the writer: through a large initial list a few thousand lines wait, and -o json
+// keeps up to --output-buffer lines when its reader is slow. It reads the printer's options and
+// readers of its own, so any goroutine may call it, concurrently with Print; ev must not change
+// until it returns. PrintPrepared prints the line with it: the same bytes as Print(ev) before
+// Lighten.
 func (p *Printer) Lighten(ev *watch.Event) Prepared {
-	if p.out != outputHuman || p.err != nil || !ev.Type.IsObject() || ev.Typed == nil || isEventsResource(ev.Resource) {
+	if p.err != nil || !ev.Type.IsObject() || ev.Typed == nil {
+		return Prepared{}
+	}
+	if ev.Object == nil && (p.out != outputHuman || isEventsResource(ev.Resource)) {
 		return Prepared{}
 	}
 	p.light.mu.Lock()
