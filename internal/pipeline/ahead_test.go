@@ -48,17 +48,7 @@ func aheadEvents(n int) []watch.Event {
 // what the printer writes alone.
 func TestDrainAheadSameBytesInOrder(t *testing.T) {
 	evs := aheadEvents(500)
-	var want bytes.Buffer
-	p := printer.New(&want, printer.Options{Output: "json"})
-	for i := range evs {
-		ev := evs[i]
-		if err := p.Print(&ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := p.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	want := printedAll(t, printer.Options{Output: "json"}, evs)
 	for _, workers := range []int{1, 2, 4} {
 		var got bytes.Buffer
 		p := printer.New(&got, printer.Options{Output: "json"})
@@ -75,8 +65,8 @@ func TestDrainAheadSameBytesInOrder(t *testing.T) {
 		if err := drainAhead(outbox, p, workers, func() { t.Error("cancelled") }, func() {}); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Fatalf("%d workers: the lines differ from the printer's own (%d bytes against %d)", workers, got.Len(), want.Len())
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("%d workers: the lines differ from the printer's own (%d bytes against %d)", workers, got.Len(), len(want))
 		}
 	}
 }

@@ -50,17 +50,7 @@ func TestOutputLightensWaitingLines(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			evs := outputEvents(300)
-			var want bytes.Buffer
-			wp := printer.New(&want, opts)
-			for i := range evs {
-				ev := evs[i]
-				if err := wp.Print(&ev); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := wp.Flush(); err != nil {
-				t.Fatal(err)
-			}
+			want := printedAll(t, opts, evs)
 
 			// The writer's first flush blocks (nobody reads the pipe yet): the later lines wait.
 			pr, pw := io.Pipe()
@@ -118,9 +108,26 @@ func TestOutputLightensWaitingLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			pw.Close()
-			if b := <-got; !bytes.Equal(b, want.Bytes()) {
-				t.Fatalf("the lines written differ from the printer's own (%d bytes against %d)", len(b), want.Len())
+			if b := <-got; !bytes.Equal(b, want) {
+				t.Fatalf("the lines written differ from the printer's own (%d bytes against %d)", len(b), len(want))
 			}
 		})
 	}
+}
+
+// printedAll is what a printer of opts writes of evs, one after the other, on its own.
+func printedAll(t *testing.T, opts printer.Options, evs []watch.Event) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	p := printer.New(&b, opts)
+	for i := range evs {
+		ev := evs[i]
+		if err := p.Print(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
