@@ -325,6 +325,14 @@ var mutations = []mutation{
 		run:  []string{"TestTypedUpdatesAsConverted"},
 	},
 	{
+		name: "an ambiguous short name's warning is dropped",
+		file: "pkg/discovery/discovery.go",
+		old:  "restmapper.NewDeferredDiscoveryRESTMapper(mc), mc, warn)",
+		new:  "restmapper.NewDeferredDiscoveryRESTMapper(mc), mc, func(string) {})",
+		pkg:  "./pkg/discovery",
+		run:  []string{"TestNewResolverWarnsOfAmbiguousShortNames"},
+	},
+	{
 		name: "folded updates are not counted",
 		file: "internal/pipeline/outbox.go",
 		old:  "ev.Folded += s.ev.Folded + 1",

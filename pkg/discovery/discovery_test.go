@@ -48,6 +48,24 @@ func newResolver(lists ...*metav1.APIResourceList) (*Resolver, *clienttesting.Fa
 	return NewResolver(diskCache{&fakediscovery.FakeDiscovery{Fake: fake}}, nil), fake
 }
 
+// A short name two resources claim resolves to the first, as kubectl's does, and the expander's
+// warning about the other reaches warn instead of being dropped.
+func TestNewResolverWarnsOfAmbiguousShortNames(t *testing.T) {
+	gadgets := &metav1.APIResourceList{GroupVersion: "other.example.com/v1", APIResources: []metav1.APIResource{
+		{Name: "gadgets", SingularName: "gadget", Namespaced: true, Kind: "Gadget", ShortNames: []string{"wdg"}, Verbs: verbs},
+	}}
+	fake := &clienttesting.Fake{Resources: append(coreResources(), widgets(), gadgets)}
+	var warned []string
+	r := NewResolver(diskCache{&fakediscovery.FakeDiscovery{Fake: fake}}, func(s string) { warned = append(warned, s) })
+	got, err := r.Resolve("wdg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Resource != "widgets" || len(warned) != 1 || !strings.Contains(warned[0], `short name "wdg" could also match`) || !strings.Contains(warned[0], "gadgets") {
+		t.Errorf("resolved %s, warned %q", got, warned)
+	}
+}
+
 // The discovery cache is read once a run, whatever the arguments: each group's resources are
 // asked for once, not once for the mapper and again for every short name the expander checks.
 func TestNewResolverReadsDiscoveryOnce(t *testing.T) {
