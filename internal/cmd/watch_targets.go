@@ -37,24 +37,17 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 	if err != nil {
 		return nil, err
 	}
-	// One cheap request: an unreachable server fails here, within --request-timeout, instead of
-	// the informer retrying forever behind a disk-cached discovery. It goes beside the reading
-	// of the arguments (a disk-cached discovery mostly: no round trip to wait for twice), and
-	// its error, when it has one, is the one said.
-	type versionAnswer struct {
-		info *version.Info
-		err  error
+	// One cheap request first: an unreachable server fails here, within --request-timeout,
+	// instead of the informer retrying forever behind a disk-cached discovery. It stays before
+	// the discovery's own requests, not beside them: two first requests at once dial two
+	// connections, and at -v=6 and above client-go's request logger then races with itself
+	// (a dial's timing callback writing after its request was served by the other connection;
+	// the race detector's build of test/e2e caught it).
+	sv, err := dc.ServerVersion()
+	if err != nil {
+		return nil, err
 	}
-	versionDone := make(chan versionAnswer, 1)
-	go func() {
-		info, err := dc.ServerVersion()
-		versionDone <- versionAnswer{info, err}
-	}()
 	resources, resolver, err := o.resolveArgs(dc)
-	sv := <-versionDone
-	if sv.err != nil {
-		return nil, sv.err
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +78,7 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 		}
 	}
 	o.addPrinterColumns(ctx, client, resources, owned)
-	return &watchTargets{server: sv.info, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
+	return &watchTargets{server: sv, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
 }
 
 // resolveArgs resolves the command's resource arguments through the discovery RESTMapper.
