@@ -333,6 +333,14 @@ var mutations = []mutation{
 		run:  []string{"TestNewResolverWarnsOfAmbiguousShortNames"},
 	},
 	{
+		name: "an expired pod watch of --controller-logs-from is said as a failure",
+		file: "internal/podlogs/stream.go",
+		old:  "if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {",
+		new:  "if false {",
+		pkg:  "./internal/podlogs",
+		run:  []string{"TestFollowerExpiredWatchIsNoError"},
+	},
+	{
 		name: "folded updates are not counted",
 		file: "internal/pipeline/outbox.go",
 		old:  "ev.Folded += s.ev.Folded + 1",

@@ -2,8 +2,10 @@ package podlogs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -353,4 +355,21 @@ func TestFollowerSelector(t *testing.T) {
 	})
 	cancel()
 	<-done
+}
+
+// An expired watch (410, "too old resource version") is the informer's own business, not an
+// Error line: the reflector lists again. Another failure to list is said, once per streak.
+func TestFollowerExpiredWatchIsNoError(t *testing.T) {
+	s := &sink{lines: map[string][]string{}}
+	f := &Follower{Workload: Workload{Namespace: "demo", Name: "deployment.apps/mgr"}, Flag: "demo/deploy/mgr"}
+	f.listFailed(apierrors.NewResourceExpired("too old resource version: 0 (1)"), s.Sink())
+	f.listFailed(&apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: "the watch expired"}}, s.Sink())
+	if errs := s.errors(); len(errs) != 0 {
+		t.Fatalf("an expired watch made Error lines: %v", errs)
+	}
+	f.listFailed(errors.New("connection refused"), s.Sink())
+	f.listFailed(errors.New("connection refused"), s.Sink())
+	if errs := s.errors(); len(errs) != 1 || errs[0].Reason != "PodListFailed" {
+		t.Fatalf("a failing list made %v, want one PodListFailed line", errs)
+	}
 }

@@ -118,8 +118,13 @@ func (f *Follower) failed(err error, namespace, pod, container string, first boo
 	return ev, first
 }
 
-// listFailed says, once per streak, that the workload's pods cannot be listed or watched.
+// listFailed says, once per streak, that the workload's pods cannot be listed or watched. An
+// expired resourceVersion (410 Gone, "too old resource version") is not a failure: the reflector
+// lists again on its own, and client-go's default handler only logs it at -v=4.
 func (f *Follower) listFailed(err error, sink ctrllog.Sink) {
+	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.listErr {

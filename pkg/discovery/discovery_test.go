@@ -48,8 +48,9 @@ func newResolver(lists ...*metav1.APIResourceList) (*Resolver, *clienttesting.Fa
 	return NewResolver(diskCache{&fakediscovery.FakeDiscovery{Fake: fake}}, nil), fake
 }
 
-// A short name two resources claim resolves to the first, as kubectl's does, and the expander's
-// warning about the other reaches warn instead of being dropped.
+// A short name two resources claim resolves to one of them, as kubectl's does (which one
+// follows the order the groups' resources were read in), and the expander's warning naming the
+// other reaches warn instead of being dropped.
 func TestNewResolverWarnsOfAmbiguousShortNames(t *testing.T) {
 	gadgets := &metav1.APIResourceList{GroupVersion: "other.example.com/v1", APIResources: []metav1.APIResource{
 		{Name: "gadgets", SingularName: "gadget", Namespaced: true, Kind: "Gadget", ShortNames: []string{"wdg"}, Verbs: verbs},
@@ -61,7 +62,8 @@ func TestNewResolverWarnsOfAmbiguousShortNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Resource != "widgets" || len(warned) != 1 || !strings.Contains(warned[0], `short name "wdg" could also match`) || !strings.Contains(warned[0], "gadgets") {
+	other := map[string]string{"widgets": "gadgets.other.example.com", "gadgets": "widgets.example.com"}[got.Resource]
+	if other == "" || len(warned) != 1 || !strings.Contains(warned[0], `short name "wdg" could also match`) || !strings.Contains(warned[0], other) {
 		t.Errorf("resolved %s, warned %q", got, warned)
 	}
 }
