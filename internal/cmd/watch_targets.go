@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"k8s.io/apimachinery/pkg/version"
-	discoveryclient "k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -47,7 +46,8 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 	if err != nil {
 		return nil, err
 	}
-	resources, resolver, err := o.resolveArgs(dc)
+	resolver := discovery.NewResolver(dc, warnTo(o.ErrOut))
+	resources, err := resolver.ResolveList(o.resourceArg)
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +79,6 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 	}
 	o.addPrinterColumns(ctx, client, resources, owned)
 	return &watchTargets{server: sv, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
-}
-
-// resolveArgs resolves the command's resource arguments through the discovery RESTMapper.
-func (o *WatchOptions) resolveArgs(dc discoveryclient.CachedDiscoveryInterface) ([]discovery.Resource, *discovery.Resolver, error) {
-	resolver := discovery.NewResolver(dc, warnTo(o.ErrOut))
-	resources, err := resolver.ResolveList(o.resourceArg)
-	return resources, resolver, err
 }
 
 // warnTo says a client-go warning (an ambiguous short name) on w, as kubectl does.

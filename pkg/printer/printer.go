@@ -14,7 +14,6 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
-	"github.com/kubectl-informer/kubectl-informer/internal/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -65,7 +64,7 @@ type Printer struct {
 	// the Informer line), so lines of several resources align.
 	resWidth int
 	// readers read objects' states, one per resource and version (state.go).
-	readers map[string]*state.Reader
+	readers readerCache
 	// templateFailures counts events the -o template failed on (said on ErrOut one by one).
 	templateFailures atomic.Int64
 	// prepared is the object Prepare encoded of the line PrintPrepared prints; nil otherwise.

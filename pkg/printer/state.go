@@ -19,20 +19,26 @@ type objectState struct {
 	prev *state.State
 }
 
-// reader returns the state reader of a resource, made once per resource and version (a custom
-// resource's printer columns are compiled then).
-func (p *Printer) reader(res discovery.Resource) *state.Reader {
+// readerCache holds the state readers of resources, one per resource and version (a custom
+// resource's printer columns are compiled when it is made). Not safe for concurrent use.
+type readerCache map[string]*state.Reader
+
+// of returns res's reader, made on first use.
+func (c *readerCache) of(res discovery.Resource) *state.Reader {
 	key := res.String() + "/" + res.Version
-	r, ok := p.readers[key]
+	r, ok := (*c)[key]
 	if !ok {
-		if p.readers == nil {
-			p.readers = map[string]*state.Reader{}
+		if *c == nil {
+			*c = readerCache{}
 		}
 		r = state.NewReader(res.PrinterColumns)
-		p.readers[key] = r
+		(*c)[key] = r
 	}
 	return r
 }
+
+// reader returns the state reader of a resource, Print's own.
+func (p *Printer) reader(res discovery.Resource) *state.Reader { return p.readers.of(res) }
 
 // stateOf reads the state of an object event's object, and of its old object on an update
 // (what Lighten read, when the line was lightened).
@@ -70,11 +76,11 @@ func readState(r *state.Reader, ev *watch.Event) objectState {
 	return s
 }
 
-// lightReaders are the state readers of Lighten, one per resource and version: a reader's
-// compiled printer columns are not safe to share with Print's goroutine.
+// lightReaders are the state readers of Lighten: a reader's compiled printer columns are not
+// safe to share with Print's goroutine.
 type lightReaders struct {
 	mu      sync.Mutex
-	readers map[string]*state.Reader
+	readers readerCache
 }
 
 // Lighten reads ahead, from a typed line's Go objects, the state its line shows, and drops them
@@ -97,16 +103,7 @@ func (p *Printer) Lighten(ev *watch.Event) Prepared {
 	}
 	p.light.mu.Lock()
 	defer p.light.mu.Unlock()
-	key := ev.Resource.String() + "/" + ev.Resource.Version
-	r, ok := p.light.readers[key]
-	if !ok {
-		if p.light.readers == nil {
-			p.light.readers = map[string]*state.Reader{}
-		}
-		r = state.NewReader(ev.Resource.PrinterColumns)
-		p.light.readers[key] = r
-	}
-	pr := Prepared{state: readState(r, ev), hasState: true}
+	pr := Prepared{state: readState(p.light.readers.of(ev.Resource), ev), hasState: true}
 	ev.Typed, ev.OldTyped = nil, nil
 	return pr
 }
