@@ -11,6 +11,7 @@ require (
 	github.com/fluxcd/cli-utils v1.3.0
 	github.com/go-logr/logr v1.4.4
 	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/compress v1.19.1
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.71.0

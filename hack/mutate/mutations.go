@@ -341,6 +341,14 @@ var mutations = []mutation{
 		run:  []string{"TestFollowerExpiredWatchIsNoError"},
 	},
 	{
+		name: "a gzipped watch holds back its flushed events until a buffer fills",
+		file: "internal/apistats/gunzip.go",
+		old:  "n, err := g.zr.Read(p)",
+		new:  "n, err := g.zr.Read(p)\n\tfor err == nil && n < len(p) {\n\t\tvar m int\n\t\tm, err = g.zr.Read(p[n:])\n\t\tn += m\n\t}",
+		pkg:  "./internal/apistats",
+		run:  []string{"TestGunzipBodyHandsOnFlushedEvents"},
+	},
+	{
 		name: "folded updates are not counted",
 		file: "internal/pipeline/outbox.go",
 		old:  "ev.Folded += s.ev.Folded + 1",

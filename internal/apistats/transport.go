@@ -1,7 +1,6 @@
 package apistats
 
 import (
-	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
@@ -105,7 +104,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = body
 	if compressed {
-		resp.Body = &gunzipBody{wire: body, decoded: &countingBody{rec: r, resource: tg.resource}}
+		resp.Body = newGunzipBody(body, &countingBody{rec: r, resource: tg.resource})
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
@@ -160,33 +159,6 @@ func (b *countingBody) Close() error {
 	}
 	return b.rc.Close()
 }
-
-// gunzipBody decompresses a gzip body lazily (the first Read), as Go's transport does.
-type gunzipBody struct {
-	wire    *countingBody
-	decoded *countingBody // counts only; its rc is unused
-	zr      *gzip.Reader
-	err     error
-}
-
-func (g *gunzipBody) Read(p []byte) (int, error) {
-	if g.err != nil {
-		return 0, g.err
-	}
-	if g.zr == nil {
-		zr, err := gzip.NewReader(g.wire)
-		if err != nil {
-			g.err = err
-			return 0, err
-		}
-		g.zr = zr
-	}
-	n, err := g.zr.Read(p)
-	g.decoded.add(n)
-	return n, err
-}
-
-func (g *gunzipBody) Close() error { return g.wire.Close() }
 
 // RateLimiter wraps the client's rate limiter (rest.Config.RateLimiter) to see how long it held
 // each tagged request back.
