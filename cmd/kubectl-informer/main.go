@@ -22,6 +22,7 @@ func main() {
 	// A lower garbage-collector target than Go's default, unless GOGC says otherwise: a watch's
 	// peak memory is mostly garbage of the initial list (cmd.DefaultGCPercent).
 	cmd.TuneGC(os.Getenv)
+	cmd.TuneMemProfile(os.Getenv)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := cmd.NewCmdInformer(streams).ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, cmd.ErrorLine(err))

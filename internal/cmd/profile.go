@@ -10,6 +10,9 @@ import (
 // startProfiles starts a CPU profile and arranges a heap profile at the end, as asked by the
 // hidden --cpuprofile and --memprofile flags; the returned func finishes both.
 func startProfiles(cpu, mem string) (func(), error) {
+	if mem != "" && runtime.MemProfileRate == 0 {
+		runtime.MemProfileRate = defaultMemProfileRate
+	}
 	var cpuFile *os.File
 	if cpu != "" {
 		f, err := os.Create(cpu)

@@ -52,6 +52,8 @@ type compactObject struct {
 	codec compactCodec
 	// noManagedFields: --drop-managed-fields on JSON bytes, applied when they are decoded.
 	noManagedFields bool
+	// packed: raw is coded with its kind's table (pack.go); protobuf bytes only.
+	packed bool
 }
 
 var (
@@ -130,7 +132,7 @@ func (c *compactObject) dropManagedFields() {
 			if a, err := meta.Accessor(o); err == nil && len(a.GetManagedFields()) > 0 {
 				a.SetManagedFields(nil)
 				if raw, err := o.(interface{ Marshal() ([]byte, error) }).Marshal(); err == nil {
-					c.raw = raw
+					c.raw, c.packed = pack(c.gvk, raw)
 					return
 				}
 			}
@@ -150,11 +152,27 @@ func (c *compactObject) typed() (runtime.Object, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s has no protobuf decoder", c.gvk)
 	}
-	if err := pm.Unmarshal(c.raw); err != nil {
+	if err := c.unmarshal(pm); err != nil {
 		return nil, err
 	}
 	o.GetObjectKind().SetGroupVersionKind(c.gvk)
 	return o, nil
+}
+
+// unmarshal decodes the object's protobuf bytes into pm, decoding packed bytes first into a
+// pooled buffer (the Go types' decoders copy what they keep).
+func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }) error {
+	if !c.packed {
+		return pm.Unmarshal(c.raw)
+	}
+	bp := unpackBufs.Get().(*[]byte)
+	defer unpackBufs.Put(bp)
+	raw, err := unpack(c.gvk, c.raw, *bp)
+	if err != nil {
+		return err
+	}
+	*bp = raw[:0]
+	return pm.Unmarshal(raw)
 }
 
 // compactList is a list of compact objects, as the reflector and its pager read lists

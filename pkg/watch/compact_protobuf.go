@@ -161,6 +161,7 @@ func compactProtobufList(body []byte, listGVK, gvk schema.GroupVersionKind) (*co
 		case 2:
 			var c *compactObject
 			if c, inner = compactFromProtobuf(bytes.Clone(v), gvk); inner == nil {
+				c.pack()
 				out.Items = append(out.Items, c)
 			}
 		}

@@ -204,12 +204,14 @@ func (l typedLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 		}
 		if c, ok := ev.Object.(*compactObject); ok {
 			c.gvk = gvk
+			c.pack()
 			return ev, true
 		}
 		c, err := compactTyped(ev.Object, gvk)
 		if err != nil {
 			return watch.Event{Type: watch.Error, Object: &apierrors.NewInternalError(err).ErrStatus}, true
 		}
+		c.pack()
 		ev.Object = c
 		return ev, true
 	}), nil

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -427,5 +429,80 @@ func TestDisplayCompletion(t *testing.T) {
 	out, err := cmd.Output()
 	if err != nil || !strings.Contains(string(out), "secrets\n") {
 		t.Errorf("kubectl __complete informer watch secre: %v\n%s", err, out)
+	}
+}
+
+// Enough ConfigMaps that the cache packs their bytes (pkg/watch/pack.go: after the kind's first
+// 64 KiB): the objects decoded from packed bytes print and diff exactly as created, in JSON and
+// human output, on additions, updates and deletions.
+func TestDisplayPackedCache(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t, cluster)
+	cms := cluster.Clientset.CoreV1().ConfigMaps(ns)
+	rng := rand.New(rand.NewPCG(37, 1))
+	payload := func() string {
+		b := make([]byte, 1024)
+		for i := range b {
+			b[i] = 'a' + byte(rng.IntN(26))
+		}
+		return string(b)
+	}
+	const n = 80 // ~100 KiB of ConfigMaps
+	created := map[string]string{}
+	for i := range n {
+		name := fmt.Sprintf("cm-%03d", i)
+		created[name] = payload()
+		if _, err := cms.Create(ctx, configMap(ns, name, map[string]string{"payload": created[name], "rev": "0"}), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	js := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--diff", "-v=4")
+	human := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "--diff", "--color", "never", "--timestamps", "none", "--no-headers")
+	js.AwaitJSON(t, await, is("Synced", ""))
+	awaitLine(t, human, "cache synced")
+	js.AwaitStderr(t, await, "the packed cache's -v=4 line", func(s string) bool {
+		return strings.Contains(s, "Cached ConfigMap objects packed: a table built from their first ")
+	})
+	for _, l := range js.JSON() {
+		if l["type"] != "Added" {
+			continue
+		}
+		name, _ := l["name"].(string)
+		data, _ := l["object"].(map[string]any)["data"].(map[string]any)
+		if want, ok := created[name]; ok && (data["payload"] != want || data["rev"] != "0") {
+			t.Errorf("Added %s: data differs from the created ConfigMap's", name)
+		}
+	}
+
+	// The last ones were listed after the table was built: their cached bytes are packed.
+	last, gone := fmt.Sprintf("cm-%03d", n-1), fmt.Sprintf("cm-%03d", n-2)
+	next := payload()
+	patch := fmt.Sprintf(`{"data":{"payload":%q,"rev":"1"}}`, next)
+	patched, err := cms.Patch(ctx, last, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "packer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated := js.AwaitJSON(t, await, is("Updated", last))
+	if c := findChange(updated, "data.payload"); c == nil || c["old"] != created[last] || c["new"] != next {
+		t.Errorf("data.payload change: old or new is not the ConfigMap's (changes: %d)", len(updated["changes"].([]any)))
+	}
+	if c := findChange(updated, "data.rev"); c == nil || c["old"] != "0" || c["new"] != "1" {
+		t.Errorf("data.rev change = %v", c)
+	}
+	// A long change goes on lines of its own under the update's, each value cut to 80 runes.
+	if line := awaitLine(t, human, "→"+patched.ResourceVersion+" "); !strings.Contains(line, "by packer (Update)") {
+		t.Errorf("human update: %q", line)
+	}
+	if line := awaitLine(t, human, "data.payload: "); !strings.Contains(line, `"`+created[last][:60]) || !strings.Contains(line, `→ "`+next[:60]) {
+		t.Errorf("human data.payload change: %q", line)
+	}
+	awaitLine(t, human, `data.rev: "0" → "1"`)
+
+	if err := cms.Delete(ctx, gone, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := js.AwaitJSON(t, await, is("Deleted", gone))
+	if data, _ := deleted["object"].(map[string]any)["data"].(map[string]any); data["payload"] != created[gone] {
+		t.Errorf("Deleted %s: data differs from the created ConfigMap's", gone)
 	}
 }
