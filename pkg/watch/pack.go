@@ -32,8 +32,8 @@ const packBlock = 64 << 10
 // them. Text codes to less (YAML, JSON and scripts: 61-69% measured; the bench's ConfigMaps of
 // random letters 68%); objects of structured protobuf (a pod 74%), base64 (75-76%) or compressed
 // data code to more, and packing them costs more than it saves: every line that reads such an
-// object decodes its bytes again (measured on 10,000 pods, 26% saved: their sync took 30% more
-// CPU for 8% less peak RSS). A kind over the bound is never tried again.
+// object decodes its bytes again (10,000 pods packed: 11% less peak RSS for ~40% more CPU to
+// sync, docs/performance.md). A kind over the bound is never tried again.
 const (
 	packKindNum = 7
 	packKindDen = 10
@@ -49,7 +49,7 @@ type packTable struct {
 	hist  [256]uint64
 	seen  int
 	coder atomic.Pointer[packCoder]
-	// none: the first bytes gave no table worth coding with (random bytes); never tried again.
+	// none: the first bytes gave no table worth coding with; never tried again.
 	none atomic.Bool
 }
 
