@@ -52,7 +52,7 @@ type compactObject struct {
 	codec compactCodec
 	// noManagedFields: --drop-managed-fields on JSON bytes, applied when they are decoded.
 	noManagedFields bool
-	// packed: raw is coded with its kind's table (pack.go); protobuf bytes only.
+	// packed: raw is coded with its kind's table (pack.go).
 	packed bool
 }
 
@@ -95,7 +95,13 @@ func (c *compactObject) decode() (*unstructured.Unstructured, error) {
 	switch c.codec {
 	case compactJSON:
 		// What the dynamic client does (unstructured's JSON scheme): int64 and float64 numbers.
-		if err := utiljson.Unmarshal(c.raw, &m); err != nil {
+		raw, done, err := c.bytes()
+		if err != nil {
+			return nil, err
+		}
+		err = utiljson.Unmarshal(raw, &m)
+		done()
+		if err != nil {
 			return nil, err
 		}
 		if m == nil {
@@ -132,7 +138,7 @@ func (c *compactObject) dropManagedFields() {
 			if a, err := meta.Accessor(o); err == nil && len(a.GetManagedFields()) > 0 {
 				a.SetManagedFields(nil)
 				if raw, err := o.(interface{ Marshal() ([]byte, error) }).Marshal(); err == nil {
-					c.raw, c.packed = pack(c.gvk, raw)
+					c.raw, c.packed = pack(c.packKey(), raw)
 					return
 				}
 			}
@@ -162,16 +168,11 @@ func (c *compactObject) typed() (runtime.Object, error) {
 // unmarshal decodes the object's protobuf bytes into pm, decoding packed bytes first into a
 // pooled buffer (the Go types' decoders copy what they keep).
 func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }) error {
-	if !c.packed {
-		return pm.Unmarshal(c.raw)
-	}
-	bp := unpackBufs.Get().(*[]byte)
-	defer unpackBufs.Put(bp)
-	raw, err := unpack(c.gvk, c.raw, *bp)
+	raw, done, err := c.bytes()
 	if err != nil {
 		return err
 	}
-	*bp = raw[:0]
+	defer done()
 	return pm.Unmarshal(raw)
 }
 
@@ -286,6 +287,7 @@ func decodeCompactJSONList(data []byte, into *compactList) error {
 		if c.gvk.Kind == "" && c.gvk.GroupVersion().Empty() {
 			c.gvk = itemGVK
 		}
+		c.pack()
 		into.Items = append(into.Items, c)
 	}
 	return nil
@@ -315,7 +317,12 @@ func (compactJSONSerializer) Identifier() runtime.Identifier {
 
 func (compactJSONSerializer) Encode(obj runtime.Object, w io.Writer) error {
 	if c, ok := obj.(*compactObject); ok && c.codec == compactJSON {
-		_, err := w.Write(c.raw)
+		raw, done, err := c.bytes()
+		if err != nil {
+			return err
+		}
+		defer done()
+		_, err = w.Write(raw)
 		return err
 	}
 	return json.NewEncoder(w).Encode(obj)
@@ -352,7 +359,8 @@ func (compactJSONSerializer) Decode(data []byte, defaults *schema.GroupVersionKi
 		gvk := metav1.SchemeGroupVersion.WithKind("Status")
 		return into, &gvk, nil
 	}
-	c, err := compactFromJSON(bytes.Clone(data))
+	// The object aliases data (the decoder's buffer) until its bytes are packed or copied below.
+	c, err := compactFromJSON(data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -368,6 +376,9 @@ func (compactJSONSerializer) Decode(data []byte, defaults *schema.GroupVersionKi
 			return nil, nil, err
 		}
 		return st, &c.gvk, nil
+	}
+	if c.pack(); !c.packed {
+		c.raw = bytes.Clone(c.raw)
 	}
 	return c, &c.gvk, nil
 }

@@ -63,24 +63,37 @@ type packCoder struct {
 	encs   sync.Pool
 }
 
-// packTables holds each kind's table for the process's life (a handful of kinds).
-var packTables sync.Map // schema.GroupVersionKind → *packTable
+// packKey names a table: a kind's bytes in one encoding (JSON and protobuf bytes differ).
+type packKey struct {
+	gvk   schema.GroupVersionKind
+	codec compactCodec
+}
 
-func packTableFor(gvk schema.GroupVersionKind) *packTable {
-	if t, ok := packTables.Load(gvk); ok {
+func (k packKey) String() string {
+	if k.codec == compactJSON {
+		return k.gvk.GroupKind().String() + " (JSON)"
+	}
+	return k.gvk.GroupKind().String()
+}
+
+// packTables holds each kind's table for the process's life (a handful of kinds).
+var packTables sync.Map // packKey → *packTable
+
+func packTableFor(key packKey) *packTable {
+	if t, ok := packTables.Load(key); ok {
 		return t.(*packTable)
 	}
-	t, _ := packTables.LoadOrStore(gvk, &packTable{kind: gvk.GroupKind().String()})
+	t, _ := packTables.LoadOrStore(key, &packTable{kind: key.String()})
 	return t.(*packTable)
 }
 
 // pack returns raw coded with its kind's table and true, or raw itself and false (no table yet,
 // too small, or not worth it). The coded bytes are a new allocation; raw is not changed.
-func pack(gvk schema.GroupVersionKind, raw []byte) ([]byte, bool) {
+func pack(key packKey, raw []byte) ([]byte, bool) {
 	if len(raw) < packMin {
 		return raw, false
 	}
-	t := packTableFor(gvk)
+	t := packTableFor(key)
 	c := t.coder.Load()
 	if c == nil {
 		if !t.none.Load() {
@@ -226,9 +239,9 @@ func compressBlock(blk []byte, s *huff0.Scratch) ([]byte, bool, error) {
 
 var errPacked = errors.New("corrupt packed object bytes")
 
-// unpack decodes packed bytes of kind gvk into buf (grown as needed) and returns them.
-func unpack(gvk schema.GroupVersionKind, packed, buf []byte) ([]byte, error) {
-	t, ok := packTables.Load(gvk)
+// unpack decodes packed bytes of table key into buf (grown as needed) and returns them.
+func unpack(key packKey, packed, buf []byte) ([]byte, error) {
+	t, ok := packTables.Load(key)
 	if !ok {
 		return nil, errPacked
 	}
@@ -305,10 +318,29 @@ func (c *packCoder) decodeBlock(out, blk []byte, want int) ([]byte, error) {
 // keeps of its bytes).
 var unpackBufs = sync.Pool{New: func() any { return new([]byte) }}
 
+// packKey is the key of the table c's bytes are coded with.
+func (c *compactObject) packKey() packKey { return packKey{gvk: c.gvk, codec: c.codec} }
+
 // pack packs the object's bytes with its kind's table, if it has one and they are worth it.
 // Only the goroutine that made c may call it, before c is handed on.
 func (c *compactObject) pack() {
-	if c.codec == compactProtobuf && !c.packed {
-		c.raw, c.packed = pack(c.gvk, c.raw)
+	if !c.packed {
+		c.raw, c.packed = pack(c.packKey(), c.raw)
 	}
+}
+
+// bytes returns the object's bytes, decoded into a pooled buffer when they are packed; done
+// gives the buffer back (nothing may keep the bytes after it).
+func (c *compactObject) bytes() (raw []byte, done func(), err error) {
+	if !c.packed {
+		return c.raw, func() {}, nil
+	}
+	bp := unpackBufs.Get().(*[]byte)
+	raw, err = unpack(c.packKey(), c.raw, *bp)
+	if err != nil {
+		unpackBufs.Put(bp)
+		return nil, nil, err
+	}
+	*bp = raw[:0]
+	return raw, func() { unpackBufs.Put(bp) }, nil
 }

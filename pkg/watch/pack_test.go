@@ -2,6 +2,8 @@ package watch
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -11,6 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
+
+// pbKey is the table key of a kind's protobuf bytes.
+func pbKey(gvk schema.GroupVersionKind) packKey { return packKey{gvk: gvk, codec: compactProtobuf} }
 
 // packKind is a kind of its own for a test: tables are per kind and per process.
 func packKind(t *testing.T) schema.GroupVersionKind {
@@ -37,9 +42,9 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 // they are.
 func trainPack(t *testing.T, gvk schema.GroupVersionKind, rng *rand.Rand) {
 	t.Helper()
-	for n := 0; packTableFor(gvk).coder.Load() == nil; n++ {
+	for n := 0; packTableFor(pbKey(gvk)).coder.Load() == nil; n++ {
 		raw := letters(rng, 1024)
-		if out, packed := pack(gvk, raw); packed || !bytes.Equal(out, raw) {
+		if out, packed := pack(pbKey(gvk), raw); packed || !bytes.Equal(out, raw) {
 			t.Fatalf("object %d packed before the kind's table was built", n)
 		}
 		if n > packTrainBytes/1024 {
@@ -76,7 +81,7 @@ func TestPackRoundTrip(t *testing.T) {
 		{"a random block among letters", mixed, true},
 	}
 	for _, c := range cases {
-		out, packed := pack(gvk, c.raw)
+		out, packed := pack(pbKey(gvk), c.raw)
 		if packed != c.packed {
 			t.Errorf("%s (%d bytes): packed %v, want %v", c.name, len(c.raw), packed, c.packed)
 		}
@@ -89,13 +94,13 @@ func TestPackRoundTrip(t *testing.T) {
 		if len(out) > len(c.raw)-len(c.raw)/8 {
 			t.Errorf("%s: packed %d bytes into %d, less than an eighth saved", c.name, len(c.raw), len(out))
 		}
-		got, err := unpack(gvk, out, nil)
+		got, err := unpack(pbKey(gvk), out, nil)
 		if err != nil || !bytes.Equal(got, c.raw) {
 			t.Errorf("%s: unpacked %d bytes (%v), want the %d packed", c.name, len(got), err, len(c.raw))
 		}
 		// Into a buffer too small and one large enough.
 		for _, buf := range [][]byte{make([]byte, 0, 10), make([]byte, 5, len(c.raw)+10)} {
-			if got, err := unpack(gvk, out, buf); err != nil || !bytes.Equal(got, c.raw) {
+			if got, err := unpack(pbKey(gvk), out, buf); err != nil || !bytes.Equal(got, c.raw) {
 				t.Errorf("%s: unpacked into a buffer of %d: %v", c.name, cap(buf), err)
 			}
 		}
@@ -108,14 +113,14 @@ func TestPackRandomKindNeverPacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 2 * packTrainBytes / 1024 {
 		raw := randomBytes(rng, 1024)
-		if _, packed := pack(gvk, raw); packed {
+		if _, packed := pack(pbKey(gvk), raw); packed {
 			t.Fatal("random bytes packed")
 		}
 	}
-	if !packTableFor(gvk).none.Load() || packTableFor(gvk).coder.Load() != nil {
+	if !packTableFor(pbKey(gvk)).none.Load() || packTableFor(pbKey(gvk)).coder.Load() != nil {
 		t.Error("random bytes gave a table")
 	}
-	if _, packed := pack(gvk, letters(rng, 4096)); packed {
+	if _, packed := pack(pbKey(gvk), letters(rng, 4096)); packed {
 		t.Error("a kind without a table packed letters")
 	}
 }
@@ -133,11 +138,11 @@ func TestPackKindOver70PercentNotPacked(t *testing.T) {
 		return b
 	}
 	for range 2 * packTrainBytes / 1024 {
-		if _, packed := pack(gvk, wide(1024)); packed {
+		if _, packed := pack(pbKey(gvk), wide(1024)); packed {
 			t.Fatal("a kind coding to more than 70% packed")
 		}
 	}
-	if !packTableFor(gvk).none.Load() {
+	if !packTableFor(pbKey(gvk)).none.Load() {
 		t.Error("the kind was not given up")
 	}
 }
@@ -147,13 +152,13 @@ func TestUnpackCorrupt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	trainPack(t, gvk, rng)
 	raw := letters(rng, 2000)
-	out, packed := pack(gvk, raw)
+	out, packed := pack(pbKey(gvk), raw)
 	if !packed {
 		t.Fatal("letters not packed")
 	}
 	// No header, a header alone, a length past any bound: errors.
 	for _, bad := range [][]byte{nil, out[:1], {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, {0xff, 0xff, 0x03}} {
-		if got, err := unpack(gvk, bad, nil); err == nil {
+		if got, err := unpack(pbKey(gvk), bad, nil); err == nil {
 			t.Errorf("corrupt bytes %x unpacked to %d bytes", bad, len(got))
 		}
 	}
@@ -161,11 +166,11 @@ func TestUnpackCorrupt(t *testing.T) {
 	// cut short may decode; never into more than the decoded length it says (the cache's bytes
 	// are never changed after they are packed: this is robustness, not a checksum).
 	for _, bad := range [][]byte{out[:len(out)-1], out[:len(out)/2], append(bytes.Clone(out), 0), append(bytes.Clone(out), out...)} {
-		if got, err := unpack(gvk, bad, nil); err == nil && len(got) != len(raw) {
+		if got, err := unpack(pbKey(gvk), bad, nil); err == nil && len(got) != len(raw) {
 			t.Errorf("corrupt bytes (%d of %d) unpacked to %d bytes, not the %d the header says", len(bad), len(out), len(got), len(raw))
 		}
 	}
-	if _, err := unpack(schema.GroupVersionKind{Kind: "NeverSeen"}, out, nil); err == nil {
+	if _, err := unpack(pbKey(schema.GroupVersionKind{Kind: "NeverSeen"}), out, nil); err == nil {
 		t.Error("bytes of a kind without a table unpacked")
 	}
 }
@@ -175,25 +180,25 @@ func TestUnpackCorrupt(t *testing.T) {
 func FuzzPack(f *testing.F) {
 	gvk := schema.GroupVersionKind{Group: "pack.test", Version: "v1", Kind: "Fuzz"}
 	rng := rand.New(rand.NewPCG(7, 8))
-	for packTableFor(gvk).coder.Load() == nil {
-		pack(gvk, letters(rng, 1024))
+	for packTableFor(pbKey(gvk)).coder.Load() == nil {
+		pack(pbKey(gvk), letters(rng, 1024))
 	}
-	out, _ := pack(gvk, letters(rng, 3000))
+	out, _ := pack(pbKey(gvk), letters(rng, 3000))
 	f.Add(out)
 	f.Add(letters(rng, 300))
 	f.Add(append(letters(rng, 600), randomBytes(rng, 200)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, err := unpack(gvk, b, nil); err == nil && len(got) > len(b)*8+packBlock {
+		if got, err := unpack(pbKey(gvk), b, nil); err == nil && len(got) > len(b)*8+packBlock {
 			t.Fatalf("%d bytes unpacked into %d", len(b), len(got))
 		}
-		out, packed := pack(gvk, b)
+		out, packed := pack(pbKey(gvk), b)
 		if !packed {
 			if !bytes.Equal(out, b) {
 				t.Fatal("bytes not packed came back changed")
 			}
 			return
 		}
-		if got, err := unpack(gvk, out, nil); err != nil || !bytes.Equal(got, b) {
+		if got, err := unpack(pbKey(gvk), out, nil); err != nil || !bytes.Equal(got, b) {
 			t.Fatalf("packed %d bytes unpacked to %d (%v)", len(b), len(got), err)
 		}
 	})
@@ -258,6 +263,48 @@ func TestCompactProtobufPacked(t *testing.T) {
 		t.Errorf("after dropManagedFields: %v", err)
 	}
 	if got, err := cp.typed(); err != nil || !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("the deep copy decodes otherwise: %v", err)
+	}
+}
+
+// JSON objects (custom resources, --wire json) are packed with a table of their own kind and
+// encoding: decoded, encoded and deep-copied as received, never aliasing the decoder's buffer.
+func TestCompactJSONPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var last *compactObject
+	var want []byte
+	for i := 0; i < 2*packTrainBytes/1024 && (last == nil || !last.packed); i++ {
+		want = fmt.Appendf(nil, `{"apiVersion":"example.com/v1","kind":"PackedJSON","metadata":{"name":"w%d","namespace":"ns","resourceVersion":"%d","uid":"u"},"spec":{"payload":%q,"n":%d}}`,
+			i, 100+i, letters(rng, 1024), i)
+		buf := bytes.Clone(want)
+		o, _, err := compactJSONSerializer{}.Decode(buf, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range buf { // the decoder's buffer, reused
+			buf[j] = 'x'
+		}
+		last = o.(*compactObject)
+		if u, err := last.decode(); err != nil || u.GetName() != fmt.Sprintf("w%d", i) || u.Object["spec"].(map[string]any)["n"] != int64(i) {
+			t.Fatalf("object %d decoded as %v (%v): aliases the decoder's buffer?", i, u, err)
+		}
+	}
+	if !last.packed {
+		t.Fatal("no JSON object packed")
+	}
+	if _, ok := packTables.Load(packKey{gvk: last.gvk, codec: compactProtobuf}); ok {
+		t.Error("JSON bytes trained the kind's protobuf table")
+	}
+	var out bytes.Buffer
+	if err := (compactJSONSerializer{}).Encode(last, &out); err != nil || !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("Encode wrote %d bytes (%v), want the %d received", out.Len(), err, len(want))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(want, &m); err != nil {
+		t.Fatal(err)
+	}
+	u, err := last.DeepCopyObject().(*compactObject).decode()
+	if err != nil || u.Object["spec"].(map[string]any)["payload"] != m["spec"].(map[string]any)["payload"] {
 		t.Errorf("the deep copy decodes otherwise: %v", err)
 	}
 }

@@ -433,8 +433,8 @@ func TestDisplayCompletion(t *testing.T) {
 }
 
 // Enough ConfigMaps that the cache packs their bytes (pkg/watch/pack.go: after the kind's first
-// 64 KiB): the objects decoded from packed bytes print and diff exactly as created, in JSON and
-// human output, on additions, updates and deletions.
+// 64 KiB), over protobuf and over JSON: the objects decoded from packed bytes print and diff
+// exactly as created, in JSON and human output, on additions, updates and deletions.
 func TestDisplayPackedCache(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t, cluster)
@@ -456,21 +456,31 @@ func TestDisplayPackedCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	js := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--diff", "-v=4")
+	// Protobuf (the built-ins' wire) and JSON (custom resources' wire) bytes, each packed with a
+	// table of their own.
+	runs := []struct {
+		p    *testenv.PluginRun
+		kind string
+	}{
+		{cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--diff", "-v=4"), "ConfigMap"},
+		{cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--diff", "--wire", "json", "-v=4"), "ConfigMap (JSON)"},
+	}
 	human := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "--diff", "--color", "never", "--timestamps", "none", "--no-headers")
-	js.AwaitJSON(t, await, is("Synced", ""))
 	awaitLine(t, human, "cache synced")
-	js.AwaitStderr(t, await, "the packed cache's -v=4 line", func(s string) bool {
-		return strings.Contains(s, "Cached ConfigMap objects packed: a table built from their first ")
-	})
-	for _, l := range js.JSON() {
-		if l["type"] != "Added" {
-			continue
-		}
-		name, _ := l["name"].(string)
-		data, _ := l["object"].(map[string]any)["data"].(map[string]any)
-		if want, ok := created[name]; ok && (data["payload"] != want || data["rev"] != "0") {
-			t.Errorf("Added %s: data differs from the created ConfigMap's", name)
+	for _, r := range runs {
+		r.p.AwaitJSON(t, await, is("Synced", ""))
+		r.p.AwaitStderr(t, await, "the packed cache's -v=4 line", func(s string) bool {
+			return strings.Contains(s, "Cached "+r.kind+" objects packed: a table built from their first ")
+		})
+		for _, l := range r.p.JSON() {
+			if l["type"] != "Added" {
+				continue
+			}
+			name, _ := l["name"].(string)
+			data, _ := l["object"].(map[string]any)["data"].(map[string]any)
+			if want, ok := created[name]; ok && (data["payload"] != want || data["rev"] != "0") {
+				t.Errorf("%s: Added %s: data differs from the created ConfigMap's", r.kind, name)
+			}
 		}
 	}
 
@@ -482,12 +492,14 @@ func TestDisplayPackedCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	updated := js.AwaitJSON(t, await, is("Updated", last))
-	if c := findChange(updated, "data.payload"); c == nil || c["old"] != created[last] || c["new"] != next {
-		t.Errorf("data.payload change: old or new is not the ConfigMap's (changes: %d)", len(updated["changes"].([]any)))
-	}
-	if c := findChange(updated, "data.rev"); c == nil || c["old"] != "0" || c["new"] != "1" {
-		t.Errorf("data.rev change = %v", c)
+	for _, r := range runs {
+		updated := r.p.AwaitJSON(t, await, is("Updated", last))
+		if c := findChange(updated, "data.payload"); c == nil || c["old"] != created[last] || c["new"] != next {
+			t.Errorf("%s: data.payload change: old or new is not the ConfigMap's (changes: %d)", r.kind, len(updated["changes"].([]any)))
+		}
+		if c := findChange(updated, "data.rev"); c == nil || c["old"] != "0" || c["new"] != "1" {
+			t.Errorf("%s: data.rev change = %v", r.kind, c)
+		}
 	}
 	// A long change goes on lines of its own under the update's, each value cut to 80 runes.
 	if line := awaitLine(t, human, "→"+patched.ResourceVersion+" "); !strings.Contains(line, "by packer (Update)") {
@@ -501,8 +513,10 @@ func TestDisplayPackedCache(t *testing.T) {
 	if err := cms.Delete(ctx, gone, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	deleted := js.AwaitJSON(t, await, is("Deleted", gone))
-	if data, _ := deleted["object"].(map[string]any)["data"].(map[string]any); data["payload"] != created[gone] {
-		t.Errorf("Deleted %s: data differs from the created ConfigMap's", gone)
+	for _, r := range runs {
+		deleted := r.p.AwaitJSON(t, await, is("Deleted", gone))
+		if data, _ := deleted["object"].(map[string]any)["data"].(map[string]any); data["payload"] != created[gone] {
+			t.Errorf("%s: Deleted %s: data differs from the created ConfigMap's", r.kind, gone)
+		}
 	}
 }
