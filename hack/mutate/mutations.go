@@ -365,10 +365,10 @@ var mutations = []mutation{
 		run:  []string{"TestPackRoundTrip"},
 	},
 	{
-		name: "a JSON object not packed keeps the decoder's buffer it was read from",
-		file: "pkg/watch/compact.go",
+		name: "an object not packed keeps the buffer it was read from (a decoder's, a list body)",
+		file: "pkg/watch/pack.go",
 		old:  "if c.pack(); !c.packed {\n\t\tc.raw = bytes.Clone(c.raw)\n\t}",
-		new:  "c.pack()",
+		new:  "c.pack()\n\t_ = bytes.MinRead",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestCompactJSONPacked"},
 	},

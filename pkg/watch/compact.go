@@ -48,7 +48,7 @@ const (
 type compactObject struct {
 	meta  compactMeta // Name, Namespace, UID, ResourceVersion; the bookmark annotation only
 	gvk   schema.GroupVersionKind
-	raw   []byte // owned by the object, never changed
+	raw   []byte // owned by the object, never changed once it is handed on (pack.go packs it before)
 	codec compactCodec
 	// noManagedFields: --drop-managed-fields on JSON bytes, applied when they are decoded.
 	noManagedFields bool
@@ -359,7 +359,7 @@ func (compactJSONSerializer) Decode(data []byte, defaults *schema.GroupVersionKi
 		gvk := metav1.SchemeGroupVersion.WithKind("Status")
 		return into, &gvk, nil
 	}
-	// The object aliases data (the decoder's buffer) until its bytes are packed or copied below.
+	// The object aliases data (the decoder's buffer) until packOrOwn below.
 	c, err := compactFromJSON(data)
 	if err != nil {
 		return nil, nil, err
@@ -377,9 +377,7 @@ func (compactJSONSerializer) Decode(data []byte, defaults *schema.GroupVersionKi
 		}
 		return st, &c.gvk, nil
 	}
-	if c.pack(); !c.packed {
-		c.raw = bytes.Clone(c.raw)
-	}
+	c.packOrOwn()
 	return c, &c.gvk, nil
 }
 

@@ -160,8 +160,9 @@ func compactProtobufList(body []byte, listGVK, gvk schema.GroupVersionKind) (*co
 			inner = out.ListMeta.Unmarshal(v)
 		case 2:
 			var c *compactObject
-			if c, inner = compactFromProtobuf(bytes.Clone(v), gvk); inner == nil {
-				c.pack()
+			// c aliases the body until packOrOwn: a packed item needs no copy of its bytes.
+			if c, inner = compactFromProtobuf(v, gvk); inner == nil {
+				c.packOrOwn()
 				out.Items = append(out.Items, c)
 			}
 		}

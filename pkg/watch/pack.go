@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"sync"
@@ -326,6 +327,15 @@ func (c *compactObject) packKey() packKey { return packKey{gvk: c.gvk, codec: c.
 func (c *compactObject) pack() {
 	if !c.packed {
 		c.raw, c.packed = pack(c.packKey(), c.raw)
+	}
+}
+
+// packOrOwn packs the object's bytes, or copies them when they are not packed: for an object
+// made on a buffer it does not own (a list body, a decoder's buffer), which a packed object
+// then no longer holds.
+func (c *compactObject) packOrOwn() {
+	if c.pack(); !c.packed {
+		c.raw = bytes.Clone(c.raw)
 	}
 }
 
