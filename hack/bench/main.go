@@ -55,6 +55,7 @@ type config struct {
 	dump        string
 	compare     [][2]string
 	profile     string
+	profileRuns int
 	toolsGiven  bool
 	verbose     bool
 	workload    string
@@ -79,6 +80,7 @@ func main() {
 	flag.BoolVar(&c.keep, "keep", false, "keep the tools' stderr tails in the output even when they succeed")
 	flag.StringVar(&c.dump, "dump", "", "also write each run's stdout to DIR/ROUND-TOOL.out (for debugging a tool's matching)")
 	flag.StringVar(&c.profile, "profile", "", "after the rounds, run each plugin tool and the minimal informer once more with CPU and heap profiles into DIR (with go tool pprof -top summaries)")
+	flag.IntVar(&c.profileRuns, "profile-runs", 1, "with -profile, profile each tool this many times; the summaries read every run's CPU profile together (a 10,000-pod sync is ~50 samples)")
 	compare := flag.String("compare", "", "extra ratio rows, comma-separated A/B pairs of tool names")
 	flag.BoolVar(&c.verbose, "v", false, "log every run as it happens in more detail")
 	flag.StringVar(&c.workload, "workload", workloadConfigMaps, "configmaps (-objects ConfigMaps of -size bytes, on etcd and kube-apiserver) pods (-objects pods made by kube-controller-manager from a Deployment per kwok node, pinned to it, and run by kwok: e.g. -objects 10000, or 50000), or top (-objects custom resources over 20 CRDs: kubectl informer top's first complete ranking against a --metadata-only watch, the floor)")

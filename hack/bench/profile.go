@@ -31,19 +31,31 @@ func (b *bench) profileRuns(ctx context.Context, dir string) error {
 		file := strings.NewReplacer("+", "_", "=", "-", "/", "_").Replace(name)
 		cpu := filepath.Join(abs, file+".cpu.pprof")
 		heap := filepath.Join(abs, file+".heap.pprof")
-		logf("profiling %s", name)
-		r := b.runOne(ctx, tl, 0, 0, tl.profileArgs(cpu, heap)...)
-		if r.Err != "" {
-			logf("  %s: %s\n%s", name, r.Err, r.Stderr)
+		var cpus []string
+		for i := range max(b.c.profileRuns, 1) {
+			cpuI := cpu
+			if i > 0 {
+				cpuI = filepath.Join(abs, fmt.Sprintf("%s.cpu.%d.pprof", file, i+1))
+			}
+			logf("profiling %s (%d of %d)", name, i+1, max(b.c.profileRuns, 1))
+			// Each run patches with a value of its own (the value is named by the round).
+			r := b.runOne(ctx, tl, -i, 0, tl.profileArgs(cpuI, heap)...)
+			if r.Err != "" {
+				logf("  %s: %s\n%s", name, r.Err, r.Stderr)
+				continue
+			}
+			cpus = append(cpus, cpuI)
+			logf("  sync %.2fs, cpu %.2fs, peak RSS %.0f MiB (with profiling on)", r.Sync.Seconds(), r.CPU().Seconds(), float64(r.MaxRSS)/1024)
+		}
+		if len(cpus) == 0 {
 			continue
 		}
-		logf("  sync %.2fs, cpu %.2fs, peak RSS %.0f MiB (with profiling on)", r.Sync.Seconds(), r.CPU().Seconds(), float64(r.MaxRSS)/1024)
 		for _, p := range []struct {
 			profile, out string
 			args         []string
 		}{
-			{cpu, file + ".cpu.txt", []string{"-top", "-nodecount=40"}},
-			{cpu, file + ".cpu-cum.txt", []string{"-top", "-cum", "-nodecount=60"}},
+			{cpus[0], file + ".cpu.txt", append([]string{"-top", "-nodecount=40"}, cpus[1:]...)},
+			{cpus[0], file + ".cpu-cum.txt", append([]string{"-top", "-cum", "-nodecount=60"}, cpus[1:]...)},
 			{heap, file + ".alloc.txt", []string{"-top", "-sample_index=alloc_space", "-nodecount=40"}},
 			{heap, file + ".inuse.txt", []string{"-top", "-sample_index=inuse_space", "-nodecount=25"}},
 			{heap + ".synced", file + ".synced.txt", []string{"-top", "-sample_index=inuse_space", "-nodecount=40"}},

@@ -853,6 +853,14 @@ var mutations = []mutation{
 		run:  []string{"TestFormatVersionNotAVersion"},
 	},
 	{
+		name: "the garbage collector's headroom is never set (a small heap collected every MiB)",
+		file: "internal/cmd/gc.go",
+		old:  `return max(DefaultGCPercent, int(gcHeadroom*100/live))`,
+		new:  `return DefaultGCPercent + 0*int(gcHeadroom*100/live)`,
+		pkg:  "./internal/cmd",
+		run:  []string{"TestTuneGC", "TestGCPercentFor"},
+	},
+	{
 		name: "a watch inside reenact --follow revokes reenact's writes",
 		file: "internal/readonly/readonly.go",
 		old:  `Writes:              old.Writes || a.Writes,`,

@@ -4,19 +4,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 func TestTuneGC(t *testing.T) {
 	before := debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetGCPercent(before) })
-
-	if !TuneGC(func(string) string { return "" }) {
-		t.Fatal("GOGC unset: TuneGC did not tune")
-	}
-	if got := debug.SetGCPercent(100); got != DefaultGCPercent {
-		t.Errorf("GOGC unset: GC percent %d, want %d", got, DefaultGCPercent)
-	}
+	t.Cleanup(func() {
+		gcTuning.Store(false)
+		debug.SetGCPercent(before)
+	})
 
 	env := map[string]string{"GOGC": "200"}
 	if TuneGC(func(k string) string { return env[k] }) {
@@ -24,6 +22,59 @@ func TestTuneGC(t *testing.T) {
 	}
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC=200: GC percent changed to %d", got)
+	}
+
+	if !TuneGC(func(string) string { return "" }) {
+		t.Fatal("GOGC unset: TuneGC did not tune")
+	}
+	// A heap of 64 MiB kept: a quarter of it is more than the headroom, DefaultGCPercent.
+	kept := make([][]byte, 64)
+	for i := range kept {
+		kept[i] = make([]byte, 1<<20)
+	}
+	awaitGCPercent(t, "64 MiB live", func(p int) bool { return p == DefaultGCPercent })
+	runtime.KeepAlive(kept)
+	// Let it go: the next collections find a small heap and give it the headroom.
+	kept = nil
+	awaitGCPercent(t, "64 MiB let go", func(p int) bool { return p > DefaultGCPercent })
+}
+
+// awaitGCPercent collects until the GC percent the tuner set satisfies ok (the tuner runs on
+// the finalizer goroutine after a collection), for at most 10 seconds.
+func awaitGCPercent(t *testing.T, what string, ok func(int) bool) {
+	t.Helper()
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		metrics.Read(s)
+		p := int(s[0].Value.Uint64())
+		if ok(p) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: GC percent %d after 10 s of collections", what, p)
+		}
+	}
+}
+
+func TestGCPercentFor(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 200},       // Go's 4 MiB minimum heap, scaled to 8 MiB
+		{4 << 20, 200}, // +8 MiB
+		{16 << 20, 50}, // +8 MiB
+		{32 << 20, 25}, // +8 MiB, a quarter
+		{64 << 20, 25}, // a quarter, 16 MiB
+		{1 << 30, 25},  // a quarter
+		{20 << 20, 40}, // +8 MiB
+	} {
+		if got := gcPercentFor(c.live); got != c.want {
+			t.Errorf("gcPercentFor(%d MiB) = %d, want %d", c.live>>20, got, c.want)
+		}
 	}
 }
 
