@@ -311,11 +311,17 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
+	// A large list's Added lines have their state read as the informer decodes their objects
+	// ahead, when nothing before the printer needs the objects: not the recording, nor --owned
+	// and --events, which read every line's object.
+	if rec == nil && t.owned == nil && t.eventsRes == nil {
+		cfg.Prepare = r.printer.PrepareAdded
+	}
 	events := make(chan watch.Event, 1024)
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
-	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
 	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow(), o.In, o.ErrOut)
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,

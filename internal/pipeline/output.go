@@ -37,6 +37,12 @@ func StartOutput(outbox *Outbox, p *printer.Printer, cancel, clearProgress func(
 
 // Emit puts a line in the outbox; it is the pipeline's Emit for a live run.
 func (o *Output) Emit(ev *watch.Event) error {
+	// A line the informer prepared (watch.Config.Prepare: printer.PrepareAdded) has its state
+	// read already, and no object.
+	if pr, ok := ev.TakePrepared().(printer.Prepared); ok {
+		o.outbox.PutPrepared(*ev, pr)
+		return nil
+	}
 	o.outbox.PutPrepared(*ev, o.lighten(ev))
 	return nil
 }

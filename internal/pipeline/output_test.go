@@ -115,6 +115,43 @@ func TestOutputLightensWaitingLines(t *testing.T) {
 	}
 }
 
+// A line the informer prepared (watch.Config.Prepare with printer.PrepareAdded: its state read
+// as its object was decoded, no object on the line) is written with that state: byte for byte
+// the line of the object itself.
+func TestOutputPrintsPreparedLines(t *testing.T) {
+	opts := printer.Options{Diff: "inline", Timestamps: "none"}
+	evs := outputEvents(100)
+	want := printedAll(t, opts, evs)
+	prepare := printer.New(io.Discard, opts).PrepareAdded(aheadPods)
+	if prepare == nil {
+		t.Fatal("human output prepares no pod line")
+	}
+	prepared := 0
+	for i := range evs {
+		if ev := &evs[i]; ev.Type == watch.Added && ev.Typed != nil {
+			ev.Prepared, ev.Typed = prepare(ev.Typed), nil
+			prepared++
+		}
+	}
+	if prepared == 0 {
+		t.Fatal("no line prepared: the test shows nothing")
+	}
+	var b bytes.Buffer
+	out := StartOutput(NewOutbox(len(evs), true, nil), printer.New(&b, opts), func() { t.Error("cancelled") }, func() {})
+	for i := range evs {
+		ev := evs[i]
+		if err := out.Emit(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := out.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Fatalf("prepared lines written differ from the printer's own:\n%s\nwant:\n%s", b.Bytes(), want)
+	}
+}
+
 // printedAll is what a printer of opts writes of evs, one after the other, on its own.
 func printedAll(t *testing.T, opts printer.Options, evs []watch.Event) []byte {
 	t.Helper()

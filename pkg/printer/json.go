@@ -87,7 +87,7 @@ func (p *Printer) objectOf(ev *watch.Event) (map[string]any, []byte) {
 // encodesTyped reports whether ev's object is encoded from its Go type: a typed object in JSON
 // output whose values are not redacted.
 func (p *Printer) encodesTyped(ev *watch.Event) bool {
-	return ev.Object == nil && ev.Typed != nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource))
+	return ev.Object == nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource)) && ev.TypedObject() != nil
 }
 
 // Prepared is what was made of a line ahead of its printing: the object of a typed line in JSON

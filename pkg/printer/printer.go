@@ -65,6 +65,8 @@ type Printer struct {
 	resWidth int
 	// readers read objects' states, one per resource and version (state.go).
 	readers readerCache
+	// now is the clock PrepareAdded reads states with (a test's fixed one).
+	now func() time.Time
 	// templateFailures counts events the -o template failed on (said on ErrOut one by one).
 	templateFailures atomic.Int64
 	// prepared is the object Prepare encoded of the line PrintPrepared prints; nil otherwise.
@@ -81,7 +83,7 @@ func (p *Printer) TemplateFailures() int64 { return p.templateFailures.Load() }
 
 // New returns a Printer writing to w.
 func New(w io.Writer, opts Options) *Printer {
-	p := &Printer{opts: opts, w: bufio.NewWriterSize(w, 64*1024)}
+	p := &Printer{opts: opts, w: bufio.NewWriterSize(w, 64*1024), now: time.Now}
 	p.out, p.tmpl, p.err = parseOutput(opts.Output)
 	return p
 }

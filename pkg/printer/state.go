@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/internal/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
@@ -55,8 +57,8 @@ func (p *Printer) stateOf(ev *watch.Event) objectState {
 // is read from), else from the maps.
 func readState(r *state.Reader, ev *watch.Event) objectState {
 	var s objectState
-	if ev.Typed != nil {
-		s.cur = r.OfTyped(ev.Typed, ev.Time)
+	if t := ev.TypedObject(); t != nil {
+		s.cur = r.OfTyped(t, ev.Time)
 	} else {
 		s.cur = r.Of(ev.Object, ev.Time)
 	}
@@ -106,6 +108,27 @@ func (p *Printer) Lighten(ev *watch.Event) Prepared {
 	pr := Prepared{state: readState(p.light.readers.of(ev.Resource), ev), hasState: true}
 	ev.Typed, ev.OldTyped = nil, nil
 	return pr
+}
+
+// PrepareAdded is watch.Config.Prepare for this printer: for a resource whose Added lines
+// Lighten lightens (human output, not wide, not Events), a function that reads, from an object
+// as the informer decodes it ahead of its line, what Lighten would: the state the line shows
+// (the Prepared the line then carries, which the output hands to PrintPrepared). Nil for other
+// resources and outputs, whose Added lines need their objects. The state is read when the
+// object is decoded (ahead of its line by at most a few hundred lines), and a state read with
+// the time (a pod unschedulable for longer than kstatus' window) reads that time.
+func (p *Printer) PrepareAdded(res discovery.Resource) func(runtime.Object) any {
+	if p.err != nil || p.out != outputHuman || isEventsResource(res) {
+		return nil
+	}
+	return func(o runtime.Object) any {
+		ev := watch.Event{Type: watch.Added, Resource: res, Typed: o, Time: p.now()}
+		pr := p.Lighten(&ev)
+		if !pr.hasState {
+			return nil
+		}
+		return pr
+	}
 }
 
 // isEventsResource reports whether res is core/v1's or events.k8s.io's Events.

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -144,6 +145,11 @@ func TestTypedLinesAsConverted(t *testing.T) {
 				if got := printedLightened(t, opts, &typed); got != want {
 					t.Errorf("lightened typed line differs from the converted one (-converted +lightened):\n%s", cmp.Diff(want, got))
 				}
+				// Prepared by the informer (watch.Config.Prepare: the state read from the object
+				// decoded without its managedFields, no object on the line): the same bytes.
+				if got, ok := printedPrepareAdded(t, opts, &typed); ok && got != want {
+					t.Errorf("prepared line differs from the converted one (-converted +prepared):\n%s", cmp.Diff(want, got))
+				}
 			})
 		}
 	}
@@ -256,4 +262,41 @@ func printedLightened(t *testing.T, opts Options, ev *watch.Event) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// printedPrepareAdded prints ev as a live run does when the informer prepared it with
+// PrepareAdded: what its reader returned for the object without managedFields, taken off the
+// line by the output and printed with PrintPrepared. False when the printer prepares nothing
+// for the line's resource, which must be exactly the lines Lighten keeps their objects for.
+func printedPrepareAdded(t *testing.T, opts Options, ev *watch.Event) (string, bool) {
+	t.Helper()
+	var b bytes.Buffer
+	p := New(&b, opts)
+	p.now = func() time.Time { return ev.Time }
+	prepare := p.PrepareAdded(ev.Resource)
+	if want := opts.Output == "" && ev.Resource.Kind != "Event"; (prepare != nil) != want {
+		t.Fatalf("PrepareAdded for a %s line in %q output: %v, want %v", ev.Resource.Kind, opts.Output, prepare != nil, want)
+	}
+	if prepare == nil {
+		return "", false
+	}
+	slim := ev.Typed.DeepCopyObject()
+	a, err := meta.Accessor(slim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetManagedFields(nil)
+	line := *ev
+	line.Typed, line.Prepared = nil, prepare(slim)
+	pr, ok := line.TakePrepared().(Prepared)
+	if !ok || !pr.hasState {
+		t.Fatalf("PrepareAdded's reader returned %T without a state", pr)
+	}
+	if err := p.PrintPrepared(&line, pr); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), true
 }

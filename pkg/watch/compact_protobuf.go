@@ -206,3 +206,60 @@ func (d compactProtobufDecoder) Decode(data []byte, defaults *schema.GroupVersio
 	}
 	return d.Decoder.Decode(data, defaults, into)
 }
+
+// withoutManagedFields appends to dst the object message raw with its metadata (field 1)
+// re-encoded without its managedFields (ObjectMeta's field 17), every other field as it is. It
+// returns false, and dst as it was, when raw does not parse.
+func withoutManagedFields(dst, raw []byte) ([]byte, bool) {
+	start := len(dst)
+	for b := raw; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return dst[:start], false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return dst[:start], false
+		}
+		field := b[:n+m]
+		b = b[n+m:]
+		if num != 1 || typ != protowire.BytesType {
+			dst = append(dst, field...)
+			continue
+		}
+		md, _ := protowire.ConsumeBytes(field[n:])
+		size := 0
+		if err := protoEach(md, func(num protowire.Number, f []byte) {
+			if num != 17 {
+				size += len(f)
+			}
+		}); err != nil {
+			return dst[:start], false
+		}
+		dst = protowire.AppendTag(dst, 1, protowire.BytesType)
+		dst = protowire.AppendVarint(dst, uint64(size))
+		_ = protoEach(md, func(num protowire.Number, f []byte) {
+			if num != 17 {
+				dst = append(dst, f...)
+			}
+		})
+	}
+	return dst, true
+}
+
+// protoEach calls fn with each field of a protobuf message as encoded, tag included.
+func protoEach(b []byte, fn func(num protowire.Number, field []byte)) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return protowire.ParseError(m)
+		}
+		fn(num, b[:n+m])
+		b = b[n+m:]
+	}
+	return nil
+}

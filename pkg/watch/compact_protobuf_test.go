@@ -280,3 +280,73 @@ func watchProtobuf(t *testing.T, events []watch.Event) watch.Interface {
 	}
 	return w
 }
+
+// TestWithoutManagedFields: the bytes cut without managedFields decode to the object without
+// them, every other field as it was; bytes that do not parse are left alone. The cut assumes
+// ObjectMeta is field 1 of every object message and managedFields its field 17: checked for
+// every kind client-go's scheme knows.
+func TestWithoutManagedFields(t *testing.T) {
+	p := typedPod()
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u-rs"}}
+	p.Finalizers = []string{"f"}
+	raw, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, ok := withoutManagedFields([]byte("kept"), raw)
+	if !ok || !bytes.HasPrefix(cut, []byte("kept")) {
+		t.Fatalf("withoutManagedFields: ok %v, dst's bytes kept %v", ok, bytes.HasPrefix(cut, []byte("kept")))
+	}
+	var got, want corev1.Pod
+	if err := got.Unmarshal(cut[len("kept"):]); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.Unmarshal(raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(want.ManagedFields) == 0 {
+		t.Fatal("the pod has no managedFields to cut")
+	}
+	want.ManagedFields = nil
+	if diff := cmp.Diff(&want, &got); diff != "" {
+		t.Errorf("cut (-the pod without managedFields +decoded from the cut bytes):\n%s", diff)
+	}
+	for _, bad := range [][]byte{{0x0a, 0x7f, 1}, {0xff}, {0x0a, 0x02, 0x8a, 0x01}} {
+		if out, ok := withoutManagedFields([]byte("x"), bad); ok || string(out) != "x" {
+			t.Errorf("withoutManagedFields(%x) = %q, %v; want dst as it was, false", bad, out, ok)
+		}
+	}
+
+	field := func(st reflect.Type, name string) (int, bool) {
+		f, ok := st.FieldByName(name)
+		if !ok {
+			return 0, false
+		}
+		var num int
+		parts := strings.Split(f.Tag.Get("protobuf"), ",")
+		if len(parts) < 2 {
+			return 0, false
+		}
+		_, err := fmt.Sscanf(parts[1], "%d", &num)
+		return num, err == nil
+	}
+	if n, ok := field(reflect.TypeFor[metav1.ObjectMeta](), "ManagedFields"); !ok || n != 17 {
+		t.Errorf("ObjectMeta.ManagedFields is protobuf field %d, not 17", n)
+	}
+	kinds := 0
+	for gvk, typ := range scheme.Scheme.AllKnownTypes() {
+		if _, ok := typ.FieldByName("ObjectMeta"); !ok {
+			continue
+		}
+		if _, ok := reflect.New(typ).Interface().(interface{ Marshal() ([]byte, error) }); !ok {
+			continue
+		}
+		kinds++
+		if n, ok := field(typ, "ObjectMeta"); !ok || n != 1 {
+			t.Errorf("%s: ObjectMeta is protobuf field %d, not 1", gvk, n)
+		}
+	}
+	if kinds < 50 {
+		t.Errorf("only %d kinds with ObjectMeta and protobuf checked", kinds)
+	}
+}

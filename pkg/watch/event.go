@@ -141,6 +141,13 @@ type Event struct {
 	Typed runtime.Object
 	// OldTyped is OldObject as its Go type, beside it, when Typed is set on an Updated event.
 	OldTyped runtime.Object
+	// Prepared is what Config.Prepare read of an Added line's object when it did: such a line
+	// carries no decoded object (Typed and Object nil), and TypedObject and Materialize decode
+	// its cached one when a consumer needs it after all. TakePrepared takes it off the line.
+	Prepared any
+	// Cached is a prepared line's object as the informer caches it (never modified: the cache
+	// replaces objects), which TypedObject and Materialize decode; nil on other lines.
+	Cached runtime.Object
 	// Queue holds the workqueue's figures right after this event was enqueued (object
 	// events) or after the key was Done (Reconciled). Nil on an event a predicate filtered.
 	Queue *QueueFigures

@@ -49,6 +49,14 @@ type Config struct {
 	// such events through Materialize or from Typed (pkg/printer, the pipeline); off, every event
 	// carries its unstructured object, as before.
 	TypedObjects bool
+	// Prepare, when set with TypedObjects, says for a resource what its Added lines need of
+	// their objects: nil when they need the objects, else a function that reads what they
+	// need (pkg/printer's PrepareAdded: the state a human line shows) from an object decoded
+	// without its managedFields. A large list's added objects are then decoded ahead that way
+	// and handed to it, and each line carries what it returned (Event.Prepared) instead of the
+	// object, which TypedObject and Materialize decode in full from the cache if a consumer
+	// needs it after all.
+	Prepare func(res discovery.Resource) func(runtime.Object) any
 	// Predicates keep events out of the simulated workqueue as a controller's predicates
 	// would (--predicate); PredicateStats, when set, gets what a shadow queue fed every event
 	// reconciled, to say what the predicates saved.
@@ -261,6 +269,8 @@ func ModuleVersion(path string) string {
 // (Reflector, RealFIFO, indexer) so that the delta types stay visible: a shared informer folds
 // them into OnAdd/OnUpdate/OnDelete and drops unchanged relist deliveries (docs/fields.md).
 type resourceInformer struct {
+	// prepare is Config.Prepare's reader for this resource's Added lines (nil: none).
+	prepare func(runtime.Object) any
 	cfg     Config
 	res     discovery.Resource
 	out     chan<- Event
@@ -293,6 +303,9 @@ type resourceInformer struct {
 
 func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
 	ri := &resourceInformer{cfg: cfg, res: res, out: out, forbidden: func(*ForbiddenError) {}}
+	if cfg.TypedObjects && cfg.Prepare != nil {
+		ri.prepare = cfg.Prepare(res)
+	}
 	wq, err := newWorkQueue(res.String(), cfg.Queue)
 	if err != nil {
 		return nil, err

@@ -204,18 +204,22 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 		defer ahead.stop()
 	}
 	for _, c := range changes {
-		var t runtime.Object
+		var a aheadObject
 		switch {
 		case ahead != nil:
-			t = ahead.next()
+			a = ahead.next()
 		case c.old == nil:
-			t = ri.typedOf(c.cur)
+			a.typed = ri.typedOf(c.cur)
 		}
 		if c.old != nil {
 			ri.emitUpdated(DeltaReplaced, c.cur, c.old, initial)
 			continue
 		}
-		ri.emitAddedTyped(DeltaReplaced, c.cur, t, initial)
+		if co, ok := c.cur.(*compactObject); ok && a.prepared != nil {
+			ri.emitPrepared(DeltaReplaced, co, a.prepared, initial)
+			continue
+		}
+		ri.emitAddedTyped(DeltaReplaced, c.cur, a.typed, initial)
 	}
 }
 

@@ -11,14 +11,40 @@ import (
 // conversion is the one the informer made before: DefaultUnstructuredConverter, with the
 // object's apiVersion and kind.
 func (ev *Event) Materialize() *unstructured.Unstructured {
-	if ev.Object == nil && ev.Typed != nil {
-		ev.Object = toUnstructured(ev.Typed)
+	if ev.Object == nil {
+		if t := ev.TypedObject(); t != nil {
+			ev.Object = toUnstructured(t)
+		} else if ev.Cached != nil { // it does not decode: toUnstructured's fallback says so
+			ev.Object = toUnstructured(ev.Cached)
+			ev.Cached = nil
+		}
 	}
 	return ev.Object
 }
 
-// HasObject reports whether the event carries an object, as a map or typed.
-func (ev *Event) HasObject() bool { return ev.Object != nil || ev.Typed != nil }
+// TypedObject returns the event's object as its Go type: Typed, decoded from the cached object
+// the first time on a prepared line (Config.Prepare); nil when the line has none.
+func (ev *Event) TypedObject() runtime.Object {
+	if c, ok := ev.Cached.(*compactObject); ok && ev.Typed == nil {
+		if t, err := c.typed(); err == nil {
+			ev.Typed, ev.Cached = t, nil
+		}
+	}
+	return ev.Typed
+}
+
+// HasObject reports whether the event carries an object, as a map or typed (or cached, on a
+// prepared line).
+func (ev *Event) HasObject() bool { return ev.Object != nil || ev.Typed != nil || ev.Cached != nil }
+
+// TakePrepared returns what Config.Prepare read of the line's object, and takes it off the
+// line with the cached object: for the stage that renders what was prepared, after which the
+// line holds nothing of its object (as one printer.Lighten lightened).
+func (ev *Event) TakePrepared() any {
+	p := ev.Prepared
+	ev.Prepared, ev.Cached = nil, nil
+	return p
+}
 
 // typedOf decodes a cached object to its Go type when it came over protobuf and the run hands
 // Added events on typed; nil otherwise (or when it does not decode: the event then carries
@@ -57,6 +83,13 @@ func (ri *resourceInformer) emitAddedTyped(delta Delta, o interface{}, t runtime
 	ri.emitEvent(ev, t)
 }
 
+// emitPrepared emits the Added line of a cached object with what Config.Prepare read of it.
+func (ri *resourceInformer) emitPrepared(delta Delta, c *compactObject, prepared any, initial bool) {
+	ev := Event{Type: Added, Delta: delta, Namespace: c.meta.GetNamespace(), Name: c.meta.GetName(),
+		ResourceVersion: c.meta.GetResourceVersion(), InitialList: initial, Prepared: prepared, Cached: c}
+	ri.emitEvent(ev, c)
+}
+
 // aheadWindow is how many objects the list's decoder hands over at once, and aheadMin the
 // smallest list decoded ahead: a few objects are not worth a goroutine.
 const (
@@ -67,24 +100,31 @@ const (
 // typedAhead decodes the Go types of a list's added objects on a goroutine of its own while
 // the informer emits the lines before them: the decoding of a large initial list on the second
 // core, in the list's order, at most a few windows ahead (their typed objects are the memory
-// it costs).
+// it costs). With Config.Prepare it reads there what each line needs instead, and the line
+// carries that and no decoded object.
 type typedAhead struct {
-	windows chan []runtime.Object
+	windows chan []aheadObject
 	done    chan struct{}
-	cur     []runtime.Object
+	cur     []aheadObject
+}
+
+// aheadObject is one object decoded ahead: its Go type, or what Config.Prepare read of it.
+type aheadObject struct {
+	typed    runtime.Object
+	prepared any
 }
 
 // decodeAhead starts decoding objs (nil entries are skipped, and get returns nil for them);
 // stop ends it.
 func (ri *resourceInformer) decodeAhead(objs []interface{}) *typedAhead {
-	a := &typedAhead{windows: make(chan []runtime.Object, 4), done: make(chan struct{})}
+	a := &typedAhead{windows: make(chan []aheadObject, 4), done: make(chan struct{})}
 	go func() {
 		defer close(a.windows)
 		for start := 0; start < len(objs); start += aheadWindow {
-			w := make([]runtime.Object, min(aheadWindow, len(objs)-start))
+			w := make([]aheadObject, min(aheadWindow, len(objs)-start))
 			for i := range w {
 				if o := objs[start+i]; o != nil {
-					w[i] = ri.typedOf(o)
+					w[i] = ri.decodeOne(o)
 				}
 			}
 			select {
@@ -97,12 +137,25 @@ func (ri *resourceInformer) decodeAhead(objs []interface{}) *typedAhead {
 	return a
 }
 
-// next returns the next object's Go type (nil when it was not decoded).
-func (a *typedAhead) next() runtime.Object {
+// decodeOne decodes an added object for its line: what Config.Prepare reads of it, from the
+// object decoded without its managedFields, when it reads anything; else its Go type.
+func (ri *resourceInformer) decodeOne(o interface{}) aheadObject {
+	if c, ok := o.(*compactObject); ok && ri.prepare != nil && c.codec == compactProtobuf {
+		if t, err := c.typedWithoutManagedFields(); err == nil {
+			if p := ri.prepare(t); p != nil {
+				return aheadObject{prepared: p}
+			}
+		}
+	}
+	return aheadObject{typed: ri.typedOf(o)}
+}
+
+// next returns the next object as decoded ahead (zero when it was not decoded).
+func (a *typedAhead) next() aheadObject {
 	if len(a.cur) == 0 {
 		a.cur = <-a.windows
 		if len(a.cur) == 0 {
-			return nil
+			return aheadObject{}
 		}
 	}
 	o := a.cur[0]

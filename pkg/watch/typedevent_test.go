@@ -2,12 +2,16 @@ package watch
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
 // TestTypedObjects: with Config.TypedObjects, the Added lines of an object cached from protobuf
@@ -60,18 +64,8 @@ func TestTypedObjects(t *testing.T) {
 // lines it gave decoded one by one, in the list's order: adds typed, the objects the cache had
 // as updates with both objects converted.
 func TestTypedListDecodedAhead(t *testing.T) {
-	gvk := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 	n := aheadMin + aheadWindow/2
-	objs := make([]runtime.Object, n)
-	for i := range objs {
-		p := typedPod()
-		p.Name, p.ResourceVersion = fmt.Sprintf("p%04d", i), "1"
-		c, err := compactTyped(p, gvk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs[i] = c
-	}
+	objs := cachedPods(t, n)
 	run := func(typed bool) []Event {
 		ri, out := newTestInformer(t)
 		ri.cfg.TypedObjects = typed
@@ -83,17 +77,7 @@ func TestTypedListDecodedAhead(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		done := make(chan []Event)
-		go func() {
-			var evs []Event
-			for ev := range out {
-				evs = append(evs, ev)
-			}
-			done <- evs
-		}()
-		feed(t, ri, true, replacedAll("9", objs...))
-		close(out)
-		return <-done
+		return listLines(t, ri, out, objs)
 	}
 	plain, typed := run(false), run(true)
 	if len(plain) != len(typed) || len(typed) != n+1 {
@@ -131,4 +115,128 @@ func TestTypedListDecodedAhead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestListPrepared: with Config.Prepare, a large list's added objects are handed to it decoded
+// without their managedFields (and nothing else missing), and their lines carry what it read
+// and no decoded object, in the list's order; TypedObject and Materialize give the object the
+// line carried before, managedFields included. A resource it says nothing for (nil) gets its
+// lines typed as before; updates are never prepared.
+func TestListPrepared(t *testing.T) {
+	n := aheadMin + aheadWindow/2
+	objs := cachedPods(t, n)
+	for _, prepares := range []bool{true, false} {
+		ri, out := newTestInformer(t)
+		ri.cfg.TypedObjects = true
+		var seen atomic.Int64
+		prepare := func(o runtime.Object) any {
+			p := o.(*corev1.Pod)
+			var i int
+			if _, err := fmt.Sscanf(p.Name, "p%04d", &i); err != nil {
+				t.Fatal(err)
+			}
+			full, err := objs[i].(*compactObject).typed()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := full.(*corev1.Pod)
+			if len(want.ManagedFields) == 0 {
+				t.Fatal("the cached pod has no managedFields")
+			}
+			want.ManagedFields = nil
+			if diff := cmp.Diff(want, p); diff != "" {
+				t.Errorf("Prepare got (-the object without managedFields +got):\n%s", diff)
+			}
+			seen.Add(1)
+			return "read " + p.Name
+		}
+		ri.cfg.Prepare = func(discovery.Resource) func(runtime.Object) any {
+			if prepares {
+				return prepare
+			}
+			return nil
+		}
+		ri.prepare = ri.cfg.Prepare(ri.res)
+		old := objs[5].DeepCopyObject().(*compactObject)
+		old.meta.ResourceVersion = "0"
+		if err := ri.indexer.Add(old); err != nil {
+			t.Fatal(err)
+		}
+		evs := listLines(t, ri, out, objs)
+		if len(evs) != n+1 {
+			t.Fatalf("prepares=%v: %d lines, want %d", prepares, len(evs), n+1)
+		}
+		if want := map[bool]int64{true: int64(n - 1), false: 0}[prepares]; seen.Load() != want {
+			t.Errorf("prepares=%v: Prepare read %d objects, want %d (every added one)", prepares, seen.Load(), want)
+		}
+		for i, ev := range evs[:n] {
+			name := fmt.Sprintf("p%04d", i)
+			if ev.Name != name {
+				t.Fatalf("prepares=%v: line %d is %s, want %s", prepares, i, ev.Name, name)
+			}
+			if i == 5 {
+				if ev.Type != Updated || ev.Prepared != nil || ev.Object == nil {
+					t.Errorf("prepares=%v: the cached object's line %s prepared %v, want an update with its objects", prepares, ev.Type, ev.Prepared)
+				}
+				continue
+			}
+			if ev.Type != Added || ev.Queue == nil {
+				t.Fatalf("prepares=%v: line %d: %s, queue %v", prepares, i, ev.Type, ev.Queue)
+			}
+			if !prepares {
+				if ev.Prepared != nil || ev.Typed == nil {
+					t.Errorf("line %d: prepared %v, typed %v; want typed only", i, ev.Prepared, ev.Typed != nil)
+				}
+				continue
+			}
+			if ev.Prepared != "read "+name || ev.Typed != nil || ev.Object != nil || !ev.HasObject() {
+				t.Fatalf("line %d: prepared %v, typed %v, object %v, has object %v; want what Prepare read and no decoded object",
+					i, ev.Prepared, ev.Typed != nil, ev.Object != nil, ev.HasObject())
+			}
+			full := ev
+			if diff := cmp.Diff(toUnstructured(objs[i]).Object, full.Materialize().Object); diff != "" {
+				t.Fatalf("line %d: Materialize (-cached +line):\n%s", i, diff)
+			}
+			typed := ev
+			if p, ok := typed.TypedObject().(*corev1.Pod); !ok || len(p.ManagedFields) != 1 || p.Name != name {
+				t.Fatalf("line %d: TypedObject %T, not the cached pod with its managedFields", i, typed.TypedObject())
+			}
+			taken := ev
+			if taken.TakePrepared() != "read "+name || taken.HasObject() {
+				t.Errorf("line %d: TakePrepared left an object on the line", i)
+			}
+		}
+	}
+}
+
+// cachedPods is n pods p0000, p0001, ... at resourceVersion 1, cached from protobuf.
+func cachedPods(t *testing.T, n int) []runtime.Object {
+	t.Helper()
+	objs := make([]runtime.Object, n)
+	for i := range objs {
+		p := typedPod()
+		p.Name, p.ResourceVersion = fmt.Sprintf("p%04d", i), "1"
+		c, err := compactTyped(p, schema.GroupVersionKind{Version: "v1", Kind: "Pod"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs[i] = c
+	}
+	return objs
+}
+
+// listLines feeds the informer an initial list of objs and returns every line it emitted.
+func listLines(t *testing.T, ri *resourceInformer, out chan Event, objs []runtime.Object) []Event {
+	t.Helper()
+	done := make(chan []Event)
+	go func() {
+		var evs []Event
+		for ev := range out {
+			evs = append(evs, ev)
+		}
+		done <- evs
+	}()
+	feed(t, ri, true, replacedAll("9", objs...))
+	close(out)
+	return <-done
 }
