@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 )
@@ -203,6 +204,12 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 		ahead = ri.decodeAhead(objs)
 		defer ahead.stop()
 	}
+	prepared := 0
+	defer func() {
+		if prepared > 0 {
+			klog.V(4).Infof("%s: %d lines of a list prepared as their objects were decoded (their state read without managedFields)", ri.res, prepared)
+		}
+	}()
 	for _, c := range changes {
 		var a aheadObject
 		switch {
@@ -217,6 +224,7 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 		}
 		if co, ok := c.cur.(*compactObject); ok && a.prepared != nil {
 			ri.emitPrepared(DeltaReplaced, co, a.prepared, initial)
+			prepared++
 			continue
 		}
 		ri.emitAddedTyped(DeltaReplaced, c.cur, a.typed, initial)

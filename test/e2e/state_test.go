@@ -5,15 +5,23 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // The tests in this file check the state on object lines (issue 22): kstatus's status, the
@@ -249,5 +257,96 @@ func TestStateCustomColumns(t *testing.T) {
 	replayJSON(t, file, live)
 	if raw, err := os.ReadFile(file); err != nil || !strings.Contains(string(raw), `"printerColumns"`) {
 		t.Errorf("the recording's header has no printer columns (%v)", err)
+	}
+}
+
+// A list large enough to be decoded ahead (pkg/watch: 256 objects) has its Added lines' states
+// read as their objects are decoded, without managedFields, and no object on the lines
+// (watch.Config.Prepare; -v=4 says so). Against a run that reads them from the objects (with
+// --record nothing is prepared): the same lines, among them a pod held by a finalizer whose
+// Terminating state reads its finalizers, deletion grace and deletion time.
+func TestStatePreparedListLines(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	const replicas = 300
+	// A kwok node of their own with room for them (the shared ones have room for 110 each).
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: ns + "-node", Annotations: map[string]string{testenv.KwokNodeAnnotation: "fake"},
+		Labels: map[string]string{"kubernetes.io/hostname": ns + "-node", "type": "kwok"}}}
+	room := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"),
+		corev1.ResourcePods: resource.MustParse("400")}
+	node.Status = corev1.NodeStatus{Allocatable: room, Capacity: room.DeepCopy()}
+	if _, err := c.Clientset.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.Clientset.CoreV1().Nodes().Delete(context.Background(), node.Name, metav1.DeleteOptions{})
+	})
+	labels := map[string]string{"app": "web"}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](replicas), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{NodeSelector: map[string]string{"kubernetes.io/hostname": node.Name},
+					Containers: []corev1.Container{{Name: "web", Image: "example.com/web:1"}}}}}}
+	if _, err := c.Clientset.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods := c.Clientset.CoreV1().Pods(ns)
+	held := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: ns, Finalizers: []string{"example.com/hold"}},
+		Spec: corev1.PodSpec{NodeSelector: map[string]string{"no-such-node": "x"}, Containers: []corev1.Container{{Name: "c", Image: "example.com/web:1"}}}}
+	if _, err := pods.Create(ctx, held, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = pods.Patch(context.Background(), "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
+	if err := pods.Delete(ctx, "held", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	awaitRunningPods(t, c, ns, replicas)
+
+	added := func(args ...string) ([]string, string) {
+		p := c.RunPlugin(t, ctx, append([]string{"watch", "pods", "-n", ns, "--diff", "--color", "never", "--timestamps", "none", "--no-headers", "-v=4"}, args...)...)
+		var lines []string
+		for {
+			l := awaitLine(t, p, "")
+			if strings.Contains(l, "cache synced") {
+				break
+			}
+			if f := strings.Fields(l); len(f) > 0 && f[0] == "Added" {
+				lines = append(lines, l)
+			}
+		}
+		stderr := p.Stop(t)
+		slices.Sort(lines)
+		return lines, stderr
+	}
+	prepared, stderr := added()
+	if !strings.Contains(stderr, fmt.Sprintf("pods: %d lines of a list prepared as their objects were decoded", replicas+1)) {
+		t.Errorf("no -v=4 line saying %d lines were prepared:\n%s", replicas+1, stderr)
+	}
+	read, stderr := added("--record", filepath.Join(t.TempDir(), "rec.ndjson"))
+	if strings.Contains(stderr, "lines of a list prepared") {
+		t.Errorf("a recorded run prepared its lines:\n%s", stderr)
+	}
+	if len(prepared) != replicas+1 {
+		t.Fatalf("%d Added lines, want %d", len(prepared), replicas+1)
+	}
+	if diff := cmp.Diff(read, prepared); diff != "" {
+		t.Errorf("Added lines (-read from the objects +prepared):\n%s", diff)
+	}
+	running := 0
+	for _, l := range prepared {
+		switch {
+		case strings.Contains(l, ns+"/held "):
+			if !strings.Contains(l, "Terminating") || !strings.Contains(l, "example.com/hold") {
+				t.Errorf("the held pod's line does not say it terminates, held by its finalizer: %q", l)
+			}
+		case strings.Contains(l, "Current") && strings.Contains(l, "1/1 Running"):
+			running++
+		}
+	}
+	if running != replicas {
+		t.Errorf("%d lines say a running pod, want %d:\n%s", running, replicas, strings.Join(prepared[:5], "\n"))
 	}
 }
