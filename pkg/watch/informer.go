@@ -271,6 +271,9 @@ func ModuleVersion(path string) string {
 type resourceInformer struct {
 	// prepare is Config.Prepare's reader for this resource's Added lines (nil: none).
 	prepare func(runtime.Object) any
+	// listPrep prepares the initial streaming list's lines as it is received (listprep.go).
+	prepMu   sync.Mutex
+	listPrep *listPrep
 	cfg     Config
 	res     discovery.Resource
 	out     chan<- Event

@@ -194,9 +194,13 @@ type listChange struct{ old, cur interface{} }
 func (ri *resourceInformer) emitListed(changes []listChange, added int, initial bool) {
 	// A large list's added objects are decoded on the other core while the lines go out.
 	var ahead *typedAhead
+	received := ri.takePrepared() // read as the list was received
 	if ri.cfg.TypedObjects && added >= aheadMin {
 		objs := make([]interface{}, len(changes))
 		for i, c := range changes {
+			if co, ok := c.cur.(*compactObject); ok && received[co] != nil {
+				continue
+			}
 			if c.old == nil {
 				objs[i] = c.cur
 			}
@@ -221,6 +225,9 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 		if c.old != nil {
 			ri.emitUpdated(DeltaReplaced, c.cur, c.old, initial)
 			continue
+		}
+		if co, ok := c.cur.(*compactObject); ok && c.old == nil && received[co] != nil {
+			a.prepared = received[co]
 		}
 		if co, ok := c.cur.(*compactObject); ok && a.prepared != nil {
 			ri.emitPrepared(DeltaReplaced, co, a.prepared, initial)

@@ -359,6 +359,9 @@ func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
 		}
 		if tw.streaming {
 			tw.items++
+			if c, ok := ev.Object.(*compactObject); ok && ev.Type == watch.Added {
+				t.ri.prepareReceived(c)
+			}
 		}
 	case watch.Bookmark:
 		m, err := meta.Accessor(ev.Object)
