@@ -893,6 +893,22 @@ var mutations = []mutation{
 		run:  []string{"TestListPrepared"},
 	},
 	{
+		name: "what was read of a list as it was received is thrown away (each object read twice)",
+		file: "pkg/watch/listprep.go",
+		old:  "\tclose(lp.stop)\n\treturn <-lp.done",
+		new:  "\tclose(lp.stop)\n\t<-lp.done\n\treturn nil",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestListPreparedAsReceived"},
+	},
+	{
+		name: "a list after the sync has its objects prepared as received (its lines are updates)",
+		file: "pkg/watch/listprep.go",
+		old:  `if ri.prepare == nil || c.codec != compactProtobuf || c.packed || ri.hasSynced.Load() {`,
+		new:  `if ri.prepare == nil || c.codec != compactProtobuf || c.packed {`,
+		pkg:  "./pkg/watch",
+		run:  []string{"TestListPreparedAsReceived"},
+	},
+	{
 		name: "a watch inside reenact --follow revokes reenact's writes",
 		file: "internal/readonly/readonly.go",
 		old:  `Writes:              old.Writes || a.Writes,`,

@@ -274,15 +274,15 @@ type resourceInformer struct {
 	// listPrep prepares the initial streaming list's lines as it is received (listprep.go).
 	prepMu   sync.Mutex
 	listPrep *listPrep
-	cfg     Config
-	res     discovery.Resource
-	out     chan<- Event
-	tap     *tap
-	indexer cache.Indexer
-	fifo    *cache.RealFIFO
-	wg      sync.WaitGroup
-	start   time.Time
-	synced  bool
+	cfg      Config
+	res      discovery.Resource
+	out      chan<- Event
+	tap      *tap
+	indexer  cache.Indexer
+	fifo     *cache.RealFIFO
+	wg       sync.WaitGroup
+	start    time.Time
+	synced   bool
 	// hasSynced mirrors synced for other goroutines (the tap).
 	hasSynced atomic.Bool
 	// answered is set once the server answered a list or watch of this informer, yes or no.

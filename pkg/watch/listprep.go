@@ -20,9 +20,11 @@ type listPrep struct {
 }
 
 // prepareReceived hands c, an object of the initial streaming list, to the list's preparer,
-// starting it with the first.
+// starting it with the first. A packed object (pack.go) is read after the list, as before: the
+// receiving goroutine is busy coding such a kind's objects already, and each read decodes the
+// coding first (20,000 ConfigMaps read as received: +12 MiB peak RSS, +10% CPU to sync).
 func (ri *resourceInformer) prepareReceived(c *compactObject) {
-	if ri.prepare == nil || c.codec != compactProtobuf || ri.hasSynced.Load() {
+	if ri.prepare == nil || c.codec != compactProtobuf || c.packed || ri.hasSynced.Load() {
 		return
 	}
 	ri.prepMu.Lock()

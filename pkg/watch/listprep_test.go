@@ -1,0 +1,83 @@
+package watch
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// TestListPreparedAsReceived: the objects of an initial streaming list are read by Prepare as
+// they are received (the tap hands each to the list's preparer), each once: the list's lines
+// carry what was read, in the list's order, those read before it was complete and those decoded
+// ahead after it alike; an object of a later list is not prepared as received.
+func TestListPreparedAsReceived(t *testing.T) {
+	n := aheadMin + aheadWindow/2
+	objs := cachedPods(t, n)
+	ri, out := newTestInformer(t)
+	ri.cfg.TypedObjects = true
+	var mu sync.Mutex
+	reads := map[string]int{}
+	ri.prepare = func(o runtime.Object) any {
+		p := o.(*corev1.Pod)
+		mu.Lock()
+		reads[p.Name]++
+		mu.Unlock()
+		return "read " + p.Name
+	}
+	// The first half arrives before the list is complete; the preparer reads them.
+	for _, o := range objs[:n/2] {
+		ri.prepareReceived(o.(*compactObject))
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		done := len(reads)
+		mu.Unlock()
+		if done == n/2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the preparer read %d of the %d objects received", done, n/2)
+		}
+	}
+	// The rest arrive as the list ends: read as received, or ahead after it.
+	for _, o := range objs[n/2:] {
+		ri.prepareReceived(o.(*compactObject))
+	}
+	evs := listLines(t, ri, out, objs)
+	if len(evs) != n+1 {
+		t.Fatalf("%d lines, want %d", len(evs), n+1)
+	}
+	for i, ev := range evs[:n] {
+		name := fmt.Sprintf("p%04d", i)
+		if ev.Type != Added || ev.Name != name || ev.Prepared != "read "+name || ev.Typed != nil {
+			t.Fatalf("line %d: %s %s prepared %v typed %v; want Added %s with what was read", i, ev.Type, ev.Name, ev.Prepared, ev.Typed != nil, name)
+		}
+	}
+	for _, o := range objs {
+		name := o.(*compactObject).meta.GetName()
+		if reads[name] != 1 {
+			t.Errorf("%s read %d times, want once", name, reads[name])
+		}
+	}
+	if ri.listPrep != nil {
+		t.Error("the preparer is left after the list")
+	}
+	// Synced: a later streaming list's objects are not prepared as received; nor, ever, a packed
+	// object (read after its list).
+	ri.hasSynced.Store(false)
+	packed := *objs[0].(*compactObject)
+	packed.packed = true
+	ri.prepareReceived(&packed)
+	if ri.listPrep != nil {
+		t.Error("a packed object went to a preparer")
+	}
+	ri.hasSynced.Store(true)
+	ri.prepareReceived(objs[0].(*compactObject))
+	if ri.listPrep != nil {
+		t.Error("an object of a list after the sync went to a preparer")
+	}
+}
