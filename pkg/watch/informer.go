@@ -52,7 +52,8 @@ type Config struct {
 	// Prepare, when set with TypedObjects, says for a resource what its Added lines need of
 	// their objects: nil when they need the objects, else a function that reads what they
 	// need (pkg/printer's PrepareAdded: the state a human line shows) from an object decoded
-	// without its managedFields. A large list's added objects are then decoded ahead that way
+	// without its managedFields. A list's added objects are then decoded that way (as an
+	// initial streaming list is received, listprep.go; ahead of their lines, in a large list)
 	// and handed to it, and each line carries what it returned (Event.Prepared) instead of the
 	// object, which TypedObject and Materialize decode in full from the cache if a consumer
 	// needs it after all.

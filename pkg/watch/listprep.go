@@ -32,6 +32,7 @@ func (ri *resourceInformer) prepareReceived(c *compactObject) {
 	if lp == nil {
 		lp = &listPrep{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan map[*compactObject]any, 1)}
 		ri.listPrep = lp
+		ri.wg.Add(1)
 		go lp.run(ri)
 	}
 	ri.prepMu.Unlock()
@@ -45,6 +46,7 @@ func (ri *resourceInformer) prepareReceived(c *compactObject) {
 }
 
 func (lp *listPrep) run(ri *resourceInformer) {
+	defer ri.wg.Done()
 	results := map[*compactObject]any{}
 	defer func() { lp.done <- results }()
 	var batch []*compactObject
@@ -55,6 +57,8 @@ func (lp *listPrep) run(ri *resourceInformer) {
 		for i, c := range batch {
 			select {
 			case <-lp.stop:
+				return
+			case <-ri.ctx.Done():
 				return
 			default:
 			}

@@ -13,9 +13,15 @@ import (
 // TestListPreparedAsReceived: the objects of an initial streaming list are read by Prepare as
 // they are received (the tap hands each to the list's preparer), each once: the list's lines
 // carry what was read, in the list's order, those read before it was complete and those decoded
-// ahead after it alike; an object of a later list is not prepared as received.
+// after it alike (ahead, in a large list); an object of a later list is not prepared as
+// received.
 func TestListPreparedAsReceived(t *testing.T) {
-	n := aheadMin + aheadWindow/2
+	for _, n := range []int{aheadMin + aheadWindow/2, 10} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { testListPreparedAsReceived(t, n) })
+	}
+}
+
+func testListPreparedAsReceived(t *testing.T, n int) {
 	objs := cachedPods(t, n)
 	ri, out := newTestInformer(t)
 	ri.cfg.TypedObjects = true

@@ -216,20 +216,23 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 	}()
 	for _, c := range changes {
 		var a aheadObject
+		co, _ := c.cur.(*compactObject)
+		if c.old == nil {
+			a.prepared = received[co]
+		}
 		switch {
 		case ahead != nil:
-			a = ahead.next()
-		case c.old == nil:
-			a.typed = ri.typedOf(c.cur)
+			if next := ahead.next(); a.prepared == nil {
+				a = next
+			}
+		case c.old == nil && a.prepared == nil:
+			a = ri.decodeOne(c.cur)
 		}
 		if c.old != nil {
 			ri.emitUpdated(DeltaReplaced, c.cur, c.old, initial)
 			continue
 		}
-		if co, ok := c.cur.(*compactObject); ok && c.old == nil && received[co] != nil {
-			a.prepared = received[co]
-		}
-		if co, ok := c.cur.(*compactObject); ok && a.prepared != nil {
+		if co != nil && a.prepared != nil {
 			ri.emitPrepared(DeltaReplaced, co, a.prepared, initial)
 			prepared++
 			continue
