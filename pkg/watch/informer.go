@@ -387,6 +387,8 @@ func (ri *resourceInformer) run(ctx context.Context) {
 		ri.shadow.run(ctx, &ri.wg, func(Event) { ri.cfg.PredicateStats.Unfiltered.Add(1) })
 	}
 	defer ri.wg.Wait()
+	// The preparer of a list that never completed stops with the informer (listprep.go).
+	defer ri.takePrepared()
 	if !ri.cfg.useWatchList() || ri.cfg.SyncTimeout <= 0 {
 		ri.runController(ctx, ri.cfg.ListMode == ListModeList)
 		return
