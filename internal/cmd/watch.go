@@ -312,9 +312,10 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		return err
 	}
 	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
-	// A large list's Added lines have their state read as the informer decodes their objects
-	// ahead, when nothing before the printer needs the objects: not the recording, nor --owned
-	// and --events, which read every line's object.
+	// A list's Added lines have their state read where the informer decodes their objects (as
+	// an initial streaming list is received, or ahead of the lines), when nothing before the
+	// printer needs the objects: not the recording, nor --owned and --events, which read every
+	// line's object.
 	if rec == nil && t.owned == nil && t.eventsRes == nil {
 		cfg.Prepare = r.printer.PrepareAdded
 	}
