@@ -62,10 +62,8 @@ func (lp *listPrep) run(ri *resourceInformer) {
 				return
 			default:
 			}
-			if t, err := c.typedWithoutManagedFields(); err == nil {
-				if p := ri.prepare(t); p != nil {
-					results[c] = p
-				}
+			if p := ri.prepared(c); p != nil {
+				results[c] = p
 			}
 			batch[i] = nil
 		}

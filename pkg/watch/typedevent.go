@@ -137,17 +137,28 @@ func (ri *resourceInformer) decodeAhead(objs []interface{}) *typedAhead {
 	return a
 }
 
-// decodeOne decodes an added object for its line: what Config.Prepare reads of it, from the
-// object decoded without its managedFields, when it reads anything; else its Go type.
+// decodeOne decodes an added object for its line: what Config.Prepare reads of it when it
+// reads anything; else its Go type.
 func (ri *resourceInformer) decodeOne(o interface{}) aheadObject {
-	if c, ok := o.(*compactObject); ok && ri.prepare != nil && c.codec == compactProtobuf {
-		if t, err := c.typedWithoutManagedFields(); err == nil {
-			if p := ri.prepare(t); p != nil {
-				return aheadObject{prepared: p}
-			}
+	if c, ok := o.(*compactObject); ok {
+		if p := ri.prepared(c); p != nil {
+			return aheadObject{prepared: p}
 		}
 	}
 	return aheadObject{typed: ri.typedOf(o)}
+}
+
+// prepared is what Config.Prepare reads of c, decoded without its managedFields; nil when
+// there is no Prepare, c is not protobuf or does not decode, or Prepare reads nothing.
+func (ri *resourceInformer) prepared(c *compactObject) any {
+	if ri.prepare == nil || c.codec != compactProtobuf {
+		return nil
+	}
+	t, err := c.typedWithoutManagedFields()
+	if err != nil {
+		return nil
+	}
+	return ri.prepare(t)
 }
 
 // next returns the next object as decoded ahead (zero when it was not decoded).
