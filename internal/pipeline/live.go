@@ -68,12 +68,23 @@ func (p *Pipeline) Run(l Live) {
 		case <-tk.progress:
 			l.Progress.Update(l.Stats.Progress())
 		case ev, ok := <-informers:
-			if !ok {
+			if !p.informed(l, ev, ok) {
 				informers = nil
-				p.processAll(l.Joined, l.Reorder.Flush())
 				continue
 			}
-			p.processAll(l.Joined, l.Reorder.Push(ev, time.Now()))
+			// The lines already waiting (a list's) are taken without a select each.
+		batch:
+			for range informedBatch {
+				select {
+				case ev, ok := <-informers:
+					if !p.informed(l, ev, ok) {
+						informers = nil
+						break batch
+					}
+				default:
+					break batch
+				}
+			}
 		case <-tk.order:
 			p.processAll(l.Joined, l.Reorder.Due(time.Now()))
 		case <-tk.hot:
@@ -109,6 +120,21 @@ func (p *Pipeline) Run(l Live) {
 			p.Handle(ev)
 		}
 	}
+}
+
+// informedBatch is how many informer lines Run takes at most before it looks at its other
+// sources again.
+const informedBatch = 256
+
+// informed passes a line of the informers (ok: the channel is open) through the ordering and
+// the stages; at the channel's close, what the ordering holds. False once closed.
+func (p *Pipeline) informed(l Live, ev watch.Event, ok bool) bool {
+	if !ok {
+		p.processAll(l.Joined, l.Reorder.Flush())
+		return false
+	}
+	p.processAll(l.Joined, l.Reorder.Push(ev, time.Now()))
+	return true
 }
 
 // joinedReady is j's Ready; nil (never ready) without one.

@@ -39,7 +39,10 @@ type Outbox struct {
 	behind  func()
 	// announced is when behind was last called: at most once per behindEvery.
 	announced time.Time
-	// last is the position of each object's last waiting line (lossy outboxes).
+	// last is the position of each object's last waiting line, in a lossy outbox that had to
+	// fold: built when the first fold is tried (the outbox is full then), kept up while lines
+	// wait, dropped when the outbox runs empty. A reader that keeps up never pays for it (two
+	// object keys and a map entry per line were a tenth of the lines' way after a large list).
 	last map[string]int
 }
 
@@ -56,9 +59,6 @@ const behindEvery = 10 * time.Second
 // a lossy one to twice that). behind, if set, is called when a Put starts waiting.
 func NewOutbox(max int, lossy bool, behind func()) *Outbox {
 	o := &Outbox{max: max, lossy: lossy, behind: behind, buf: make([]slot, 0, min(max, 1024))}
-	if lossy {
-		o.last = map[string]int{}
-	}
 	o.cond = sync.NewCond(&o.mu)
 	return o
 }
@@ -76,11 +76,12 @@ func droppable(t watch.Type) bool {
 
 // Put adds an event. Lossy: it waits only when twice the bound of lines that are never dropped
 // wait. Lossless: it waits while the outbox is full.
-func (o *Outbox) Put(ev watch.Event) { o.PutPrepared(ev, printer.Prepared{}) }
+func (o *Outbox) Put(ev watch.Event) { o.PutPrepared(&ev, printer.Prepared{}) }
 
 // PutPrepared is Put of an event with what was prepared of its line ahead (printer.Lighten),
 // which GetPrepared hands out with it.
-func (o *Outbox) PutPrepared(ev watch.Event, pr printer.Prepared) {
+// The event is copied into the outbox.
+func (o *Outbox) PutPrepared(ev *watch.Event, pr printer.Prepared) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {
@@ -88,7 +89,7 @@ func (o *Outbox) PutPrepared(ev watch.Event, pr printer.Prepared) {
 		o.waitLocked(o.max)
 	case !droppable(ev.Type):
 		o.waitLocked(2 * o.max)
-	case o.waiting >= o.max && !o.foldLocked(&ev):
+	case o.waiting >= o.max && !o.foldLocked(ev):
 		o.dropped++
 		return
 	}
@@ -115,6 +116,9 @@ func (o *Outbox) foldLocked(ev *watch.Event) bool {
 	if ev.Type != watch.Updated {
 		return false
 	}
+	if o.last == nil {
+		o.indexLocked()
+	}
 	pos, ok := o.last[ev.ObjectID()]
 	if !ok {
 		return false
@@ -130,7 +134,7 @@ func (o *Outbox) foldLocked(ev *watch.Event) bool {
 	return true
 }
 
-func (o *Outbox) appendLocked(ev watch.Event, pr printer.Prepared) {
+func (o *Outbox) appendLocked(ev *watch.Event, pr printer.Prepared) {
 	if len(o.buf) == cap(o.buf) && 4*(o.head+o.holes) >= len(o.buf) && len(o.buf) > 0 {
 		// Reuse the consumed front and the holes instead of growing: the outbox stays one
 		// bounded slice.
@@ -139,7 +143,7 @@ func (o *Outbox) appendLocked(ev watch.Event, pr printer.Prepared) {
 	if o.last != nil && ev.Type.IsObject() {
 		o.last[ev.ObjectID()] = o.base + len(o.buf)
 	}
-	o.buf = append(o.buf, slot{ev: ev, prep: pr})
+	o.buf = append(o.buf, slot{ev: *ev, prep: pr})
 	o.waiting++
 }
 
@@ -155,11 +159,19 @@ func (o *Outbox) compactLocked() {
 	o.base += len(o.buf) // fresh positions: none in last survives
 	o.buf, o.head, o.holes = o.buf[:n], 0, 0
 	if o.last != nil {
-		clear(o.last)
-		for i := range o.buf {
-			if ev := &o.buf[i].ev; ev.Type.IsObject() {
-				o.last[ev.ObjectID()] = o.base + i
-			}
+		o.indexLocked()
+	}
+}
+
+// indexLocked (re)builds last from the lines waiting.
+func (o *Outbox) indexLocked() {
+	if o.last == nil {
+		o.last = make(map[string]int, o.waiting)
+	}
+	clear(o.last)
+	for i := o.head; i < len(o.buf); i++ {
+		if s := &o.buf[i]; !s.hole && s.ev.Type.IsObject() {
+			o.last[s.ev.ObjectID()] = o.base + i
 		}
 	}
 }
@@ -207,6 +219,7 @@ func (o *Outbox) resetIfEmptyLocked() {
 		clear(o.buf[o.head:])
 		o.base += len(o.buf)
 		o.buf, o.head, o.holes = o.buf[:0], 0, 0
+		o.last = nil // the reader caught up: no index until a fold is tried again
 	}
 }
 

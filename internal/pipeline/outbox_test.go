@@ -196,6 +196,37 @@ func TestOutboxFoldsUpdatesPerObject(t *testing.T) {
 	}
 }
 
+// The folding index is built only when a fold is first tried, from the lines waiting then,
+// and dropped when the reader catches up: folding finds an update put before the outbox was
+// full, in a second episode as in the first, and a reader that keeps up leaves no index.
+func TestOutboxFoldsIndexBuiltWhenFull(t *testing.T) {
+	o := NewOutbox(2, true, nil)
+	for episode := range 2 {
+		rv := fmt.Sprint(10 * episode)
+		o.Put(upd("a", rv, rv+"1")) // waits, indexed by nobody yet
+		if o.last != nil {
+			t.Fatalf("episode %d: an index before any fold was tried", episode)
+		}
+		o.Put(upd("b", rv, rv+"1")) // full
+		o.Put(upd("a", rv+"1", rv+"2"))
+		var got []string
+		for range 2 {
+			ev, _, ok := o.Get()
+			if !ok {
+				t.Fatal("closed")
+			}
+			got = append(got, describe([]watch.Event{ev})...)
+		}
+		want := []string{"Updated b " + rv + "1", "Updated a " + rv + "2 folded=1"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("episode %d: delivered (-want +got):\n%s", episode, diff)
+		}
+		if o.last != nil {
+			t.Errorf("episode %d: the index outlived the lines it indexed: %v", episode, o.last)
+		}
+	}
+}
+
 // A random stream through a reader that keeps falling behind: every delete and lifecycle line
 // arrives, in order; per object the lines keep their order; and every line put is accounted for:
 // shown, folded into a shown update, or counted in a Dropped line.

@@ -40,10 +40,10 @@ func (o *Output) Emit(ev *watch.Event) error {
 	// A line the informer prepared (watch.Config.Prepare: printer.PrepareAdded) has its state
 	// read already, and no object.
 	if pr, ok := ev.TakePrepared().(printer.Prepared); ok {
-		o.outbox.PutPrepared(*ev, pr)
+		o.outbox.PutPrepared(ev, pr)
 		return nil
 	}
-	o.outbox.PutPrepared(*ev, o.lighten(ev))
+	o.outbox.PutPrepared(ev, o.lighten(ev))
 	return nil
 }
 

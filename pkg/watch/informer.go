@@ -480,6 +480,13 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
 	}
+	// Room in the channel (the common case) takes a plain send; only a full one waits with
+	// the context beside it.
+	select {
+	case ri.out <- ev:
+		return
+	default:
+	}
 	select {
 	case ri.out <- ev:
 	case <-ctx.Done():
