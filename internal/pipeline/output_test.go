@@ -123,13 +123,13 @@ func TestOutputPrintsPreparedLines(t *testing.T) {
 	evs := outputEvents(100)
 	want := printedAll(t, opts, evs)
 	prepare := printer.New(io.Discard, opts).PrepareAdded(aheadPods)
-	if prepare == nil {
+	if prepare.Read == nil {
 		t.Fatal("human output prepares no pod line")
 	}
 	prepared := 0
 	for i := range evs {
 		if ev := &evs[i]; ev.Type == watch.Added && ev.Typed != nil {
-			ev.Prepared, ev.Typed = prepare(ev.Typed), nil
+			ev.Prepared, ev.Typed = prepare.Read(ev.Typed), nil
 			prepared++
 		}
 	}

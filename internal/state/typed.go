@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // OfTyped returns what Of returns for o converted to an unstructured object (o is a built-in
@@ -39,6 +40,20 @@ func (r *Reader) OfTyped(o runtime.Object, at time.Time) *State {
 		summary = builtinSummary(toMap(o))
 	}
 	return r.of(m, summary, at)
+}
+
+// SpecRead is what OfTyped reads of the spec of an object of kind gk, by the Go names of the
+// spec's fields: fields read, and lists of which it reads only how many items there are. False
+// when it may read any of the spec (a kind it does not say this of, or a reader of printer
+// columns, which may point anywhere). A decoder may leave the rest of the spec out: OfTyped of
+// such an object is OfTyped of the whole (TestSpecReadIsAllOfTyped).
+func (r *Reader) SpecRead(gk schema.GroupKind) (fields, counted []string, ok bool) {
+	if len(r.columns) > 0 || gk != (schema.GroupKind{Kind: "Pod"}) {
+		return nil, nil, false
+	}
+	// ofPod and podSummary: the containers' count, the init containers' names, restart
+	// policies and count (kstatus's pod rules read no spec; statusView leaves a pod's out).
+	return []string{"InitContainers"}, []string{"Containers"}, true
 }
 
 // toMap is o converted as the informer converts objects for their events (nil when it fails).

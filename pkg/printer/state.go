@@ -111,25 +111,33 @@ func (p *Printer) Lighten(ev *watch.Event) Prepared {
 }
 
 // PrepareAdded is watch.Config.Prepare for this printer: for a resource whose Added lines
-// Lighten lightens (human output, not wide, not Events), a function that reads, from an object
+// Lighten lightens (human output, not wide, not Events), a Preparer that reads, from an object
 // as the informer decodes it for its line, what Lighten would: the state the line shows (the
 // Prepared the line then carries, which the output hands to PrintPrepared). Nil for other
 // resources and outputs, whose Added lines need their objects. The state is read when the
 // object is decoded (as its initial list is received, or a few hundred lines ahead of its
 // line), and a state that depends on the time (a pod unschedulable for longer than kstatus'
 // window) is read at that time.
-func (p *Printer) PrepareAdded(res discovery.Resource) func(runtime.Object) any {
+func (p *Printer) PrepareAdded(res discovery.Resource) watch.Preparer {
 	if p.err != nil || p.out != outputHuman || isEventsResource(res) {
-		return nil
+		return watch.Preparer{}
 	}
-	return func(o runtime.Object) any {
+	pr := watch.Preparer{Read: func(o runtime.Object) any {
 		ev := watch.Event{Type: watch.Added, Resource: res, Typed: o, Time: p.now()}
 		pr := p.Lighten(&ev)
 		if !pr.hasState {
 			return nil
 		}
 		return pr
+	}}
+	// The objects need no more of their specs than the state reads.
+	p.light.mu.Lock()
+	fields, counted, ok := p.light.readers.of(res).SpecRead(res.GVK().GroupKind())
+	p.light.mu.Unlock()
+	if ok {
+		pr.Spec = &watch.SpecRead{Fields: fields, Counted: counted}
 	}
+	return pr
 }
 
 // isEventsResource reports whether res is core/v1's or events.k8s.io's Events.

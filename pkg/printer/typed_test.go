@@ -10,7 +10,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -264,6 +263,25 @@ func printedLightened(t *testing.T, opts Options, ev *watch.Event) string {
 	return b.String()
 }
 
+// decodedForRead is o (a built-in kind) through protobuf as watch.DecodeForRead decodes it for
+// a Preparer whose Spec is spec.
+func decodedForRead(t *testing.T, o runtime.Object, spec *watch.SpecRead) runtime.Object {
+	t.Helper()
+	pm, ok := o.(interface{ Marshal() ([]byte, error) })
+	if !ok {
+		t.Fatalf("%T has no protobuf encoding", o)
+	}
+	raw, err := pm.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := watch.DecodeForRead(raw, o.GetObjectKind().GroupVersionKind(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // printedPrepareAdded prints ev as a live run does when the informer prepared it with
 // PrepareAdded: what its reader returned for the object without managedFields, taken off the
 // line by the output and printed with PrintPrepared. False when the printer prepares nothing
@@ -274,20 +292,17 @@ func printedPrepareAdded(t *testing.T, opts Options, ev *watch.Event) (string, b
 	p := New(&b, opts)
 	p.now = func() time.Time { return ev.Time }
 	prepare := p.PrepareAdded(ev.Resource)
-	if want := opts.Output == "" && ev.Resource.Kind != "Event"; (prepare != nil) != want {
-		t.Fatalf("PrepareAdded for a %s line in %q output: %v, want %v", ev.Resource.Kind, opts.Output, prepare != nil, want)
+	if want := opts.Output == "" && ev.Resource.Kind != "Event"; (prepare.Read != nil) != want {
+		t.Fatalf("PrepareAdded for a %s line in %q output: %v, want %v", ev.Resource.Kind, opts.Output, prepare.Read != nil, want)
 	}
-	if prepare == nil {
+	if prepare.Read == nil {
 		return "", false
 	}
-	slim := ev.Typed.DeepCopyObject()
-	a, err := meta.Accessor(slim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.SetManagedFields(nil)
+	// The object as the informer decodes it for the reader: without managedFields, and of
+	// its spec only what the reader says it reads.
+	slim := decodedForRead(t, ev.Typed, prepare.Spec)
 	line := *ev
-	line.Typed, line.Prepared = nil, prepare(slim)
+	line.Typed, line.Prepared = nil, prepare.Read(slim)
 	pr, ok := line.TakePrepared().(Prepared)
 	if !ok || !pr.hasState {
 		t.Fatalf("PrepareAdded's reader returned %T without a state", pr)

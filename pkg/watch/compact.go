@@ -159,25 +159,44 @@ func (c *compactObject) typedWithoutManagedFields() (runtime.Object, error) {
 }
 
 func (c *compactObject) decodeTyped(noManagedFields bool) (runtime.Object, error) {
-	o, err := scheme.Scheme.New(c.gvk)
+	return c.decodeCut(noManagedFields, nil)
+}
+
+// decodeForRead decodes the object for a reader that never reads its managedFields, nor of
+// its spec more than spec keeps (nil: all of it).
+func (c *compactObject) decodeForRead(spec *specCut) (runtime.Object, error) {
+	return c.decodeCut(true, spec)
+}
+
+func (c *compactObject) decodeCut(noManagedFields bool, spec *specCut) (runtime.Object, error) {
+	o, pm, err := newProtobufTyped(c.gvk)
 	if err != nil {
 		return nil, err
 	}
-	pm, ok := o.(interface{ Unmarshal([]byte) error })
-	if !ok {
-		return nil, fmt.Errorf("%s has no protobuf decoder", c.gvk)
-	}
-	if err := c.unmarshal(pm, noManagedFields); err != nil {
+	if err := c.unmarshal(pm, noManagedFields, spec); err != nil {
 		return nil, err
 	}
 	o.GetObjectKind().SetGroupVersionKind(c.gvk)
 	return o, nil
 }
 
+// newProtobufTyped is an empty object of gvk's Go type and its protobuf decoder.
+func newProtobufTyped(gvk schema.GroupVersionKind) (runtime.Object, interface{ Unmarshal([]byte) error }, error) {
+	o, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return nil, nil, err
+	}
+	pm, ok := o.(interface{ Unmarshal([]byte) error })
+	if !ok {
+		return nil, nil, fmt.Errorf("%s has no protobuf decoder", gvk)
+	}
+	return o, pm, nil
+}
+
 // unmarshal decodes the object's protobuf bytes into pm, decoding packed bytes first into a
 // pooled buffer (the Go types' decoders copy what they keep), and cutting managedFields out
 // into another when asked.
-func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }, noManagedFields bool) error {
+func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }, noManagedFields bool, spec *specCut) error {
 	raw, done, err := c.bytes()
 	if err != nil {
 		return err
@@ -186,7 +205,7 @@ func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }, noMan
 	if noManagedFields {
 		bp := unpackBufs.Get().(*[]byte)
 		defer unpackBufs.Put(bp)
-		if cut, ok := withoutManagedFields((*bp)[:0], raw); ok {
+		if cut, ok := cutForRead((*bp)[:0], raw, spec); ok {
 			*bp, raw = cut[:0], cut
 		}
 	}

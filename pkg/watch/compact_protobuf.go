@@ -210,7 +210,11 @@ func (d compactProtobufDecoder) Decode(data []byte, defaults *schema.GroupVersio
 // withoutManagedFields appends to dst the object message raw with its metadata (field 1)
 // re-encoded without its managedFields (ObjectMeta's field 17), every other field as it is. It
 // returns false, and dst as it was, when raw does not parse.
-func withoutManagedFields(dst, raw []byte) ([]byte, bool) {
+func withoutManagedFields(dst, raw []byte) ([]byte, bool) { return cutForRead(dst, raw, nil) }
+
+// cutForRead is withoutManagedFields that also cuts the spec (the field spec.spec names) down
+// to what spec keeps (nil: the spec as it is).
+func cutForRead(dst, raw []byte, spec *specCut) ([]byte, bool) {
 	start := len(dst)
 	for b := raw; len(b) > 0; {
 		num, typ, n := protowire.ConsumeTag(b)
@@ -223,6 +227,14 @@ func withoutManagedFields(dst, raw []byte) ([]byte, bool) {
 		}
 		field := b[:n+m]
 		b = b[n+m:]
+		if spec != nil && num == spec.spec && typ == protowire.BytesType {
+			sb, _ := protowire.ConsumeBytes(field[n:])
+			var ok bool
+			if dst, ok = spec.cutSpec(dst, sb); !ok {
+				return dst[:start], false
+			}
+			continue
+		}
 		if num != 1 || typ != protowire.BytesType {
 			dst = append(dst, field...)
 			continue

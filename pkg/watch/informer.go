@@ -11,9 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -50,14 +52,15 @@ type Config struct {
 	// carries its unstructured object, as before.
 	TypedObjects bool
 	// Prepare, when set with TypedObjects, says for a resource what its Added lines need of
-	// their objects: nil when they need the objects, else a function that reads what they
-	// need (pkg/printer's PrepareAdded: the state a human line shows) from an object decoded
-	// without its managedFields. A list's added objects are then decoded that way (as an
+	// their objects: a Preparer without Read when they need the objects, else one whose Read
+	// reads what they need (pkg/printer's PrepareAdded: the state a human line shows) from an
+	// object decoded without its managedFields (and of its spec only what Preparer.Spec
+	// names, when it names anything). A list's added objects are then decoded that way (as an
 	// initial streaming list is received, listprep.go; ahead of their lines, in a large list)
 	// and handed to it, and each line carries what it returned (Event.Prepared) instead of the
 	// object, which TypedObject and Materialize decode in full from the cache if a consumer
 	// needs it after all.
-	Prepare func(res discovery.Resource) func(runtime.Object) any
+	Prepare func(res discovery.Resource) Preparer
 	// Predicates keep events out of the simulated workqueue as a controller's predicates
 	// would (--predicate); PredicateStats, when set, gets what a shadow queue fed every event
 	// reconciled, to say what the predicates saved.
@@ -270,8 +273,13 @@ func ModuleVersion(path string) string {
 // (Reflector, RealFIFO, indexer) so that the delta types stay visible: a shared informer folds
 // them into OnAdd/OnUpdate/OnDelete and drops unchanged relist deliveries (docs/fields.md).
 type resourceInformer struct {
-	// prepare is Config.Prepare's reader for this resource's Added lines (nil: none).
-	prepare func(runtime.Object) any
+	// prepare is Config.Prepare's reader for this resource's Added lines (nil: none), and
+	// prepareSpec what it reads of their objects' specs (nil: all of it), as prepareCut
+	// resolves it once (specCut).
+	prepare     func(runtime.Object) any
+	prepareSpec *SpecRead
+	cutOnce     sync.Once
+	prepareCut  *specCut
 	// listPrep prepares the initial streaming list's lines as it is received (listprep.go).
 	prepMu   sync.Mutex
 	listPrep *listPrep
@@ -308,7 +316,7 @@ type resourceInformer struct {
 func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
 	ri := &resourceInformer{cfg: cfg, res: res, out: out, forbidden: func(*ForbiddenError) {}}
 	if cfg.TypedObjects && cfg.Prepare != nil {
-		ri.prepare = cfg.Prepare(res)
+		ri.setPreparer(cfg.Prepare(res))
 	}
 	wq, err := newWorkQueue(res.String(), cfg.Queue)
 	if err != nil {
@@ -491,6 +499,24 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 	case ri.out <- ev:
 	case <-ctx.Done():
 	}
+}
+
+// setPreparer sets what the informer reads of its added objects for their lines, and what it
+// decodes of their specs for that.
+func (ri *resourceInformer) setPreparer(p Preparer) {
+	ri.prepare, ri.prepareSpec = p.Read, p.Spec
+	ri.cutOnce, ri.prepareCut = sync.Once{}, nil
+}
+
+// specCut is what of its objects' specs the informer decodes for Config.Prepare's reader,
+// resolved against the Go type of the first object it reads (nil: all of it).
+func (ri *resourceInformer) specCut(gvk schema.GroupVersionKind) *specCut {
+	ri.cutOnce.Do(func() {
+		if obj, err := scheme.Scheme.New(gvk); err == nil {
+			ri.prepareCut = newSpecCut(obj, ri.prepareSpec)
+		}
+	})
+	return ri.prepareCut
 }
 
 // dropManagedFieldsTransform is the informer transform behind --drop-managed-fields, for

@@ -148,13 +148,14 @@ func (ri *resourceInformer) decodeOne(o interface{}) aheadObject {
 	return aheadObject{typed: ri.typedOf(o)}
 }
 
-// prepared is what Config.Prepare reads of c, decoded without its managedFields; nil when
+// prepared is what Config.Prepare reads of c, decoded without its managedFields (nor what its
+// spec cut leaves out); nil when
 // there is no Prepare, c is not protobuf or does not decode, or Prepare reads nothing.
 func (ri *resourceInformer) prepared(c *compactObject) any {
 	if ri.prepare == nil || c.codec != compactProtobuf {
 		return nil
 	}
-	t, err := c.typedWithoutManagedFields()
+	t, err := c.decodeForRead(ri.specCut(c.gvk))
 	if err != nil {
 		return nil
 	}

@@ -121,11 +121,13 @@ func TestTypedListDecodedAhead(t *testing.T) {
 // without their managedFields (and nothing else missing), and their lines carry what it read
 // and no decoded object, in the list's order; TypedObject and Materialize give the object the
 // line carried before, managedFields included. A resource it says nothing for (nil) gets its
-// lines typed as before; updates are never prepared.
+// lines typed as before; updates are never prepared. With a spec read (Preparer.Spec), the
+// objects come without the rest of their specs.
 func TestListPrepared(t *testing.T) {
 	n := aheadMin + aheadWindow/2
 	objs := cachedPods(t, n)
-	for _, prepares := range []bool{true, false} {
+	for _, mode := range []string{"prepares", "prepares with a spec read", "does not prepare"} {
+		prepares, specRead := mode != "does not prepare", mode == "prepares with a spec read"
 		ri, out := newTestInformer(t)
 		ri.cfg.TypedObjects = true
 		var seen atomic.Int64
@@ -144,19 +146,28 @@ func TestListPrepared(t *testing.T) {
 				t.Fatal("the cached pod has no managedFields")
 			}
 			want.ManagedFields = nil
+			if specRead {
+				if len(want.Spec.Containers) == 0 {
+					t.Fatal("the cached pod has no containers")
+				}
+				want.Spec = corev1.PodSpec{Containers: make([]corev1.Container, len(want.Spec.Containers))}
+			}
 			if diff := cmp.Diff(want, p); diff != "" {
-				t.Errorf("Prepare got (-the object without managedFields +got):\n%s", diff)
+				t.Errorf("%s: Prepare got (-the object without managedFields +got):\n%s", mode, diff)
 			}
 			seen.Add(1)
 			return "read " + p.Name
 		}
-		ri.cfg.Prepare = func(discovery.Resource) func(runtime.Object) any {
-			if prepares {
-				return prepare
+		ri.cfg.Prepare = func(discovery.Resource) Preparer {
+			switch {
+			case specRead:
+				return Preparer{Read: prepare, Spec: &SpecRead{Counted: []string{"Containers"}}}
+			case prepares:
+				return Preparer{Read: prepare}
 			}
-			return nil
+			return Preparer{}
 		}
-		ri.prepare = ri.cfg.Prepare(ri.res)
+		ri.setPreparer(ri.cfg.Prepare(ri.res))
 		old := objs[5].DeepCopyObject().(*compactObject)
 		old.meta.ResourceVersion = "0"
 		if err := ri.indexer.Add(old); err != nil {
