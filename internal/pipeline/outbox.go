@@ -143,8 +143,25 @@ func (o *Outbox) appendLocked(ev *watch.Event, pr printer.Prepared) {
 	if o.last != nil && ev.Type.IsObject() {
 		o.last[ev.ObjectID()] = o.base + len(o.buf)
 	}
+	if len(o.buf) == cap(o.buf) {
+		o.growLocked()
+	}
 	o.buf = append(o.buf, slot{ev: *ev, prep: pr})
 	o.waiting++
+}
+
+// growLocked doubles the outbox's slice, up to the bound (twice the bound past it, for the
+// lines never dropped). append grows a large slice by a quarter at a time: a list's lines
+// pouring in faster than the writer takes them (10,000 lines of ~900 bytes) made it copy its
+// whole buffer about ten times over, each old copy garbage.
+func (o *Outbox) growLocked() {
+	limit := o.max
+	if len(o.buf) >= o.max {
+		limit = 2 * o.max
+	}
+	buf := make([]slot, len(o.buf), max(min(2*cap(o.buf), limit), len(o.buf)+1, 16))
+	copy(buf, o.buf)
+	o.buf = buf
 }
 
 func (o *Outbox) compactLocked() {

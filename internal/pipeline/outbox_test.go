@@ -373,6 +373,21 @@ func TestOutboxBoundedSlice(t *testing.T) {
 	if len(o2.last) > 8 {
 		t.Errorf("%d objects remembered for 8 waiting lines", len(o2.last))
 	}
+	// A list's lines pouring in: the slice grows to the bound and no further, then (deletes,
+	// never dropped) to twice the bound.
+	o3 := NewOutbox(3000, true, nil)
+	for i := range 3000 {
+		o3.Put(add(fmt.Sprint("n", i), "1"))
+	}
+	if c := cap(o3.buf); c != 3000 {
+		t.Errorf("3000 lines wait in a slice of %d for a bound of 3000", c)
+	}
+	for i := range 3000 {
+		o3.Put(del(fmt.Sprint("n", i), "2", false))
+	}
+	if c := cap(o3.buf); c != 6000 {
+		t.Errorf("6000 lines wait in a slice of %d for a bound of 3000", c)
+	}
 }
 
 var (

@@ -42,18 +42,22 @@ func (r *Reader) OfTyped(o runtime.Object, at time.Time) *State {
 	return r.of(m, summary, at)
 }
 
-// SpecRead is what OfTyped reads of the spec of an object of kind gk, by the Go names of the
-// spec's fields: fields read, and lists of which it reads only how many items there are. False
-// when it may read any of the spec (a kind it does not say this of, or a reader of printer
-// columns, which may point anywhere). A decoder may leave the rest of the spec out: OfTyped of
-// such an object is OfTyped of the whole (TestSpecReadIsAllOfTyped).
-func (r *Reader) SpecRead(gk schema.GroupKind) (fields, counted []string, ok bool) {
+// Reads is what OfTyped reads of an object of kind gk, by the Go names of its fields: of its
+// ObjectMeta, of its spec, and lists of the spec of which it reads only how many items there
+// are. False when it may read anything (a kind it does not say this of, or a reader of printer
+// columns, which may point anywhere). A decoder may leave the rest out: OfTyped of such an
+// object is OfTyped of the whole (TestPreparedPodsReadAsWhole).
+func (r *Reader) Reads(gk schema.GroupKind) (metadata, spec, specCounted []string, ok bool) {
 	if len(r.columns) > 0 || gk != (schema.GroupKind{Kind: "Pod"}) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	// ofPod and podSummary: the containers' count, the init containers' names, restart
-	// policies and count (kstatus's pod rules read no spec; statusView leaves a pod's out).
-	return []string{"InitContainers"}, []string{"Containers"}, true
+	// ofPod and kstatus's generic rules: the generation, the creation and deletion times, the
+	// grace period and the finalizers (and the names, for errors); podSummary: the containers'
+	// count, the init containers' names, restart policies and count. kstatus's pod rules read
+	// no spec; statusView leaves a pod's out, and labels, annotations and owners of any kind.
+	return []string{"Name", "Namespace", "UID", "ResourceVersion", "Generation", "CreationTimestamp",
+			"DeletionTimestamp", "DeletionGracePeriodSeconds", "Finalizers"},
+		[]string{"InitContainers"}, []string{"Containers"}, true
 }
 
 // toMap is o converted as the informer converts objects for their events (nil when it fails).

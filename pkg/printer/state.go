@@ -130,12 +130,12 @@ func (p *Printer) PrepareAdded(res discovery.Resource) watch.Preparer {
 		}
 		return pr
 	}}
-	// The objects need no more of their specs than the state reads.
+	// The objects need no more of them decoded than the state reads.
 	p.light.mu.Lock()
-	fields, counted, ok := p.light.readers.of(res).SpecRead(res.GVK().GroupKind())
+	metadata, spec, counted, ok := p.light.readers.of(res).Reads(res.GVK().GroupKind())
 	p.light.mu.Unlock()
 	if ok {
-		pr.Spec = &watch.SpecRead{Fields: fields, Counted: counted}
+		pr.Reads = &watch.Reads{Metadata: metadata, Spec: spec, SpecCounted: counted}
 	}
 	return pr
 }

@@ -265,7 +265,7 @@ func printedLightened(t *testing.T, opts Options, ev *watch.Event) string {
 
 // decodedForRead is o (a built-in kind) through protobuf as watch.DecodeForRead decodes it for
 // a Preparer whose Spec is spec.
-func decodedForRead(t *testing.T, o runtime.Object, spec *watch.SpecRead) runtime.Object {
+func decodedForRead(t *testing.T, o runtime.Object, reads *watch.Reads) runtime.Object {
 	t.Helper()
 	pm, ok := o.(interface{ Marshal() ([]byte, error) })
 	if !ok {
@@ -275,7 +275,7 @@ func decodedForRead(t *testing.T, o runtime.Object, spec *watch.SpecRead) runtim
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := watch.DecodeForRead(raw, o.GetObjectKind().GroupVersionKind(), spec)
+	d, err := watch.DecodeForRead(raw, o.GetObjectKind().GroupVersionKind(), reads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func printedPrepareAdded(t *testing.T, opts Options, ev *watch.Event) (string, b
 	}
 	// The object as the informer decodes it for the reader: without managedFields, and of
 	// its spec only what the reader says it reads.
-	slim := decodedForRead(t, ev.Typed, prepare.Spec)
+	slim := decodedForRead(t, ev.Typed, prepare.Reads)
 	line := *ev
 	line.Typed, line.Prepared = nil, prepare.Read(slim)
 	pr, ok := line.TakePrepared().(Prepared)

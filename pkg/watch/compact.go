@@ -162,18 +162,18 @@ func (c *compactObject) decodeTyped(noManagedFields bool) (runtime.Object, error
 	return c.decodeCut(noManagedFields, nil)
 }
 
-// decodeForRead decodes the object for a reader that never reads its managedFields, nor of
-// its spec more than spec keeps (nil: all of it).
-func (c *compactObject) decodeForRead(spec *specCut) (runtime.Object, error) {
-	return c.decodeCut(true, spec)
+// decodeForRead decodes the object for a reader that never reads its managedFields, nor what
+// cut leaves out (nil: nothing more).
+func (c *compactObject) decodeForRead(cut *readCut) (runtime.Object, error) {
+	return c.decodeCut(true, cut)
 }
 
-func (c *compactObject) decodeCut(noManagedFields bool, spec *specCut) (runtime.Object, error) {
+func (c *compactObject) decodeCut(noManagedFields bool, cut *readCut) (runtime.Object, error) {
 	o, pm, err := newProtobufTyped(c.gvk)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.unmarshal(pm, noManagedFields, spec); err != nil {
+	if err := c.unmarshal(pm, noManagedFields, cut); err != nil {
 		return nil, err
 	}
 	o.GetObjectKind().SetGroupVersionKind(c.gvk)
@@ -195,8 +195,8 @@ func newProtobufTyped(gvk schema.GroupVersionKind) (runtime.Object, interface{ U
 
 // unmarshal decodes the object's protobuf bytes into pm, decoding packed bytes first into a
 // pooled buffer (the Go types' decoders copy what they keep), and cutting managedFields out
-// into another when asked.
-func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }, noManagedFields bool, spec *specCut) error {
+// into another when asked (and what cut leaves out).
+func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }, noManagedFields bool, cut *readCut) error {
 	raw, done, err := c.bytes()
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func (c *compactObject) unmarshal(pm interface{ Unmarshal([]byte) error }, noMan
 	if noManagedFields {
 		bp := unpackBufs.Get().(*[]byte)
 		defer unpackBufs.Put(bp)
-		if cut, ok := cutForRead((*bp)[:0], raw, spec); ok {
+		if cut, ok := cutForRead((*bp)[:0], raw, cut); ok {
 			*bp, raw = cut[:0], cut
 		}
 	}

@@ -212,10 +212,14 @@ func (d compactProtobufDecoder) Decode(data []byte, defaults *schema.GroupVersio
 // returns false, and dst as it was, when raw does not parse.
 func withoutManagedFields(dst, raw []byte) ([]byte, bool) { return cutForRead(dst, raw, nil) }
 
-// cutForRead is withoutManagedFields that also cuts the spec (the field spec.spec names) down
-// to what spec keeps (nil: the spec as it is).
-func cutForRead(dst, raw []byte, spec *specCut) ([]byte, bool) {
+// cutForRead is withoutManagedFields that also cuts what c leaves out of the metadata and the
+// spec (nil: managedFields only).
+func cutForRead(dst, raw []byte, c *readCut) ([]byte, bool) {
 	start := len(dst)
+	metaNum := protowire.Number(1)
+	if c != nil {
+		metaNum = c.meta
+	}
 	for b := raw; len(b) > 0; {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -227,34 +231,24 @@ func cutForRead(dst, raw []byte, spec *specCut) ([]byte, bool) {
 		}
 		field := b[:n+m]
 		b = b[n+m:]
-		if spec != nil && num == spec.spec && typ == protowire.BytesType {
-			sb, _ := protowire.ConsumeBytes(field[n:])
-			var ok bool
-			if dst, ok = spec.cutSpec(dst, sb); !ok {
-				return dst[:start], false
-			}
+		var ok bool
+		switch {
+		case typ != protowire.BytesType:
+			dst = append(dst, field...)
 			continue
-		}
-		if num != 1 || typ != protowire.BytesType {
+		case num == metaNum:
+			md, _ := protowire.ConsumeBytes(field[n:])
+			dst, ok = cutMessage(dst, num, md, c.keepsMeta, nil)
+		case c != nil && c.spec != 0 && num == c.spec:
+			spec, _ := protowire.ConsumeBytes(field[n:])
+			dst, ok = cutMessage(dst, num, spec, c.keepsSpec, c.counted)
+		default:
 			dst = append(dst, field...)
 			continue
 		}
-		md, _ := protowire.ConsumeBytes(field[n:])
-		size := 0
-		if err := protoEach(md, func(num protowire.Number, f []byte) {
-			if num != 17 {
-				size += len(f)
-			}
-		}); err != nil {
+		if !ok {
 			return dst[:start], false
 		}
-		dst = protowire.AppendTag(dst, 1, protowire.BytesType)
-		dst = protowire.AppendVarint(dst, uint64(size))
-		_ = protoEach(md, func(num protowire.Number, f []byte) {
-			if num != 17 {
-				dst = append(dst, f...)
-			}
-		})
 	}
 	return dst, true
 }

@@ -54,8 +54,8 @@ type Config struct {
 	// Prepare, when set with TypedObjects, says for a resource what its Added lines need of
 	// their objects: a Preparer without Read when they need the objects, else one whose Read
 	// reads what they need (pkg/printer's PrepareAdded: the state a human line shows) from an
-	// object decoded without its managedFields (and of its spec only what Preparer.Spec
-	// names, when it names anything). A list's added objects are then decoded that way (as an
+	// object decoded without its managedFields (and without what Preparer.Reads leaves out,
+	// when it is set). A list's added objects are then decoded that way (as an
 	// initial streaming list is received, listprep.go; ahead of their lines, in a large list)
 	// and handed to it, and each line carries what it returned (Event.Prepared) instead of the
 	// object, which TypedObject and Materialize decode in full from the cache if a consumer
@@ -274,12 +274,12 @@ func ModuleVersion(path string) string {
 // them into OnAdd/OnUpdate/OnDelete and drops unchanged relist deliveries (docs/fields.md).
 type resourceInformer struct {
 	// prepare is Config.Prepare's reader for this resource's Added lines (nil: none), and
-	// prepareSpec what it reads of their objects' specs (nil: all of it), as prepareCut
-	// resolves it once (specCut).
-	prepare     func(runtime.Object) any
-	prepareSpec *SpecRead
-	cutOnce     sync.Once
-	prepareCut  *specCut
+	// prepareReads what it reads of their objects (nil: all but managedFields), as
+	// prepareCut resolves it once (readCut).
+	prepare      func(runtime.Object) any
+	prepareReads *Reads
+	cutOnce      sync.Once
+	prepareCut   *readCut
 	// listPrep prepares the initial streaming list's lines as it is received (listprep.go).
 	prepMu   sync.Mutex
 	listPrep *listPrep
@@ -502,18 +502,18 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 }
 
 // setPreparer sets what the informer reads of its added objects for their lines, and what it
-// decodes of their specs for that.
+// decodes of them for that.
 func (ri *resourceInformer) setPreparer(p Preparer) {
-	ri.prepare, ri.prepareSpec = p.Read, p.Spec
+	ri.prepare, ri.prepareReads = p.Read, p.Reads
 	ri.cutOnce, ri.prepareCut = sync.Once{}, nil
 }
 
-// specCut is what of its objects' specs the informer decodes for Config.Prepare's reader,
-// resolved against the Go type of the first object it reads (nil: all of it).
-func (ri *resourceInformer) specCut(gvk schema.GroupVersionKind) *specCut {
+// readCut is what of its objects the informer decodes for Config.Prepare's reader,
+// resolved against the Go type of the first object it reads (nil: all but managedFields).
+func (ri *resourceInformer) readCut(gvk schema.GroupVersionKind) *readCut {
 	ri.cutOnce.Do(func() {
 		if obj, err := scheme.Scheme.New(gvk); err == nil {
-			ri.prepareCut = newSpecCut(obj, ri.prepareSpec)
+			ri.prepareCut = newReadCut(obj, ri.prepareReads)
 		}
 	})
 	return ri.prepareCut

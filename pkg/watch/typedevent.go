@@ -149,13 +149,13 @@ func (ri *resourceInformer) decodeOne(o interface{}) aheadObject {
 }
 
 // prepared is what Config.Prepare reads of c, decoded without its managedFields (nor what its
-// spec cut leaves out); nil when
+// Reads leave out); nil when
 // there is no Prepare, c is not protobuf or does not decode, or Prepare reads nothing.
 func (ri *resourceInformer) prepared(c *compactObject) any {
 	if ri.prepare == nil || c.codec != compactProtobuf {
 		return nil
 	}
-	t, err := c.decodeForRead(ri.specCut(c.gvk))
+	t, err := c.decodeForRead(ri.readCut(c.gvk))
 	if err != nil {
 		return nil
 	}

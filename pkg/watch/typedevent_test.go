@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
@@ -121,8 +122,8 @@ func TestTypedListDecodedAhead(t *testing.T) {
 // without their managedFields (and nothing else missing), and their lines carry what it read
 // and no decoded object, in the list's order; TypedObject and Materialize give the object the
 // line carried before, managedFields included. A resource it says nothing for (nil) gets its
-// lines typed as before; updates are never prepared. With a spec read (Preparer.Spec), the
-// objects come without the rest of their specs.
+// lines typed as before; updates are never prepared. With Preparer.Reads, the objects come
+// without what it leaves out of their metadata and specs.
 func TestListPrepared(t *testing.T) {
 	n := aheadMin + aheadWindow/2
 	objs := cachedPods(t, n)
@@ -151,6 +152,7 @@ func TestListPrepared(t *testing.T) {
 					t.Fatal("the cached pod has no containers")
 				}
 				want.Spec = corev1.PodSpec{Containers: make([]corev1.Container, len(want.Spec.Containers))}
+				want.ObjectMeta = metav1.ObjectMeta{Name: want.Name, Namespace: want.Namespace}
 			}
 			if diff := cmp.Diff(want, p); diff != "" {
 				t.Errorf("%s: Prepare got (-the object without managedFields +got):\n%s", mode, diff)
@@ -161,7 +163,7 @@ func TestListPrepared(t *testing.T) {
 		ri.cfg.Prepare = func(discovery.Resource) Preparer {
 			switch {
 			case specRead:
-				return Preparer{Read: prepare, Spec: &SpecRead{Counted: []string{"Containers"}}}
+				return Preparer{Read: prepare, Reads: &Reads{Metadata: []string{"Name", "Namespace"}, SpecCounted: []string{"Containers"}}}
 			case prepares:
 				return Preparer{Read: prepare}
 			}

@@ -14,9 +14,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// TestPreparedPodsReadAsWhole: the pods' Preparer reads only part of their specs (their
-// containers counted, their init containers); the informer decodes nothing else of the spec
-// (watch.DecodeForRead). Over pods made at random in every shape the state reads (phases,
+// TestPreparedPodsReadAsWhole: the pods' Preparer reads only part of them (of their metadata
+// the generation, times, grace period and finalizers; of their specs the containers counted,
+// the init containers); the informer decodes nothing else (watch.DecodeForRead). Over pods made at random in every shape the state reads (phases,
 // conditions, init containers and sidecars, waiting, running and terminated containers,
 // restarts, deletions, generations), the prepared line of each is byte for byte its line read
 // from the whole pod.
@@ -24,7 +24,7 @@ func TestPreparedPodsReadAsWhole(t *testing.T) {
 	opts := Options{Diff: "inline", Timestamps: "none"}
 	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	prepare := New(nil, opts).PrepareAdded(resourceOf(&corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}}))
-	if prepare.Spec == nil || prepare.Read == nil {
+	if prepare.Reads == nil || prepare.Read == nil {
 		t.Fatalf("pods are prepared reading all of their specs: %+v", prepare)
 	}
 	rng := rand.New(rand.NewPCG(37, 1))
@@ -55,9 +55,12 @@ func TestPreparedPodsReadAsWhole(t *testing.T) {
 	pod := randomPod(rng, 0, at)
 	pod.Spec.NodeName, pod.Spec.Volumes = "node-1", []corev1.Volume{{Name: "v"}}
 	pod.Spec.Containers = []corev1.Container{{Name: "a", Image: "img"}, {Name: "b"}}
-	d := decodedForRead(t, pod, prepare.Spec).(*corev1.Pod)
+	d := decodedForRead(t, pod, prepare.Reads).(*corev1.Pod)
 	if d.Spec.NodeName != "" || d.Spec.Volumes != nil || len(d.Spec.Containers) != 2 || d.Spec.Containers[0].Name != "" {
 		t.Errorf("the spec as decoded for the read: %+v; want only 2 empty containers and the init containers", d.Spec)
+	}
+	if d.Labels != nil || d.Annotations != nil || d.OwnerReferences != nil || d.ManagedFields != nil || d.Name != pod.Name {
+		t.Errorf("the metadata as decoded for the read: %+v; want no labels, annotations, owners or managedFields", d.ObjectMeta)
 	}
 }
 
@@ -69,8 +72,9 @@ func randomPod(rng *rand.Rand, i int, at time.Time) *corev1.Pod {
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%d", i), Namespace: "ns", ResourceVersion: fmt.Sprint(100 + i),
 			CreationTimestamp: metav1.NewTime(at.Add(-time.Duration(rng.IntN(600)) * time.Second)),
-			Labels:            map[string]string{"app": "x"},
-			ManagedFields:     []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}},
+			Labels:            map[string]string{"app": "x"}, Annotations: map[string]string{"a": "b"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u"}},
+			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}},
 		Spec: corev1.PodSpec{NodeName: pick("", "node-a"), Volumes: []corev1.Volume{{Name: "data"}},
 			Tolerations: []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}},
 		Status: corev1.PodStatus{Phase: corev1.PodPhase(pick("Pending", "Running", "Succeeded", "Failed", "", "Unknown")),
@@ -130,18 +134,22 @@ func randomContainerStatus(rng *rand.Rand, name string) corev1.ContainerStatus {
 	return cs
 }
 
-// Fields a Preparer names that its kind's spec does not have leave the spec whole: a typo
-// must never cut what the reader reads.
+// Fields a Preparer names that its kind does not have leave the object whole: a typo must
+// never cut what the reader reads.
 func TestDecodeForReadUnknownSpecField(t *testing.T) {
-	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}},
 		Spec: corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: "a"}}}}
-	d := decodedForRead(t, pod, &watch.SpecRead{Fields: []string{"NoSuchField"}}).(*corev1.Pod)
+	d := decodedForRead(t, pod, &watch.Reads{Spec: []string{"NoSuchField"}}).(*corev1.Pod)
 	if d.Spec.NodeName != "node-a" || d.Spec.Containers[0].Name != "a" {
 		t.Errorf("spec cut for a field the spec does not have: %+v", d.Spec)
 	}
 	// A kind without a spec decodes whole.
 	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, Data: map[string]string{"a": "b"}}
-	if d := decodedForRead(t, cm, &watch.SpecRead{Fields: []string{"Data"}}); d.(*corev1.ConfigMap).Data["a"] != "b" {
+	if d := decodedForRead(t, cm, &watch.Reads{Spec: []string{"Data"}}); d.(*corev1.ConfigMap).Data["a"] != "b" {
 		t.Errorf("a ConfigMap decoded for a spec read: %+v", d)
+	}
+	d = decodedForRead(t, pod, &watch.Reads{Metadata: []string{"Name", "NoSuchField"}}).(*corev1.Pod)
+	if d.Spec.NodeName != "node-a" {
+		t.Errorf("metadata cut for a field ObjectMeta does not have: %+v", d)
 	}
 }
