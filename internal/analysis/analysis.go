@@ -57,10 +57,23 @@ func (s *Step) Detects() bool { return s.hot != nil }
 // Analyze completes ev and appends to out what to hand on, in order: ev, then the HotLoop
 // event it made, if any. With Redetect, a HotLoop or HotLoopEnded line that comes in is left out.
 func (s *Step) Analyze(out []watch.Event, ev *watch.Event) []watch.Event {
+	keep, started := s.Mark(ev)
+	if keep {
+		out = append(out, *ev)
+	}
+	if started != nil {
+		out = append(out, *started)
+	}
+	return out
+}
+
+// Mark is Analyze in place: it marks ev, reports whether ev goes on, and returns the hot-loop
+// line it starts (after ev), if any. The pipeline takes a line through it without a copy.
+func (s *Step) Mark(ev *watch.Event) (keep bool, started *watch.Event) {
 	// Detecting again replaces the recorded diagnoses, their ends included (issue #33: a
 	// replay with --hot-loop-window 3s printed the recorded 30 s HotLoopEnded lines).
 	if (ev.Type == watch.HotLoop || ev.Type == watch.HotLoopEnded) && s.redetect {
-		return out
+		return false, nil
 	}
 	if ev.IsChange() {
 		if s.changes && ev.Changes == nil {
@@ -77,11 +90,7 @@ func (s *Step) Analyze(out []watch.Event, ev *watch.Event) []watch.Event {
 		}
 	}
 	s.filter.Mark(ev)
-	out = append(out, *ev)
-	if hl := s.hot.Observe(ev); hl != nil {
-		out = append(out, *hl)
-	}
-	return out
+	return true, s.hot.Observe(ev)
 }
 
 // Ended returns the HotLoopEnded events of the loops that ended by now (a whole window without

@@ -77,14 +77,15 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	if h == nil {
 		return nil
 	}
+	// An update of ignored fields only (a heartbeat) is noise, not a loop. (Checked before the
+	// object's id is made: most lines of a large list are not changes.)
+	if ev.Type != watch.Deleted && (!ev.IsChange() || ev.Ignored) {
+		return nil
+	}
 	key := objectKey(ev)
 	id := ev.Resource.String() + " " + key
 	if ev.Type == watch.Deleted {
 		h.d.Forget(id)
-		return nil
-	}
-	// An update of ignored fields only (a heartbeat) is noise, not a loop.
-	if !ev.IsChange() || ev.Ignored {
 		return nil
 	}
 	u := diff.Update{At: ev.Time}

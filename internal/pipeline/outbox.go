@@ -146,7 +146,10 @@ func (o *Outbox) appendLocked(ev *watch.Event, pr printer.Prepared) {
 	if len(o.buf) == cap(o.buf) {
 		o.growLocked()
 	}
-	o.buf = append(o.buf, slot{ev: *ev, prep: pr})
+	// Filled in place: the event is copied once.
+	o.buf = o.buf[:len(o.buf)+1]
+	s := &o.buf[len(o.buf)-1]
+	s.ev, s.prep, s.hole = *ev, pr, false
 	o.waiting++
 }
 
@@ -202,6 +205,13 @@ func (o *Outbox) Get() (ev watch.Event, dropped int, ok bool) {
 
 // GetPrepared is Get with what was prepared of the event's line (PutPrepared's).
 func (o *Outbox) GetPrepared() (ev watch.Event, pr printer.Prepared, dropped int, ok bool) {
+	pr, dropped, ok, _ = o.getInto(&ev)
+	return ev, pr, dropped, ok
+}
+
+// getInto is GetPrepared into *ev (one copy of the event, not two), also saying whether the
+// outbox is empty after it (idle: the writer flushes then). *ev is zero when there is no event.
+func (o *Outbox) getInto(ev *watch.Event) (pr printer.Prepared, dropped int, ok, idle bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for o.waiting == 0 && o.dropped == 0 && !o.closed {
@@ -215,20 +225,22 @@ func (o *Outbox) GetPrepared() (ev watch.Event, pr printer.Prepared, dropped int
 	}
 	if o.waiting == 0 {
 		o.resetIfEmptyLocked()
-		return watch.Event{}, printer.Prepared{}, dropped, dropped > 0
+		*ev = watch.Event{}
+		return printer.Prepared{}, dropped, dropped > 0, true
 	}
-	ev, pr = o.buf[o.head].ev, o.buf[o.head].prep
+	s := &o.buf[o.head]
+	*ev, pr = s.ev, s.prep
 	if o.last != nil && ev.Type.IsObject() {
 		if k := ev.ObjectID(); o.last[k] == o.base+o.head {
 			delete(o.last, k)
 		}
 	}
-	o.buf[o.head] = slot{}
+	*s = slot{}
 	o.head++
 	o.waiting--
 	o.resetIfEmptyLocked()
 	o.cond.Broadcast()
-	return ev, pr, dropped, true
+	return pr, dropped, true, o.waiting == 0
 }
 
 func (o *Outbox) resetIfEmptyLocked() {

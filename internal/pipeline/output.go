@@ -79,8 +79,8 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 	var pr printer.Prepared
 	for {
 		var dropped int
-		var ok bool
-		ev, pr, dropped, ok = outbox.GetPrepared()
+		var ok, idle bool
+		pr, dropped, ok, idle = outbox.getInto(&ev)
 		if !ok {
 			break
 		}
@@ -88,7 +88,7 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 			continue
 		}
 		clearProgress()
-		werr = writeLine(p, dropped, ev.Type != "", func() error { return p.PrintPrepared(&ev, pr) }, outbox.Len() == 0)
+		werr = writeLine(p, dropped, ev.Type != "", func() error { return p.PrintPrepared(&ev, pr) }, idle)
 		if werr != nil {
 			cancel()
 		}

@@ -50,11 +50,10 @@ type Config struct {
 
 // Pipeline runs lines through the stages, one at a time (it is not safe for concurrent use).
 type Pipeline struct {
-	cfg      Config
-	step     *analysis.Step
-	hides    bool          // human output: noise hidden, hot objects folded
-	folder   *noise.Folder // human output with --fold; nil otherwise
-	analyzed []watch.Event
+	cfg    Config
+	step   *analysis.Step
+	hides  bool          // human output: noise hidden, hot objects folded
+	folder *noise.Folder // human output with --fold; nil otherwise
 	// passed is pass's result, reused from line to line (emit copies what it hands on).
 	passed []watch.Event
 	recErr error
@@ -84,13 +83,17 @@ func (p *Pipeline) RecordErr() error { return p.recErr }
 
 // Process analyzes a line as it came from its source and passes on what the analysis hands
 // on (the line, and the hot-loop lines it starts).
+// ev is marked and passed on in place, not copied.
 func (p *Pipeline) Process(ev *watch.Event) {
 	if p.err != nil {
 		return
 	}
-	p.analyzed = p.step.Analyze(p.analyzed[:0], ev)
-	for i := range p.analyzed {
-		p.handle(&p.analyzed[i])
+	keep, started := p.step.Mark(ev)
+	if keep {
+		p.handle(ev)
+	}
+	if started != nil {
+		p.handle(started)
 	}
 }
 
@@ -125,9 +128,13 @@ func (p *Pipeline) handle(ev *watch.Event) {
 	if c.FoldByEventTime {
 		p.emit(p.foldDue(ev.Time))
 	}
-	p.emit(p.pass(ev))
+	before, show := p.pass(ev)
+	p.emit(before)
 	clear(p.passed) // the buffer keeps no object alive
 	p.passed = p.passed[:0]
+	if show {
+		p.emitOne(ev)
+	}
 }
 
 // Ended passes the hot-loop ends that are due by now (a window passed without an update).
@@ -169,15 +176,11 @@ func (p *Pipeline) shows(ev *watch.Event) bool {
 	return p.cfg.Shows == nil || p.cfg.Shows(ev)
 }
 
-// pass returns what the output shows for ev, in order: Folded lines due before it, then ev
-// unless human output hides it as noise or folds it.
-func (p *Pipeline) pass(ev *watch.Event) []watch.Event {
+// pass says what the output shows for ev, in order: the Folded lines due before it (before),
+// then ev itself (show) unless human output hides it as noise or folds it.
+func (p *Pipeline) pass(ev *watch.Event) (before []watch.Event, show bool) {
 	if !p.hides {
-		if p.shows(ev) {
-			p.passed = append(p.passed[:0], *ev)
-			return p.passed
-		}
-		return nil
+		return nil, p.shows(ev)
 	}
 	out := p.passed[:0]
 	switch {
@@ -186,33 +189,35 @@ func (p *Pipeline) pass(ev *watch.Event) []watch.Event {
 	case p.folder != nil && ev.Type == watch.HotLoopEnded:
 		out = append(out, p.folder.End(ev)...)
 	case noise.Hidden(ev):
-		return nil
+		return nil, false
 	case p.folder != nil && ev.Type.IsObject() && p.shows(ev):
-		before, folded := p.folder.Fold(ev)
-		out = append(out, before...)
+		due, folded := p.folder.Fold(ev)
+		out = append(out, due...)
 		if folded {
 			p.passed = out
-			return out
+			return out, false
 		}
-	}
-	if p.shows(ev) {
-		out = append(out, *ev)
 	}
 	p.passed = out
-	return out
+	return out, p.shows(ev)
 }
 
-// emit hands shown lines to the output; a Folded line is also counted, once, here.
+// emit hands shown lines to the output.
 func (p *Pipeline) emit(evs []watch.Event) {
 	for i := range evs {
-		if p.err != nil {
-			return
-		}
-		if evs[i].Type == watch.Folded {
-			p.cfg.Summary.Add(&evs[i])
-		}
-		if p.cfg.Emit != nil {
-			p.err = p.cfg.Emit(&evs[i])
-		}
+		p.emitOne(&evs[i])
+	}
+}
+
+// emitOne hands a shown line to the output; a Folded line is also counted, once, here.
+func (p *Pipeline) emitOne(ev *watch.Event) {
+	if p.err != nil {
+		return
+	}
+	if ev.Type == watch.Folded {
+		p.cfg.Summary.Add(ev)
+	}
+	if p.cfg.Emit != nil {
+		p.err = p.cfg.Emit(ev)
 	}
 }

@@ -480,7 +480,11 @@ func (ri *resourceInformer) onWatchError(ctx context.Context, _ *cache.Reflector
 }
 
 // emit sends an event unless the run is over.
-func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
+func (ri *resourceInformer) emit(ctx context.Context, ev Event) { ri.emitPtr(ctx, &ev) }
+
+// emitPtr is emit of *ev (changed: its resource and time set), for the lines of a list, which
+// are not copied once more on their way into the channel.
+func (ri *resourceInformer) emitPtr(ctx context.Context, ev *Event) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -491,12 +495,12 @@ func (ri *resourceInformer) emit(ctx context.Context, ev Event) {
 	// Room in the channel (the common case) takes a plain send; only a full one waits with
 	// the context beside it.
 	select {
-	case ri.out <- ev:
+	case ri.out <- *ev:
 		return
 	default:
 	}
 	select {
-	case ri.out <- ev:
+	case ri.out <- *ev:
 	case <-ctx.Done():
 	}
 }

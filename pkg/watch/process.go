@@ -278,22 +278,22 @@ func (ri *resourceInformer) emitObjectTyped(t Type, delta Delta, cur, old *unstr
 		a := diff.Attribute(old.Object, cur.Object, nil)
 		ev.Attribution = &a
 	}
-	ri.emitEvent(ev, cur)
+	ri.emitEvent(&ev, cur)
 }
 
 // emitEvent stamps an object event, enqueues its key and emits it; obj is its object, for the key.
-func (ri *resourceInformer) emitEvent(ev Event, obj interface{}) {
+func (ri *resourceInformer) emitEvent(ev *Event, obj interface{}) {
 	ev.Time = time.Now()
 	// Enqueue the key as a controller's handler does, tombstones included, unless a
 	// predicate drops the event first.
 	// The object's events of an owned resource or of Events enqueue nothing here: --owned's
 	// causality step enqueues an owned object's owner; an Event enqueues nothing.
 	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
-		if ev.Filtered = Filter(ri.cfg.Predicates, &ev); !ri.notQueued {
-			ev.Queue = ri.enqueue(key, triggerOf(&ev), ev.Filtered)
+		if ev.Filtered = Filter(ri.cfg.Predicates, ev); !ri.notQueued {
+			ev.Queue = ri.enqueue(key, triggerOf(ev), ev.Filtered)
 		}
 	}
-	ri.emit(ri.ctx, ev)
+	ri.emitPtr(ri.ctx, ev)
 }
 
 // enqueue adds key to the informer's queue for the event tr, as a controller's handler does

@@ -80,14 +80,14 @@ func (ri *resourceInformer) emitAddedTyped(delta Delta, o interface{}, t runtime
 	}
 	ev := Event{Type: Added, Delta: delta, Namespace: a.GetNamespace(), Name: a.GetName(),
 		ResourceVersion: a.GetResourceVersion(), InitialList: initial, Typed: t}
-	ri.emitEvent(ev, t)
+	ri.emitEvent(&ev, t)
 }
 
 // emitPrepared emits the Added line of a cached object with what Config.Prepare read of it.
 func (ri *resourceInformer) emitPrepared(delta Delta, c *compactObject, prepared any, initial bool) {
 	ev := Event{Type: Added, Delta: delta, Namespace: c.meta.GetNamespace(), Name: c.meta.GetName(),
 		ResourceVersion: c.meta.GetResourceVersion(), InitialList: initial, Prepared: prepared, Cached: c}
-	ri.emitEvent(ev, c)
+	ri.emitEvent(&ev, c)
 }
 
 // aheadWindow is how many objects the list's decoder hands over at once, and aheadMin the
