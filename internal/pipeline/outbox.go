@@ -153,16 +153,17 @@ func (o *Outbox) appendLocked(ev *watch.Event, pr printer.Prepared) {
 	o.waiting++
 }
 
-// growLocked doubles the outbox's slice, up to the bound (twice the bound past it, for the
-// lines never dropped). append grows a large slice by a quarter at a time: a list's lines
-// pouring in faster than the writer takes them (10,000 lines of ~900 bytes) made it copy its
-// whole buffer about ten times over, each old copy garbage.
+// growLocked makes the outbox's slice four times as large, up to the bound (twice the bound
+// past it, for the lines never dropped). append grows a large slice by a quarter at a time: a
+// list's lines pouring in faster than the writer takes them (10,000 lines of ~900 bytes) made it
+// copy its whole buffer about ten times over, each old copy garbage; doubling still copied 15,000
+// slots.
 func (o *Outbox) growLocked() {
 	limit := o.max
 	if len(o.buf) >= o.max {
 		limit = 2 * o.max
 	}
-	buf := make([]slot, len(o.buf), max(min(2*cap(o.buf), limit), len(o.buf)+1, 16))
+	buf := make([]slot, len(o.buf), max(min(4*cap(o.buf), limit), len(o.buf)+1, 16))
 	copy(buf, o.buf)
 	o.buf = buf
 }

@@ -54,7 +54,7 @@ type Pipeline struct {
 	step   *analysis.Step
 	hides  bool          // human output: noise hidden, hot objects folded
 	folder *noise.Folder // human output with --fold; nil otherwise
-	// passed is pass's result, reused from line to line (emit copies what it hands on).
+	// passed holds the Folded lines pass found due before a line, reused from line to line.
 	passed []watch.Event
 	recErr error
 	err    error
