@@ -949,6 +949,14 @@ var mutations = []mutation{
 		run:  []string{"TestListPrepared"},
 	},
 	{
+		name: "a relist is taken for a first list (every object an add, none gone)",
+		file: "pkg/watch/process.go",
+		old:  "\tempty := len(ri.indexer.ListKeys()) == 0",
+		new:  "\tempty := true",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestProcessLifecycle"},
+	},
+	{
 		name: "a watch inside reenact --follow revokes reenact's writes",
 		file: "internal/readonly/readonly.go",
 		old:  `Writes:              old.Writes || a.Writes,`,

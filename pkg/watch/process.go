@@ -126,11 +126,22 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 	li, _ := ri.tap.popList()
 	// Objects as cached (compact): decoded one at a time when emitted.
 	changes := make([]listChange, 0, len(info.Objects))
-	listed := make(map[string]struct{}, len(info.Objects))
+	// Into an empty cache (the first list) every object is an add and none is gone: no keys
+	// to look up.
+	empty := len(ri.indexer.ListKeys()) == 0
+	var listed map[string]struct{}
+	if !empty {
+		listed = make(map[string]struct{}, len(info.Objects))
+	}
 	var counts RelistCounts
 	for _, o := range info.Objects {
 		if _, ok := o.(runtime.Object); !ok {
 			return fmt.Errorf("unexpected object %T in list", o)
+		}
+		if empty {
+			counts.Added++
+			changes = append(changes, listChange{cur: o})
+			continue
 		}
 		key, err := cache.MetaNamespaceKeyFunc(o)
 		if err != nil {
@@ -150,7 +161,7 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 		changes = append(changes, listChange{old: old, cur: o})
 	}
 	var gone []interface{}
-	for _, key := range ri.indexer.ListKeys() {
+	for _, key := range ri.indexer.ListKeys() { // none when the cache was empty
 		if _, ok := listed[key]; ok {
 			continue
 		}
