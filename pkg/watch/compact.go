@@ -149,21 +149,12 @@ func (c *compactObject) dropManagedFields() {
 }
 
 // typed decodes protobuf bytes to the built-in Go type, with its apiVersion and kind set.
-func (c *compactObject) typed() (runtime.Object, error) { return c.decodeTyped(false) }
+func (c *compactObject) typed() (runtime.Object, error) { return c.decodeCut(false, nil) }
 
-// typedWithoutManagedFields is typed without metadata.managedFields, cut from the bytes before
-// they are decoded (about a third of a kwok pod's decoding, and of what it allocates): for a
-// reader that never reads them (Config.Prepare).
-func (c *compactObject) typedWithoutManagedFields() (runtime.Object, error) {
-	return c.decodeTyped(true)
-}
-
-func (c *compactObject) decodeTyped(noManagedFields bool) (runtime.Object, error) {
-	return c.decodeCut(noManagedFields, nil)
-}
-
-// decodeForRead decodes the object for a reader that never reads its managedFields, nor what
-// cut leaves out (nil: nothing more).
+// decodeForRead is typed without metadata.managedFields, nor what cut leaves out (nil: nothing
+// more), cut from the bytes before they are decoded (managedFields are about a third of a kwok
+// pod's decoding, and of what it allocates): for a reader that never reads them
+// (Config.Prepare).
 func (c *compactObject) decodeForRead(cut *readCut) (runtime.Object, error) {
 	return c.decodeCut(true, cut)
 }
