@@ -166,7 +166,8 @@ func counts(counted []protowire.Number, n protowire.Number, f []byte) bool {
 
 // DecodeForRead decodes raw, an object of kind gvk in protobuf (its message, without the
 // envelope), as the informer decodes an object for a Preparer's Read: without its
-// managedFields, and without what reads leaves out (nil: nothing more).
+// managedFields, and without what reads leaves out (nil: nothing more). It resolves reads
+// against gvk's Go type at each call (the informer does once per resource).
 func DecodeForRead(raw []byte, gvk schema.GroupVersionKind, reads *Reads) (runtime.Object, error) {
 	o, pm, err := newProtobufTyped(gvk)
 	if err != nil {
