@@ -46,7 +46,7 @@ func (r *Reader) OfTyped(o runtime.Object, at time.Time) *State {
 // ObjectMeta, of its spec, and lists of the spec of which it reads only how many items there
 // are. False when it may read anything (a kind it does not say this of, or a reader of printer
 // columns, which may point anywhere). A decoder may leave the rest out: OfTyped of such an
-// object is OfTyped of the whole (TestPreparedPodsReadAsWhole).
+// object is OfTyped of the whole (TestReadsIsAllOfTyped).
 func (r *Reader) Reads(gk schema.GroupKind) (metadata, spec, specCounted []string, ok bool) {
 	if len(r.columns) > 0 || gk != (schema.GroupKind{Kind: "Pod"}) {
 		return nil, nil, nil, false

@@ -1,4 +1,4 @@
-package printer
+package state
 
 import (
 	"fmt"
@@ -10,57 +10,58 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// TestPreparedPodsReadAsWhole: the pods' Preparer reads only part of them (of their metadata
-// the generation, times, grace period and finalizers; of their specs the containers counted,
-// the init containers); the informer decodes nothing else (watch.DecodeForRead). Over pods made at random in every shape the state reads (phases,
+// TestReadsIsAllOfTyped: Reads names all that OfTyped reads of a pod (of its metadata the
+// generation, times, grace period and finalizers; of its spec the containers counted, the init
+// containers). Over pods drawn at random in every shape the state tells apart (phases,
 // conditions, init containers and sidecars, waiting, running and terminated containers,
-// restarts, deletions, generations), the prepared line of each is byte for byte its line read
-// from the whole pod.
-func TestPreparedPodsReadAsWhole(t *testing.T) {
-	opts := Options{Diff: "inline", Timestamps: "none"}
+// restarts, deletions, generations), the state of each pod decoded as the informer decodes it for
+// a reader that says so (watch.DecodeForRead) is the state of the whole pod.
+func TestReadsIsAllOfTyped(t *testing.T) {
 	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
-	prepare := New(nil, opts).PrepareAdded(resourceOf(&corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}}))
-	if prepare.Reads == nil || prepare.Read == nil {
-		t.Fatalf("pods are prepared reading all of their specs: %+v", prepare)
+	r := NewReader(nil)
+	metadata, spec, counted, ok := r.Reads(schema.GroupKind{Kind: "Pod"})
+	if !ok {
+		t.Fatal("a pod's reader says it may read anything")
 	}
+	reads := &watch.Reads{Metadata: metadata, Spec: spec, SpecCounted: counted}
 	rng := rand.New(rand.NewPCG(37, 1))
-	shapes := map[string]bool{}
+	states := map[string]bool{}
 	for i := range 2000 {
 		pod := randomPod(rng, i, at)
-		ev := watch.Event{Type: watch.Added, Time: at, Resource: resourceOf(pod), Namespace: pod.Namespace, Name: pod.Name,
-			ResourceVersion: pod.ResourceVersion, InitialList: true, Delta: watch.DeltaReplaced, Typed: pod}
-		want := printed(t, opts, &ev)
-		got, ok := printedPrepareAdded(t, opts, &ev)
-		if !ok {
-			t.Fatal("no prepared pod line")
+		raw, err := pod.Marshal()
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got != want {
-			t.Fatalf("pod %d: the prepared line differs from the whole pod's (-whole +prepared):\n%s", i, cmp.Diff(want, got))
+		cut, err := watch.DecodeForRead(raw, corev1.SchemeGroupVersion.WithKind("Pod"), reads)
+		if err != nil {
+			t.Fatal(err)
 		}
-		_, rv, _ := strings.Cut(want, " rv=")
-		_, state, _ := strings.Cut(rv, "  ")
-		shapes[state] = true
+		want, got := r.OfTyped(pod, at), r.OfTyped(cut, at)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("pod %d: the state of the pod as cut differs from the whole pod's (-whole +cut):\n%s", i, diff)
+		}
+		if want != nil {
+			states[want.Status+" "+want.Summary+" "+want.Message+" "+strings.Join(want.Finalizers, ",")] = true
+		}
 	}
-	// The pods took the shapes the state tells apart (not all one line).
-	t.Logf("%d different states over 2000 random pods", len(shapes))
-	if len(shapes) < 100 {
-		t.Errorf("%d different states over 2000 random pods: the generator tests little", len(shapes))
+	// The pods took the shapes the state tells apart (not all one state).
+	t.Logf("%d different states over 2000 random pods", len(states))
+	if len(states) < 100 {
+		t.Errorf("%d different states over 2000 random pods: the generator tests little", len(states))
 	}
-	// What is cut is really gone: a pod decoded for the read has no volumes, no node, and empty
-	// containers (as many as it had).
-	pod := randomPod(rng, 0, at)
-	pod.Spec.NodeName, pod.Spec.Volumes = "node-1", []corev1.Volume{{Name: "v"}}
-	pod.Spec.Containers = []corev1.Container{{Name: "a", Image: "img"}, {Name: "b"}}
-	d := decodedForRead(t, pod, prepare.Reads).(*corev1.Pod)
-	if d.Spec.NodeName != "" || d.Spec.Volumes != nil || len(d.Spec.Containers) != 2 || d.Spec.Containers[0].Name != "" {
-		t.Errorf("the spec as decoded for the read: %+v; want only 2 empty containers and the init containers", d.Spec)
+	// Other kinds, and a reader of printer columns, say nothing of what they read.
+	if _, _, _, ok := r.Reads(schema.GroupKind{Group: "apps", Kind: "Deployment"}); ok {
+		t.Error("a Deployment's reader says what it reads")
 	}
-	if d.Labels != nil || d.Annotations != nil || d.OwnerReferences != nil || d.ManagedFields != nil || d.Name != pod.Name {
-		t.Errorf("the metadata as decoded for the read: %+v; want no labels, annotations, owners or managedFields", d.ObjectMeta)
+	cr := NewReader([]discovery.PrinterColumn{{Name: "Phase", Type: "string", JSONPath: ".spec.nodeName"}})
+	if _, _, _, ok := cr.Reads(schema.GroupKind{Kind: "Pod"}); ok {
+		t.Error("a reader of printer columns says it reads only part of a pod")
 	}
 }
 
@@ -134,22 +135,3 @@ func randomContainerStatus(rng *rand.Rand, name string) corev1.ContainerStatus {
 	return cs
 }
 
-// Fields a Preparer names that its kind does not have leave the object whole: a typo must
-// never cut what the reader reads.
-func TestDecodeForReadUnknownSpecField(t *testing.T) {
-	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}},
-		Spec: corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: "a"}}}}
-	d := decodedForRead(t, pod, &watch.Reads{Spec: []string{"NoSuchField"}}).(*corev1.Pod)
-	if d.Spec.NodeName != "node-a" || d.Spec.Containers[0].Name != "a" {
-		t.Errorf("spec cut for a field the spec does not have: %+v", d.Spec)
-	}
-	// A kind without a spec decodes whole.
-	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, Data: map[string]string{"a": "b"}}
-	if d := decodedForRead(t, cm, &watch.Reads{Spec: []string{"Data"}}); d.(*corev1.ConfigMap).Data["a"] != "b" {
-		t.Errorf("a ConfigMap decoded for a spec read: %+v", d)
-	}
-	d = decodedForRead(t, pod, &watch.Reads{Metadata: []string{"Name", "NoSuchField"}}).(*corev1.Pod)
-	if d.Spec.NodeName != "node-a" {
-		t.Errorf("metadata cut for a field ObjectMeta does not have: %+v", d)
-	}
-}
