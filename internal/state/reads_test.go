@@ -134,4 +134,3 @@ func randomContainerStatus(rng *rand.Rand, name string) corev1.ContainerStatus {
 	}
 	return cs
 }
-
