@@ -17,7 +17,8 @@ type Preparer struct {
 	Read func(runtime.Object) any
 	// Reads, when set, is all that Read looks at of the objects: the rest is cut from the
 	// protobuf bytes before they are decoded (a kwok pod's containers, volumes, labels and
-	// owners were half of its decoding, for a state that reads how many containers it has).
+	// owners were about a third of its decoding, for a state that reads how many containers it
+	// has).
 	Reads *Reads
 }
 
