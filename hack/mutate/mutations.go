@@ -951,7 +951,7 @@ var mutations = []mutation{
 	{
 		name: "a relist is taken for a first list (every object an add, none gone)",
 		file: "pkg/watch/process.go",
-		old:  "\tempty := len(ri.indexer.ListKeys()) == 0",
+		old:  "\tempty := len(cached) == 0",
 		new:  "\tempty := true",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestProcessLifecycle"},

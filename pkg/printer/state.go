@@ -113,8 +113,9 @@ func (p *Printer) Lighten(ev *watch.Event) Prepared {
 // PrepareAdded is watch.Config.Prepare for this printer: for a resource whose Added lines
 // Lighten lightens (human output, not wide, not Events), a Preparer that reads, from an object
 // as the informer decodes it for its line, what Lighten would: the state the line shows (the
-// Prepared the line then carries, which the output hands to PrintPrepared). Nil for other
-// resources and outputs, whose Added lines need their objects. The state is read when the
+// Prepared the line then carries, which the output hands to PrintPrepared), and what of the
+// object that reads (Reads). A Preparer without Read for other resources and outputs, whose
+// Added lines need their objects. The state is read when the
 // object is decoded (as its initial list is received, or a few hundred lines ahead of its
 // line), and a state that depends on the time (a pod unschedulable for longer than kstatus'
 // window) is read at that time.

@@ -127,8 +127,9 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 	// Objects as cached (compact): decoded one at a time when emitted.
 	changes := make([]listChange, 0, len(info.Objects))
 	// Into an empty cache (the first list) every object is an add and none is gone: no keys
-	// to look up.
-	empty := len(ri.indexer.ListKeys()) == 0
+	// to look up. Only this goroutine writes the cache: its keys are the same below.
+	cached := ri.indexer.ListKeys()
+	empty := len(cached) == 0
 	var listed map[string]struct{}
 	if !empty {
 		listed = make(map[string]struct{}, len(info.Objects))
@@ -161,7 +162,7 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 		changes = append(changes, listChange{old: old, cur: o})
 	}
 	var gone []interface{}
-	for _, key := range ri.indexer.ListKeys() { // none when the cache was empty
+	for _, key := range cached {
 		if _, ok := listed[key]; ok {
 			continue
 		}
