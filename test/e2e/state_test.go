@@ -300,10 +300,25 @@ func TestStatePreparedListLines(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = pods.Patch(context.Background(), "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 	})
+	// kube-controller-manager's pod GC marks an unscheduled pod that terminates Failed, within 20 s
+	// of its deletion, then deletes it again with no grace (a no-op here). Had it done so between
+	// the two runs below, they would have seen two versions of the pod. The test writes the Failed
+	// phase itself first, so that the pod GC has nothing left to write.
+	if _, err := pods.Patch(ctx, "held", types.MergePatchType, []byte(`{"status":{"phase":"Failed"}}`), metav1.PatchOptions{}, "status"); err != nil {
+		t.Fatal(err)
+	}
 	if err := pods.Delete(ctx, "held", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	awaitRunningPods(t, c, ns, replicas)
+	heldNow := func() *corev1.Pod {
+		p, err := pods.Get(ctx, "held", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	before := heldNow()
 
 	added := func(args ...string) ([]string, string) {
 		p := c.RunPlugin(t, ctx, append([]string{"watch", "pods", "-n", ns, "--diff", "--color", "never", "--timestamps", "none", "--no-headers", "-v=4"}, args...)...)
@@ -331,6 +346,14 @@ func TestStatePreparedListLines(t *testing.T) {
 	}
 	if len(prepared) != replicas+1 {
 		t.Fatalf("%d Added lines, want %d", len(prepared), replicas+1)
+	}
+	if after := heldNow(); after.ResourceVersion != before.ResourceVersion {
+		var by []string
+		for _, m := range after.ManagedFields {
+			by = append(by, m.Manager+" "+string(m.Operation)+" "+m.Subresource)
+		}
+		t.Fatalf("the held pod was written between the runs (rv %s, then %s; its writers: %v): the two runs did not see the same objects",
+			before.ResourceVersion, after.ResourceVersion, by)
 	}
 	if diff := cmp.Diff(read, prepared); diff != "" {
 		t.Errorf("Added lines (-read from the objects +prepared):\n%s", diff)
