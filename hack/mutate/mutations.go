@@ -949,6 +949,14 @@ var mutations = []mutation{
 		run:  []string{"TestListPrepared"},
 	},
 	{
+		name: "a pod decoded for a read into the previous one's object keeps what that one had",
+		file: "pkg/watch/compact.go",
+		old:  "\treflect.ValueOf(o).Elem().SetZero()\n",
+		new:  "\t_ = reflect.ValueOf\n",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestDecodeForReadInto", "TestListPrepared"},
+	},
+	{
 		name: "a relist is taken for a first list (every object an add, none gone)",
 		file: "pkg/watch/process.go",
 		old:  "\tempty := len(cached) == 0",

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -157,6 +158,24 @@ func (c *compactObject) typed() (runtime.Object, error) { return c.decodeCut(fal
 // (Config.Prepare).
 func (c *compactObject) decodeForRead(cut *readCut) (runtime.Object, error) {
 	return c.decodeCut(true, cut)
+}
+
+// decodeForReadInto is decodeForRead into o, an object of c's Go type that it zeroes first
+// (nil: a new one): a reader that keeps nothing of the object decodes each into the same.
+func (c *compactObject) decodeForReadInto(o runtime.Object, cut *readCut) (runtime.Object, error) {
+	if o == nil {
+		return c.decodeForRead(cut)
+	}
+	pm, ok := o.(interface{ Unmarshal([]byte) error })
+	if !ok {
+		return nil, fmt.Errorf("%s has no protobuf decoder", c.gvk)
+	}
+	reflect.ValueOf(o).Elem().SetZero()
+	if err := c.unmarshal(pm, true, cut); err != nil {
+		return nil, err
+	}
+	o.GetObjectKind().SetGroupVersionKind(c.gvk)
+	return o, nil
 }
 
 func (c *compactObject) decodeCut(noManagedFields bool, cut *readCut) (runtime.Object, error) {

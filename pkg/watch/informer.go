@@ -280,6 +280,10 @@ type resourceInformer struct {
 	prepareReads *Reads
 	cutOnce      sync.Once
 	prepareCut   *readCut
+	// readObjs holds objects prepared decodes into, each zeroed and reused: Read keeps nothing
+	// of the object it is given, so a list's objects need not each be a new one (10,000 pods
+	// were 10 MB of them, garbage as soon as read).
+	readObjs sync.Pool
 	// listPrep prepares the initial streaming list's lines as it is received (listprep.go).
 	prepMu   sync.Mutex
 	listPrep *listPrep

@@ -13,7 +13,8 @@ import (
 // Preparer is what Config.Prepare gives for a resource whose Added lines it prepares.
 type Preparer struct {
 	// Read reads what a line needs of its object, decoded without managedFields (and without
-	// what Reads leaves out).
+	// what Reads leaves out). It must keep nothing of the object itself (its strings and the
+	// slices it holds stay as they are): the object is zeroed and decoded into again.
 	Read func(runtime.Object) any
 	// Reads, when set, is all that Read looks at of the objects: the rest is cut from the
 	// protobuf bytes before they are decoded (a kwok pod's containers, volumes, labels and

@@ -58,3 +58,60 @@ func TestDecodeForRead(t *testing.T) {
 		t.Errorf("a ConfigMap decoded for a spec read: %+v", d)
 	}
 }
+
+// TestDecodeForReadInto: a pod decoded for a read into the object the previous pod was decoded
+// into is the pod as a new object holds it (nothing of the previous one left: its finalizers,
+// conditions, containers or deletion time), and what a reader kept of the previous one (its
+// strings and slices) is unchanged.
+func TestDecodeForReadInto(t *testing.T) {
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	now := metav1.Now()
+	grace := int64(30)
+	first := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "first", Namespace: "ns", Finalizers: []string{"a", "b"},
+		DeletionTimestamp: &now, DeletionGracePeriodSeconds: &grace},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c1"}, {Name: "c2"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "c1", Ready: true}, {Name: "c2"}}}}
+	second := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "second", Namespace: "ns", Finalizers: []string{"z"}},
+		Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "only"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	compact := func(p *corev1.Pod) *compactObject {
+		t.Helper()
+		raw, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := compactFromProtobuf(raw, gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	reads := &Reads{Metadata: []string{"Name", "Namespace", "DeletionTimestamp", "DeletionGracePeriodSeconds", "Finalizers"}, SpecCounted: []string{"Containers"}}
+	cut := newReadCut(&corev1.Pod{}, reads)
+	a, b := compact(first), compact(second)
+	fresh, err := b.decodeForRead(cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.decodeForReadInto(nil, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := got.(*corev1.Pod)
+	keptName, keptFinalizers, keptConditions := kept.Name, kept.Finalizers, kept.Status.Conditions
+	keptCopy := kept.DeepCopy()
+	again, err := b.decodeForReadInto(got, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != got {
+		t.Errorf("decodeForReadInto did not decode into the object it was given")
+	}
+	if diff := cmp.Diff(fresh, again); diff != "" {
+		t.Errorf("the second pod decoded into the first's object (-as a new object holds it +reused):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{keptCopy.Name, keptCopy.Finalizers, keptCopy.Status.Conditions}, []any{keptName, keptFinalizers, keptConditions}); diff != "" {
+		t.Errorf("what a reader kept of the first pod changed (-before +after):\n%s", diff)
+	}
+}

@@ -155,11 +155,17 @@ func (ri *resourceInformer) prepared(c *compactObject) any {
 	if ri.prepare == nil || c.codec != compactProtobuf {
 		return nil
 	}
-	t, err := c.decodeForRead(ri.readCut(c.gvk))
+	reuse, _ := ri.readObjs.Get().(runtime.Object)
+	if reuse != nil && reuse.GetObjectKind().GroupVersionKind() != c.gvk {
+		reuse = nil
+	}
+	t, err := c.decodeForReadInto(reuse, ri.readCut(c.gvk))
 	if err != nil {
 		return nil
 	}
-	return ri.prepare(t)
+	p := ri.prepare(t)
+	ri.readObjs.Put(t)
+	return p
 }
 
 // next returns the next object as decoded ahead (zero when it was not decoded).
