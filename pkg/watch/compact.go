@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -170,12 +171,41 @@ func (c *compactObject) decodeForReadInto(o runtime.Object, cut *readCut) (runti
 	if !ok {
 		return nil, fmt.Errorf("%s has no protobuf decoder", c.gvk)
 	}
-	reflect.ValueOf(o).Elem().SetZero()
+	pod, _ := o.(*corev1.Pod)
+	if pod != nil {
+		zeroPodKeepingStatusLists(pod)
+	} else {
+		reflect.ValueOf(o).Elem().SetZero()
+	}
 	if err := c.unmarshal(pm, true, cut); err != nil {
 		return nil, err
 	}
+	if pod != nil { // as a new pod has them when there are none
+		nilIfEmpty(&pod.Status.Conditions)
+		nilIfEmpty(&pod.Status.ContainerStatuses)
+		nilIfEmpty(&pod.Status.InitContainerStatuses)
+	}
 	o.GetObjectKind().SetGroupVersionKind(c.gvk)
 	return o, nil
+}
+
+// zeroPodKeepingStatusLists zeroes pod but for the arrays of its status's conditions and
+// container statuses, emptied (their items zeroed): the next pod's are decoded into them
+// instead of into arrays grown item by item (a kwok pod's five conditions were four
+// allocations and half of its status's decoding).
+func zeroPodKeepingStatusLists(pod *corev1.Pod) {
+	conds, cs, ics := pod.Status.Conditions, pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses
+	clear(conds)
+	clear(cs)
+	clear(ics)
+	*pod = corev1.Pod{}
+	pod.Status.Conditions, pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses = conds[:0], cs[:0], ics[:0]
+}
+
+func nilIfEmpty[T any](s *[]T) {
+	if len(*s) == 0 {
+		*s = nil
+	}
 }
 
 func (c *compactObject) decodeCut(noManagedFields bool, cut *readCut) (runtime.Object, error) {

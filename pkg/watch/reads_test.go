@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -61,8 +62,9 @@ func TestDecodeForRead(t *testing.T) {
 
 // TestDecodeForReadInto: a pod decoded for a read into the object the previous pod was decoded
 // into is the pod as a new object holds it (nothing of the previous one left: its finalizers,
-// conditions, containers or deletion time), and what a reader kept of the previous one (its
-// strings and slices) is unchanged.
+// conditions, container statuses or deletion time), its status lists decoded into the previous
+// pod's arrays; what a reader kept of the previous pod's metadata (its strings, its finalizers)
+// is unchanged. A pod with no conditions has none, as a new one.
 func TestDecodeForReadInto(t *testing.T) {
 	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
 	now := metav1.Now()
@@ -70,11 +72,16 @@ func TestDecodeForReadInto(t *testing.T) {
 	first := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "first", Namespace: "ns", Finalizers: []string{"a", "b"},
 		DeletionTimestamp: &now, DeletionGracePeriodSeconds: &grace},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c1"}, {Name: "c2"}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
-			ContainerStatuses: []corev1.ContainerStatus{{Name: "c1", Ready: true}, {Name: "c2"}}}}
+		Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, Reason: "r"}, {Type: corev1.PodScheduled, Status: corev1.ConditionTrue}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "c1", Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}},
+				{Name: "c2", RestartCount: 3}},
+			InitContainerStatuses: []corev1.ContainerStatus{{Name: "i"}}}}
 	second := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "second", Namespace: "ns", Finalizers: []string{"z"}},
-		Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "only"}}},
-		Status: corev1.PodStatus{Phase: corev1.PodPending}}
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "only"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "only", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}}}}
+	third := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "third", Namespace: "ns"}}
 	compact := func(p *corev1.Pod) *compactObject {
 		t.Helper()
 		raw, err := p.Marshal()
@@ -89,29 +96,65 @@ func TestDecodeForReadInto(t *testing.T) {
 	}
 	reads := &Reads{Metadata: []string{"Name", "Namespace", "DeletionTimestamp", "DeletionGracePeriodSeconds", "Finalizers"}, SpecCounted: []string{"Containers"}}
 	cut := newReadCut(&corev1.Pod{}, reads)
-	a, b := compact(first), compact(second)
-	fresh, err := b.decodeForRead(cut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := a.decodeForReadInto(nil, cut)
+	got, err := compact(first).decodeForReadInto(nil, cut)
 	if err != nil {
 		t.Fatal(err)
 	}
 	kept := got.(*corev1.Pod)
-	keptName, keptFinalizers, keptConditions := kept.Name, kept.Finalizers, kept.Status.Conditions
+	keptName, keptFinalizers := kept.Name, kept.Finalizers
 	keptCopy := kept.DeepCopy()
-	again, err := b.decodeForReadInto(got, cut)
-	if err != nil {
-		t.Fatal(err)
+	firstConditions := &kept.Status.Conditions[0]
+	for _, next := range []*corev1.Pod{second, third} {
+		c := compact(next)
+		fresh, err := c.decodeForRead(cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := c.decodeForReadInto(got, cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != got {
+			t.Fatalf("decodeForReadInto did not decode into the object it was given")
+		}
+		if diff := cmp.Diff(fresh, again); diff != "" {
+			t.Errorf("%s decoded into the previous pod's object (-as a new object holds it +reused):\n%s", next.Name, diff)
+		}
+		if next == second && &again.(*corev1.Pod).Status.Conditions[0] != firstConditions {
+			t.Errorf("the second pod's conditions were not decoded into the first's array")
+		}
 	}
-	if again != got {
-		t.Errorf("decodeForReadInto did not decode into the object it was given")
-	}
-	if diff := cmp.Diff(fresh, again); diff != "" {
-		t.Errorf("the second pod decoded into the first's object (-as a new object holds it +reused):\n%s", diff)
-	}
-	if diff := cmp.Diff([]any{keptCopy.Name, keptCopy.Finalizers, keptCopy.Status.Conditions}, []any{keptName, keptFinalizers, keptConditions}); diff != "" {
+	if diff := cmp.Diff([]any{keptCopy.Name, keptCopy.Finalizers}, []any{keptName, keptFinalizers}); diff != "" {
 		t.Errorf("what a reader kept of the first pod changed (-before +after):\n%s", diff)
+	}
+
+	// Another kind: zeroed whole.
+	replicas := int32(3)
+	deployments := []*appsv1.Deployment{
+		{ObjectMeta: metav1.ObjectMeta{Name: "a", Finalizers: []string{"f"}}, Spec: appsv1.DeploymentSpec{Replicas: &replicas},
+			Status: appsv1.DeploymentStatus{Replicas: 3, Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "b"}},
+	}
+	dgvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	var into runtime.Object
+	for _, d := range deployments {
+		raw, err := d.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := compactFromProtobuf(raw, dgvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := c.decodeForRead(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if into, err = c.decodeForReadInto(into, nil); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(fresh, into); diff != "" {
+			t.Errorf("deployment %s decoded into the previous one's object (-as a new object holds it +reused):\n%s", d.Name, diff)
+		}
 	}
 }
