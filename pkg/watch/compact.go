@@ -173,7 +173,7 @@ func (c *compactObject) decodeForReadInto(o runtime.Object, cut *readCut) (runti
 	}
 	pod, _ := o.(*corev1.Pod)
 	if pod != nil {
-		zeroPodKeepingStatusLists(pod)
+		zeroPodKeepingLists(pod)
 	} else {
 		reflect.ValueOf(o).Elem().SetZero()
 	}
@@ -181,6 +181,8 @@ func (c *compactObject) decodeForReadInto(o runtime.Object, cut *readCut) (runti
 		return nil, err
 	}
 	if pod != nil { // as a new pod has them when there are none
+		nilIfEmpty(&pod.Spec.Containers)
+		nilIfEmpty(&pod.Spec.InitContainers)
 		nilIfEmpty(&pod.Status.Conditions)
 		nilIfEmpty(&pod.Status.ContainerStatuses)
 		nilIfEmpty(&pod.Status.InitContainerStatuses)
@@ -189,16 +191,20 @@ func (c *compactObject) decodeForReadInto(o runtime.Object, cut *readCut) (runti
 	return o, nil
 }
 
-// zeroPodKeepingStatusLists zeroes pod but for the arrays of its status's conditions and
-// container statuses, emptied (their items zeroed): the next pod's are decoded into them
-// instead of into arrays grown item by item (a kwok pod's five conditions were four
-// allocations and half of its status's decoding).
-func zeroPodKeepingStatusLists(pod *corev1.Pod) {
+// zeroPodKeepingLists zeroes pod but for the arrays of its containers and init containers and
+// its status's conditions and container statuses, emptied (their items zeroed): the next
+// pod's are decoded into them instead of into arrays grown item by item (a kwok pod's five
+// conditions were four allocations and half of its status's decoding).
+func zeroPodKeepingLists(pod *corev1.Pod) {
+	c, ic := pod.Spec.Containers, pod.Spec.InitContainers
 	conds, cs, ics := pod.Status.Conditions, pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses
+	clear(c)
+	clear(ic)
 	clear(conds)
 	clear(cs)
 	clear(ics)
 	*pod = corev1.Pod{}
+	pod.Spec.Containers, pod.Spec.InitContainers = c[:0], ic[:0]
 	pod.Status.Conditions, pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses = conds[:0], cs[:0], ics[:0]
 }
 

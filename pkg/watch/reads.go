@@ -13,9 +13,10 @@ import (
 // Preparer is what Config.Prepare gives for a resource whose Added lines it prepares.
 type Preparer struct {
 	// Read reads what a line needs of its object, decoded without managedFields (and without
-	// what Reads leaves out). It must keep neither the object nor a pod's status conditions or
-	// container statuses (their arrays): the object is zeroed and the next decoded into it, a
-	// pod's status lists into the same arrays. Its strings and other slices stay as they are.
+	// what Reads leaves out). It must keep neither the object nor a pod's containers, init
+	// containers, status conditions or container statuses (their arrays): the object is zeroed
+	// and the next decoded into it, a pod's lists into the same arrays. Its strings and other
+	// slices stay as they are.
 	Read func(runtime.Object) any
 	// Reads, when set, is all that Read looks at of the objects: the rest is cut from the
 	// protobuf bytes before they are decoded (a kwok pod's containers, volumes, labels and

@@ -62,8 +62,8 @@ func TestDecodeForRead(t *testing.T) {
 
 // TestDecodeForReadInto: a pod decoded for a read into the object the previous pod was decoded
 // into is the pod as a new object holds it (nothing of the previous one left: its finalizers,
-// conditions, container statuses or deletion time), its status lists decoded into the previous
-// pod's arrays; what a reader kept of the previous pod's metadata (its strings, its finalizers)
+// conditions, container statuses or deletion time), its lists decoded into the previous pod's
+// arrays; what a reader kept of the previous pod's metadata (its strings, its finalizers)
 // is unchanged. A pod with no conditions has none, as a new one.
 func TestDecodeForReadInto(t *testing.T) {
 	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
@@ -103,7 +103,7 @@ func TestDecodeForReadInto(t *testing.T) {
 	kept := got.(*corev1.Pod)
 	keptName, keptFinalizers := kept.Name, kept.Finalizers
 	keptCopy := kept.DeepCopy()
-	firstConditions := &kept.Status.Conditions[0]
+	firstConditions, firstContainers := &kept.Status.Conditions[0], &kept.Spec.Containers[0]
 	for _, next := range []*corev1.Pod{second, third} {
 		c := compact(next)
 		fresh, err := c.decodeForRead(cut)
@@ -120,8 +120,8 @@ func TestDecodeForReadInto(t *testing.T) {
 		if diff := cmp.Diff(fresh, again); diff != "" {
 			t.Errorf("%s decoded into the previous pod's object (-as a new object holds it +reused):\n%s", next.Name, diff)
 		}
-		if next == second && &again.(*corev1.Pod).Status.Conditions[0] != firstConditions {
-			t.Errorf("the second pod's conditions were not decoded into the first's array")
+		if next == second && (&again.(*corev1.Pod).Status.Conditions[0] != firstConditions || &again.(*corev1.Pod).Spec.Containers[0] != firstContainers) {
+			t.Errorf("the second pod's conditions or containers were not decoded into the first's arrays")
 		}
 	}
 	if diff := cmp.Diff([]any{keptCopy.Name, keptCopy.Finalizers}, []any{keptName, keptFinalizers}); diff != "" {
