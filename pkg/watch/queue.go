@@ -110,6 +110,15 @@ type pending struct {
 	count    int
 	triggers []Trigger
 	requeue  bool
+	// first holds the first trigger: most keys wait with one, kept with no allocation of its own.
+	first [1]Trigger
+}
+
+// newPending is what a key waits with from since.
+func newPending(since time.Time) *pending {
+	p := &pending{since: since}
+	p.triggers = p.first[:0]
+	return p
 }
 
 // note keeps t among p's triggers: the first two, then the newest, up to MaxTriggers.
@@ -157,7 +166,7 @@ func (wq *workQueue) add(key string, t Trigger) *QueueFigures {
 func (wq *workQueue) pendingLocked(key string, now time.Time) *pending {
 	p, ok := wq.waiting[key]
 	if !ok {
-		p = &pending{since: now}
+		p = newPending(now)
 		wq.waiting[key] = p
 	}
 	return p
@@ -197,7 +206,7 @@ func (wq *workQueue) processNext(ctx context.Context, emit func(Event)) bool {
 	delete(wq.waiting, key)
 	wq.mu.Unlock()
 	if p == nil {
-		p = &pending{since: got}
+		p = newPending(got)
 	}
 	wait := got.Sub(p.since)
 	if wq.cfg.ReconcileTime > 0 {
@@ -221,8 +230,12 @@ func (wq *workQueue) processNext(ctx context.Context, emit func(Event)) bool {
 	}
 	work := time.Since(got)
 	wq.q.Done(key)
+	triggers := p.triggers
+	if len(triggers) == 0 { // none: nil, as a key that waited with no trigger always had
+		triggers = nil
+	}
 	ev := Event{Type: Reconciled, Key: key, Wait: wait, Work: work, Requeues: requeues, Failed: failed, Queue: wq.figures(),
-		TriggerCount: p.count, Triggers: p.triggers, Requeue: p.requeue}
+		TriggerCount: p.count, Triggers: triggers, Requeue: p.requeue}
 	if p.requeue {
 		ev.RequeueReason = "its previous reconcile failed (simulated by --fail-rate) and the key was requeued rate-limited"
 	}
