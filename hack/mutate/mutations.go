@@ -415,8 +415,8 @@ var mutations = []mutation{
 	{
 		name: "server text reaches the terminal unescaped",
 		file: "pkg/printer/printer.go",
-		old:  "b.WriteString(Escape(name))",
-		new:  "b.WriteString(name)",
+		old:  "b.WriteString(Escape(ev.Name))",
+		new:  "b.WriteString(ev.Name)",
 		pkg:  "./pkg/printer",
 		run:  []string{"TestHostileTextHuman", "TestHostileTextAllForms"},
 	},

@@ -123,8 +123,8 @@ func (p *Printer) Prepare(ev *watch.Event) Prepared {
 // bytes as Print(ev) before either.
 func (p *Printer) PrintPrepared(ev *watch.Event, pr Prepared) error {
 	if pr.hasState {
-		p.preparedState = &pr.state
-		defer func() { p.preparedState = nil }()
+		p.preparedState, p.hasPreparedState = pr.state, true
+		defer func() { p.preparedState, p.hasPreparedState = objectState{}, false }()
 		return p.Print(ev)
 	}
 	if pr.object == nil || !p.encodesTyped(ev) {

@@ -71,8 +71,10 @@ type Printer struct {
 	templateFailures atomic.Int64
 	// prepared is the object Prepare encoded of the line PrintPrepared prints; nil otherwise.
 	prepared []byte
-	// preparedState is the state Lighten read of the line PrintPrepared prints; nil otherwise.
-	preparedState *objectState
+	// preparedState is the state Lighten read of the line PrintPrepared prints, when
+	// hasPreparedState (held by value: a pointer to the Prepared would move each to the heap).
+	preparedState    objectState
+	hasPreparedState bool
 	// light is Lighten's own state readers: it runs on another goroutine than Print.
 	light lightReaders
 }
@@ -236,11 +238,11 @@ func (p *Printer) timeColumn(t time.Time) string {
 
 // objectDetail writes an object event's line and returns the lines to print under it.
 func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
-	name := ev.Name
-	if ev.Namespace != "" {
-		name = ev.Namespace + "/" + ev.Name
+	if ev.Namespace != "" { // escaped apart: Escape works a character at a time
+		b.WriteString(Escape(ev.Namespace))
+		b.WriteByte('/')
 	}
-	b.WriteString(Escape(name))
+	b.WriteString(Escape(ev.Name))
 	writeOwners(b, ev.Owners)
 	b.WriteString("  rv=")
 	switch {

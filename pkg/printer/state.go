@@ -45,8 +45,8 @@ func (p *Printer) reader(res discovery.Resource) *state.Reader { return p.reader
 // stateOf reads the state of an object event's object, and of its old object on an update
 // (what Lighten read, when the line was lightened).
 func (p *Printer) stateOf(ev *watch.Event) objectState {
-	if p.preparedState != nil {
-		return *p.preparedState
+	if p.hasPreparedState {
+		return p.preparedState
 	}
 	return readState(p.reader(ev.Resource), ev)
 }
