@@ -1,8 +1,6 @@
 package watch
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,17 +12,11 @@ import (
 // BenchmarkDecodeForRead: the kwok pod of the printer's testdata decoded for a pod's state, into a new
 // object each time and into one reused (prepared, for a list's lines).
 func BenchmarkDecodeForRead(b *testing.B) {
-	data, err := os.ReadFile("../printer/testdata/kwok-pod.json")
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	c, err := compactFromProtobuf(kwokPodProtobuf(b), gvk)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var pod corev1.Pod
-	if err := json.Unmarshal(data, &pod); err != nil {
-		b.Fatal(err)
-	}
-	raw, _ := pod.Marshal()
-	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
-	c, _ := compactFromProtobuf(raw, gvk)
 	metadata, spec, counted, _ := state.NewReader(nil).Reads(gvk.GroupKind())
 	cut := newReadCut(&corev1.Pod{}, &Reads{Metadata: metadata, Spec: spec, SpecCounted: counted})
 	b.Run("new", func(b *testing.B) {
