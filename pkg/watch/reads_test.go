@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // TestDecodeForRead: an object decoded for a reader has only what its Reads keeps (managedFields
@@ -82,9 +83,9 @@ func TestDecodeForReadInto(t *testing.T) {
 		Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse}},
 			ContainerStatuses: []corev1.ContainerStatus{{Name: "only", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}}}}
 	third := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "third", Namespace: "ns"}}
-	compact := func(p *corev1.Pod) *compactObject {
+	compactAs := func(o interface{ Marshal() ([]byte, error) }, gvk schema.GroupVersionKind) *compactObject {
 		t.Helper()
-		raw, err := p.Marshal()
+		raw, err := o.Marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,6 +95,7 @@ func TestDecodeForReadInto(t *testing.T) {
 		}
 		return c
 	}
+	compact := func(p *corev1.Pod) *compactObject { return compactAs(p, gvk) }
 	reads := &Reads{Metadata: []string{"Name", "Namespace", "DeletionTimestamp", "DeletionGracePeriodSeconds", "Finalizers"}, SpecCounted: []string{"Containers"}}
 	cut := newReadCut(&corev1.Pod{}, reads)
 	got, err := compact(first).decodeForReadInto(nil, cut)
@@ -138,14 +140,7 @@ func TestDecodeForReadInto(t *testing.T) {
 	dgvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
 	var into runtime.Object
 	for _, d := range deployments {
-		raw, err := d.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := compactFromProtobuf(raw, dgvk)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := compactAs(d, dgvk)
 		fresh, err := c.decodeForRead(nil)
 		if err != nil {
 			t.Fatal(err)
