@@ -33,6 +33,9 @@ const reenactExample = `  # Replay an incident into namespace repro of a kind cl
   # controller under test with the KUBECONFIG it prints
   kubectl informer reenact incident.ndjson --control-plane --skip-manager widget-operator --compare incident.ndjson
 
+  # Print what it would create, update, delete and refuse, writing nothing
+  kubectl informer reenact incident.ndjson --context kind-dev --dry-run
+
   # Delete what a reenactment created (its namespaces and labelled objects)
   kubectl informer reenact incident.ndjson --context kind-dev --cleanup --name r-x7k2p`
 
@@ -53,6 +56,11 @@ type ReenactOptions struct {
 	Compare      string
 	Cleanup      bool
 	PrintRVs     bool
+	// AllowClusterScoped and AllowPrivileged widen what a recording may write; DryRun is
+	// "none" or "client" (print the plan, write nothing).
+	AllowClusterScoped []string
+	AllowPrivileged    bool
+	DryRun             string
 
 	cp ControlPlaneFlags
 	// watch is the watch of the reenacted objects: its display flags and --record are
@@ -65,7 +73,7 @@ type ReenactOptions struct {
 
 // NewCmdReenact returns `kubectl informer reenact`.
 func NewCmdReenact(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &ReenactOptions{configFlags: configFlags, IOStreams: streams, Speed: 1, Settle: 5 * time.Second,
+	o := &ReenactOptions{configFlags: configFlags, IOStreams: streams, Speed: 1, Settle: 5 * time.Second, DryRun: "none",
 		watch: NewWatchOptions(configFlags, streams)}
 	cmd := &cobra.Command{
 		Use:   "reenact RECORDING (--context CONTEXT | --control-plane)",
@@ -77,7 +85,12 @@ managers named by --skip-manager are left out, so that the controller under test
 against that cluster, makes its own. The reenacted objects are watched as 'watch' does.
 
 It writes only into namespaces it creates, labels everything it creates with
-kubectl-informer.dev/reenactment=NAME, and never uses the current context implicitly.
+kubectl-informer.dev/reenactment=NAME, updates and deletes only objects that carry that
+label on the server, and never uses the current context implicitly. Cluster-scoped objects
+are refused unless --allow-cluster-scoped names their resource; RBAC, admission webhooks,
+CRDs and APIServices unless --allow-privileged-kinds; kube-system, kube-public,
+kube-node-lease and default are never written. Each refusal is one line on stderr, and a run
+that refused any write exits 1. --dry-run prints the plan and writes nothing.
 
 With --control-plane instead of --context it starts a local etcd and kube-apiserver
 (--control-plane=full: also kube-controller-manager, kube-scheduler and a kwok node) on
@@ -105,6 +118,10 @@ $KUBEBUILDER_ASSETS or the cache 'make testcluster' fills.`),
 	f.BoolVar(&o.Follow, "follow", false, "Keep watching after the last write and --settle, until interrupted.")
 	f.StringVar(&o.Compare, "compare", "", "At the end, compare the reenactment with this recording (usually RECORDING itself): updates per object and per writer, hot loops in one and not the other.")
 	f.BoolVar(&o.Cleanup, "cleanup", false, "Delete what the reenactment --name created (every reenactment's, without --name) instead of playing.")
+	f.StringSliceVar(&o.AllowClusterScoped, "allow-cluster-scoped", nil, "Cluster-scoped resources whose recorded objects may be written (RESOURCE[,...]: clusterroles, namespaces, ...); every other cluster-scoped object is refused.")
+	f.BoolVar(&o.AllowPrivileged, "allow-privileged-kinds", false, "Allow writing RBAC objects, admission webhooks and policies, CRDs and APIServices from the recording (refused otherwise, even when namespaced).")
+	f.StringVar(&o.DryRun, "dry-run", o.DryRun, `Must be "none" or "client". If client, only print the plan (what would be created, updated, deleted and refused, where), reading the cluster, writing nothing.`)
+	f.Lookup("dry-run").NoOptDefVal = "client"
 	f.BoolVar(&o.PrintRVs, "print-rv-map", false, "At the end, print each recorded resourceVersion and the one its reenacted write made.")
 	f.DurationVar(&o.watch.Timeout, "timeout", 0, "Stop after this long (with --follow: else it runs until interrupted); 0: no limit.")
 	o.cp.AddFlags(cmd)
@@ -146,8 +163,19 @@ func (o *ReenactOptions) Validate() error {
 		}
 		nsMap[from] = to
 	}
+	switch o.DryRun {
+	case "none", "client":
+	case "server":
+		return errors.New(`--dry-run=server is not supported by reenact (each recorded write depends on the ones before it): --dry-run=client prints the plan`)
+	default:
+		return fmt.Errorf(`--dry-run must be "none" or "client", got %q`, o.DryRun)
+	}
+	if o.DryRun == "client" && o.Cleanup {
+		return errors.New("--dry-run with --cleanup is not supported: --cleanup deletes only objects labelled " + reenact.Label + "=NAME (list them with kubectl get -l)")
+	}
 	o.cfg = &reenact.Config{Name: name, NamespaceMap: nsMap, IntoExisting: o.IntoExisting, Speed: o.Speed,
-		SkipManagers: o.SkipManagers, CreateCRDs: o.CreateCRDs, Log: o.ErrOut, PrintRVs: o.PrintRVs}
+		SkipManagers: o.SkipManagers, CreateCRDs: o.CreateCRDs, Log: o.ErrOut, PrintRVs: o.PrintRVs,
+		AllowClusterScoped: o.AllowClusterScoped, AllowPrivileged: o.AllowPrivileged}
 	if err := o.cfg.Validate(); err != nil {
 		return err
 	}
@@ -189,6 +217,9 @@ func (o *ReenactOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.DryRun == "client" {
+		return reenact.DryRun(ctx, clients, o.cfg, plan, o.Out)
+	}
 	if o.Cleanup {
 		n, err := reenact.Cleanup(ctx, clients, plan, o.Name)
 		fmt.Fprintf(o.ErrOut, "reenact: deleted %d objects and namespaces\n", n)
@@ -229,13 +260,19 @@ func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, pla
 		return err
 	case <-synced:
 	}
+	into := strings.Join(o.cfg.TargetNamespaces(plan), ", ")
+	if into == "" {
+		into = "no namespace"
+	}
 	fmt.Fprintf(o.ErrOut, "reenact: reenactment %s into %s (context %s): playing %d initial objects and %d writes\n",
-		o.cfg.Name, strings.Join(o.cfg.TargetNamespaces(plan), ", "), *o.configFlags.Context, len(plan.Initial), len(plan.Steps))
+		o.cfg.Name, into, *o.configFlags.Context, len(plan.Initial), len(plan.Steps))
 	playCtx, stopPlaying := context.WithCancel(ctx)
 	defer stopPlaying()
+	refused := 0
 	played := make(chan error, 1)
 	go func() {
-		_, err := r.Play(playCtx)
+		stats, err := r.Play(playCtx)
+		refused = stats.Refused // read after <-played
 		played <- err
 	}()
 	var playErr error
@@ -248,15 +285,21 @@ func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, pla
 		}
 		return err
 	}
-	if playErr == nil && !o.Follow {
+	switch {
+	case playErr != nil: // a write the server refused ends the run: nothing more is played
+		stopWatching()
+	case !o.Follow:
 		select {
 		case <-time.After(o.Settle):
 		case <-ctx.Done():
 		}
 		stopWatching()
 	}
-	if err := <-watched; err != nil {
+	if err := <-watched; err != nil && playErr == nil {
 		return err
+	}
+	if playErr == nil && refused > 0 {
+		playErr = fmt.Errorf("reenact refused %d recorded writes (each stated above, with the flag that allows it where one does)", refused)
 	}
 	return playErr
 }

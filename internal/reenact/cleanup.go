@@ -12,7 +12,8 @@ import (
 )
 
 // Cleanup deletes what the reenactment name created (every reenactment's, when name is ""):
-// the objects of plan's resources that carry its label, its namespaces (and so everything in
+// the objects of plan's resources that carry its label (and nothing else: the server selects
+// by the label, and each delete is conditional on the uid listed), its namespaces (and so everything in
 // them, the controller's objects too), and the CRDs it made. It returns how many
 // objects it deleted.
 func Cleanup(ctx context.Context, c *Clients, plan *Plan, name string) (int, error) {
@@ -30,7 +31,9 @@ func Cleanup(ctx context.Context, c *Clients, plan *Plan, name string) (int, err
 	sel = sel.Add(*req)
 	var gvrs []schema.GroupVersionResource
 	for _, r := range plan.Resources {
-		gvrs = append(gvrs, r.GVR())
+		if gvr := r.GVR(); gvr != namespacesGVR && gvr != crdGVR {
+			gvrs = append(gvrs, gvr)
+		}
 	}
 	gvrs = append(gvrs, namespacesGVR, crdGVR)
 	n := 0
@@ -43,11 +46,17 @@ func Cleanup(ctx context.Context, c *Clients, plan *Plan, name string) (int, err
 			return n, fmt.Errorf("listing %s to clean up: %w", gvr.Resource, err)
 		}
 		for _, o := range list.Items {
+			if gvr == namespacesGVR && protected(o.GetName()) {
+				continue // labelled by someone else: never the reenactment's
+			}
+			// The uid listed: an object replaced since the list is not deleted.
+			uid := o.GetUID()
+			opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
 			var err error
 			if ns := o.GetNamespace(); ns != "" {
-				err = c.Dynamic.Resource(gvr).Namespace(ns).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+				err = c.Dynamic.Resource(gvr).Namespace(ns).Delete(ctx, o.GetName(), opts)
 			} else {
-				err = c.Dynamic.Resource(gvr).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
+				err = c.Dynamic.Resource(gvr).Delete(ctx, o.GetName(), opts)
 			}
 			if err != nil && !apierrors.IsNotFound(err) {
 				return n, fmt.Errorf("deleting %s %s: %w", gvr.Resource, o.GetName(), err)

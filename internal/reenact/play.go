@@ -39,6 +39,9 @@ type Stats struct {
 	NoOps int
 	// Unplayed counts the steps not reached: the run was stopped first.
 	Unplayed int
+	// Refused counts the recorded writes the reenactment would not make (guard.go): each was
+	// stated on its own line.
+	Refused int
 	// RVs is the recorded -> reenacted resourceVersion map, in the order of the writes.
 	RVs []RV
 }
@@ -59,9 +62,15 @@ func newPlayer(c *Clients, cfg *Config, t *target) *player {
 }
 
 func (p *player) client(s *Step) dynamic.ResourceInterface {
-	r := p.c.Dynamic.Resource(s.Resource.GVR())
-	if s.Resource.Namespaced || s.Namespace != "" {
-		return r.Namespace(p.cfg.TargetNamespace(s.Namespace))
+	return stepClient(p.c, p.cfg, p.t, s)
+}
+
+// stepClient is the client of s's resource: in its target namespace when the target has the
+// resource namespaced.
+func stepClient(c *Clients, cfg *Config, t *target, s *Step) dynamic.ResourceInterface {
+	r := c.Dynamic.Resource(s.Resource.GVR())
+	if t.namespaced[s.Resource.GVR()] {
+		return r.Namespace(cfg.TargetNamespace(s.Namespace))
 	}
 	return r
 }
@@ -140,6 +149,9 @@ func (p *player) create(ctx context.Context, s *Step, initial bool) error {
 		p.stats.Skipped[s.Manager]++
 		return nil
 	}
+	if p.refused(s) {
+		return nil
+	}
 	obj := writable(s.Object, p.cfg.TargetNamespace(s.Namespace), Label, p.cfg.Name, p.uids)
 	out, err := p.client(s).Create(ctx, obj, metav1.CreateOptions{FieldManager: s.Manager})
 	if apierrors.IsAlreadyExists(err) {
@@ -177,10 +189,15 @@ func (p *player) create(ctx context.Context, s *Step, initial bool) error {
 }
 
 // update plays a recorded update as the merge patch from the recorded old object to the new
-// one, through the subresource the recorded write used, with its writer's field manager.
+// one, through the subresource the recorded write used, with its writer's field manager. The
+// object is read first: one the reenactment did not create is refused; the patch carries the
+// resourceVersion read, so that what is written is what was checked (a conflict reads again).
 func (p *player) update(ctx context.Context, s *Step) error {
 	if p.cfg.skips(s.Manager) {
 		p.stats.Skipped[s.Manager]++
+		return nil
+	}
+	if p.refused(s) {
 		return nil
 	}
 	ns := p.cfg.TargetNamespace(s.Namespace)
@@ -200,6 +217,18 @@ func (p *player) update(ctx context.Context, s *Step) error {
 		p.stats.NoOps++
 		return nil
 	}
+	for attempt := 1; ; attempt++ {
+		err := p.updateOnce(ctx, s, patch, undo, sub)
+		if apierrors.IsConflict(err) && attempt < 5 {
+			continue
+		}
+		return err
+	}
+}
+
+// updateOnce reads the object, checks it is the reenactment's, and patches it at the
+// resourceVersion read.
+func (p *player) updateOnce(ctx context.Context, s *Step, patch, undo map[string]any, sub string) error {
 	target, err := p.client(s).Get(ctx, s.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		p.stats.Missing++
@@ -208,25 +237,66 @@ func (p *player) update(ctx context.Context, s *Step) error {
 	if err != nil {
 		return fmt.Errorf("reading %s %s: %w", s.Resource.Resource, p.key(s), err)
 	}
+	if !p.cfg.owns(target) {
+		p.refuseNotOwned(s)
+		return nil
+	}
 	if applied(target.Object, patch) {
 		p.stats.Already++
 		return nil
 	}
 	// The target moved on from what the recorded writer saw: said, and written as recorded.
-	if !applied(target.Object, restrict(undo, patch)) {
-		p.stats.Conflicts++
-	}
-	out, err := p.patch(ctx, s, patch, s.Manager, sub)
+	diverged := !applied(target.Object, restrict(undo, patch))
+	out, err := p.patch(ctx, s, atVersion(patch, target.GetResourceVersion()), s.Manager, sub)
 	if apierrors.IsNotFound(err) {
 		p.stats.Missing++
 		return nil
 	}
+	if apierrors.IsConflict(err) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("updating %s %s as %s: %w", s.Resource.Resource, p.key(s), s.Manager, err)
+	}
+	if diverged {
+		p.stats.Conflicts++
 	}
 	p.stats.Updated++
 	p.rv(s, out)
 	return nil
+}
+
+// atVersion is patch with metadata.resourceVersion set to rv: the server refuses it (a
+// conflict) when the object changed since it was read.
+func atVersion(patch map[string]any, rv string) map[string]any {
+	if rv == "" {
+		return patch
+	}
+	out := maps.Clone(patch)
+	md, _ := out["metadata"].(map[string]any)
+	md = maps.Clone(md)
+	if md == nil {
+		md = map[string]any{}
+	}
+	md["resourceVersion"] = rv
+	out["metadata"] = md
+	return out
+}
+
+// refused reports whether the rule forbids s (guard.go), counting it; Prepare stated it.
+func (p *player) refused(s *Step) bool {
+	if p.cfg.refusal(s, p.t.namespaced[s.Resource.GVR()]) == "" {
+		return false
+	}
+	p.stats.Refused++
+	return true
+}
+
+// refuseNotOwned states and counts the refusal of a write to an object the reenactment did
+// not create.
+func (p *player) refuseNotOwned(s *Step) {
+	p.stats.Refused++
+	fmt.Fprintln(p.cfg.Log, printer.Escape("reenact: refused "+p.cfg.describe(s)+": "+p.cfg.notOwned()))
 }
 
 // restrict keeps the keys of undo that patch writes.
@@ -248,8 +318,21 @@ func restrict(undo, patch map[string]any) map[string]any {
 	return out
 }
 
+// delete deletes s's object when the server's copy is the reenactment's, with that copy's uid
+// as a precondition (an object replaced meanwhile is not deleted).
 func (p *player) delete(ctx context.Context, s *Step) error {
-	err := p.client(s).Delete(ctx, s.Name, metav1.DeleteOptions{})
+	if p.refused(s) {
+		return nil
+	}
+	target, err := p.client(s).Get(ctx, s.Name, metav1.GetOptions{})
+	if err == nil && !p.cfg.owns(target) {
+		p.refuseNotOwned(s)
+		return nil
+	}
+	if err == nil {
+		uid := target.GetUID()
+		err = p.client(s).Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	}
 	if apierrors.IsNotFound(err) {
 		p.stats.Missing++
 		return nil
@@ -298,6 +381,9 @@ func (s *Stats) report(cfg *Config) {
 		s.Conflicted(), s.Already, s.Conflicts, s.Missing)
 	if s.Unplayed > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: stopped before the last %d recorded writes\n", s.Unplayed)
+	}
+	if s.Refused > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: refused %d recorded writes (each stated above)\n", s.Refused)
 	}
 	if s.NoOps > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: %d recorded updates changed nothing a client writes (not played)\n", s.NoOps)

@@ -22,7 +22,7 @@ func playRecorded(t *testing.T, skip ...string) ([]string, *Stats) {
 		map[schema.GroupVersionResource]string{widgets.GVR(): "WidgetList"})
 	cfg := &Config{Name: "r1", NamespaceMap: map[string]string{"demo": "repro"}, SkipManagers: skip, Log: io.Discard}
 	plan := NewPlan(recordedEvents())
-	pl := newPlayer(&Clients{Dynamic: dyn}, cfg, &target{status: map[schema.GroupVersionResource]bool{widgets.GVR(): true}})
+	pl := newPlayer(&Clients{Dynamic: dyn}, cfg, &target{status: map[schema.GroupVersionResource]bool{widgets.GVR(): true}, namespaced: map[schema.GroupVersionResource]bool{widgets.GVR(): true}})
 	ctx := context.Background()
 	if err := pl.initial(ctx, plan.Initial); err != nil {
 		t.Fatal(err)

@@ -36,6 +36,11 @@ type Config struct {
 	// IntoExisting allows writing into target namespaces that exist already (by default a
 	// reenactment writes only into namespaces it creates).
 	IntoExisting bool
+	// AllowClusterScoped names the cluster-scoped resources whose recorded objects may be
+	// written (--allow-cluster-scoped); every other cluster-scoped object is refused.
+	AllowClusterScoped []string
+	// AllowPrivileged allows RBAC, admission, CRD and APIService objects (--allow-privileged-kinds).
+	AllowPrivileged bool
 	// Speed: 0 plays as fast as possible, 1 at the recorded pace, 10 ten times faster.
 	Speed float64
 	// SkipManagers are field managers whose recorded writes are not played.
@@ -131,13 +136,15 @@ type Reenactment struct {
 }
 
 // Prepare checks the target first (every resource served, or a CRD to make; no namespace
-// written into that it did not create, unless IntoExisting), and writes nothing when that fails;
-// then it creates the CRDs and the namespaces.
+// written into that it did not create, unless IntoExisting; no protected namespace), and
+// writes nothing when that fails; it states every recorded write the rule refuses (guard.go)
+// and every cluster-scoped one a flag allows; then it creates the CRDs and the namespaces.
 func Prepare(ctx context.Context, c *Clients, cfg *Config, plan *Plan) (*Reenactment, error) {
 	t, err := prepare(ctx, c, cfg, plan)
 	if err != nil {
 		return nil, err
 	}
+	t.statePlan(cfg, plan)
 	if err := t.createCRDs(ctx, c, cfg); err != nil {
 		return nil, err
 	}

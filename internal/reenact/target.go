@@ -27,6 +27,9 @@ var (
 type target struct {
 	// status: the resource has a status subresource (writes of status go through it).
 	status map[schema.GroupVersionResource]bool
+	// namespaced: the resource is namespaced on the target (its discovery, or the CRD to be
+	// made); a resource missing here is cluster-scoped.
+	namespaced map[schema.GroupVersionResource]bool
 	// crds to create: custom resources the target does not serve; copied from the source
 	// cluster's CRD when the source has it (same index), made from the recording otherwise.
 	crds   []discovery.Resource
@@ -39,16 +42,16 @@ type target struct {
 // resource whose CRD is to be made), and every target namespace absent (or IntoExisting). It
 // only reads.
 func prepare(ctx context.Context, c *Clients, cfg *Config, plan *Plan) (*target, error) {
-	t := &target{status: map[schema.GroupVersionResource]bool{}}
+	t := &target{status: map[schema.GroupVersionResource]bool{}, namespaced: map[schema.GroupVersionResource]bool{}}
 	var missing []string
 	for _, r := range plan.Resources {
-		served, status, err := serves(c, r)
+		served, status, namespaced, err := serves(c, r)
 		if err != nil {
 			return nil, err
 		}
 		switch {
 		case served:
-			t.status[r.GVR()] = status
+			t.status[r.GVR()], t.namespaced[r.GVR()] = status, namespaced
 		case cfg.CRDSource != nil && custom(r.Group):
 			crd, err := cfg.CRDSource.Resource(crdGVR).Get(ctx, r.Resource+"."+r.Group, metav1.GetOptions{})
 			if err != nil {
@@ -56,9 +59,11 @@ func prepare(ctx context.Context, c *Clients, cfg *Config, plan *Plan) (*target,
 			}
 			t.crds, t.copied = append(t.crds, r), append(t.copied, sourceCRD(crd, cfg.Name))
 			t.status[r.GVR()] = recordedStatus(plan, r)
+			scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+			t.namespaced[r.GVR()] = scope == "Namespaced"
 		case cfg.CreateCRDs && custom(r.Group):
 			t.crds, t.copied = append(t.crds, r), append(t.copied, nil)
-			t.status[r.GVR()] = recordedStatus(plan, r)
+			t.status[r.GVR()], t.namespaced[r.GVR()] = recordedStatus(plan, r), r.Namespaced
 		default:
 			missing = append(missing, fullName(r.GVR()))
 		}
@@ -71,6 +76,9 @@ func prepare(ctx context.Context, c *Clients, cfg *Config, plan *Plan) (*target,
 		return nil, fmt.Errorf("the server doesn't have a resource type %q, which the recording holds (nothing was written%s)", strings.Join(missing, ","), hint)
 	}
 	for _, ns := range cfg.TargetNamespaces(plan) {
+		if protected(ns) {
+			return nil, fmt.Errorf("namespace %q is never written by a reenactment (nor are %s; map it to another with --namespace-map; nothing was written)", ns, strings.Join(ProtectedNamespaces, ", "))
+		}
 		_, err := c.Dynamic.Resource(namespacesGVR).Get(ctx, ns, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
@@ -92,25 +100,26 @@ func custom(group string) bool {
 	return strings.Contains(group, ".") && group != "k8s.io" && !strings.HasSuffix(group, ".k8s.io")
 }
 
-// serves asks discovery whether the target serves r, and whether r has a status subresource.
-func serves(c *Clients, r discovery.Resource) (served, status bool, err error) {
+// serves asks discovery whether the target serves r, whether r has a status subresource, and
+// whether it is namespaced there (the target's scope, not the recording's, decides).
+func serves(c *Clients, r discovery.Resource) (served, status, namespaced bool, err error) {
 	gv := schema.GroupVersion{Group: r.Group, Version: r.Version}.String()
 	list, err := c.Discovery.ServerResourcesForGroupVersion(gv)
 	if apierrors.IsNotFound(err) {
-		return false, false, nil
+		return false, false, false, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("asking the server for %s: %w", gv, err)
+		return false, false, false, fmt.Errorf("asking the server for %s: %w", gv, err)
 	}
 	for _, ar := range list.APIResources {
 		switch ar.Name {
 		case r.Resource:
-			served = true
+			served, namespaced = true, ar.Namespaced
 		case r.Resource + "/status":
 			status = true
 		}
 	}
-	return served, status, nil
+	return served, status, namespaced, nil
 }
 
 // recordedStatus reports whether the recording shows writes through r's status subresource.
@@ -139,7 +148,7 @@ func (t *target) createCRDs(ctx context.Context, c *Clients, cfg *Config) error 
 		}
 		fmt.Fprintf(cfg.Log, "reenact: created CRD %s from %s\n", crd.GetName(), from)
 		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-			served, _, err := serves(c, r)
+			served, _, _, err := serves(c, r)
 			return served, err
 		})
 		if err != nil {
