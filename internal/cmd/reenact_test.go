@@ -21,6 +21,9 @@ func TestReenactValidate(t *testing.T) {
 		{"bad speed", []string{"rec.ndjson", "--context", "dev", "--speed", "-2"}, "--speed must be"},
 		{"bad settle", []string{"rec.ndjson", "--context", "dev", "--settle", "-1s"}, "--settle must be"},
 		{"bad output", []string{"rec.ndjson", "--context", "dev", "-o", "xml"}, "xml"},
+		{"server dry run", []string{"rec.ndjson", "--context", "dev", "--dry-run=server"}, "--dry-run=server is not supported"},
+		{"bad dry run", []string{"rec.ndjson", "--context", "dev", "--dry-run=all"}, `--dry-run must be "none" or "client"`},
+		{"dry run of a cleanup", []string{"rec.ndjson", "--context", "dev", "--dry-run", "--cleanup"}, "--dry-run with --cleanup"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

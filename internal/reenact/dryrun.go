@@ -32,7 +32,7 @@ func (t *target) statePlan(cfg *Config, plan *Plan) {
 			case why != "":
 				fmt.Fprintln(cfg.Log, printer.Escape("reenact: refused "+cfg.describe(s)+": "+why))
 			case !t.namespaced[s.Resource.GVR()]:
-				fmt.Fprintln(cfg.Log, printer.Escape("reenact: will write cluster-scoped "+cfg.describe(s)+" (--allow-cluster-scoped)"))
+				fmt.Fprintln(cfg.Log, printer.Escape("reenact: allowed by --allow-cluster-scoped: "+cfg.describe(s)))
 			}
 		}
 	}

@@ -39,7 +39,8 @@ func fakeTarget(t *testing.T, served bool, namespaces ...string) (*Clients, *dyn
 }
 
 // The checks before any write: a namespace that exists is refused unless --into-existing, a
-// resource the target lacks is refused unless --create-crds; a refusal writes nothing.
+// protected one always, a resource the target lacks unless --create-crds; a refusal writes
+// nothing.
 func TestPrepare(t *testing.T) {
 	plan := NewPlan(recordedEvents())
 	tests := []struct {
@@ -47,6 +48,7 @@ func TestPrepare(t *testing.T) {
 		served     bool
 		existing   []string
 		cfg        Config
+		to         string // where demo goes; "repro" when empty
 		wantErr    string
 		wantCreate []string
 		wantCRDs   int
@@ -56,12 +58,18 @@ func TestPrepare(t *testing.T) {
 		{name: "into existing", served: true, existing: []string{"repro"}, cfg: Config{IntoExisting: true}},
 		{name: "resource missing", wantErr: `the server doesn't have a resource type "widgets.v1.example.com"`},
 		{name: "crd from the recording", cfg: Config{CreateCRDs: true}, wantCreate: []string{"repro"}, wantCRDs: 1},
+		{name: "kube-system, even into existing", served: true, existing: []string{"kube-system"}, to: "kube-system", cfg: Config{IntoExisting: true}, wantErr: `namespace "kube-system" is never written`},
+		{name: "default, even into existing", served: true, existing: []string{"default"}, to: "default", cfg: Config{IntoExisting: true}, wantErr: `namespace "default" is never written`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, dyn := fakeTarget(t, tt.served, tt.existing...)
 			cfg := tt.cfg
-			cfg.Name, cfg.NamespaceMap, cfg.Log = "r1", map[string]string{"demo": "repro"}, io.Discard
+			to := tt.to
+			if to == "" {
+				to = "repro"
+			}
+			cfg.Name, cfg.NamespaceMap, cfg.Log = "r1", map[string]string{"demo": to}, io.Discard
 			if tt.wantErr != "" {
 				_, err := Prepare(context.Background(), c, &cfg, plan)
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "nothing was written") {
