@@ -177,7 +177,9 @@ func TestReenactRefusesEscalation(t *testing.T) {
 	if _, err := c.Clientset.RbacV1().ClusterRoles().Create(ctx, cr, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Clientset.RbacV1().ClusterRoles().Delete(context.Background(), precious, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Clientset.RbacV1().ClusterRoles().Delete(context.Background(), precious, metav1.DeleteOptions{})
+	})
 	t.Cleanup(func() {
 		_ = c.Clientset.RbacV1().ClusterRoleBindings().Delete(context.Background(), evil, metav1.DeleteOptions{})
 	})
