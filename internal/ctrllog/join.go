@@ -82,10 +82,10 @@ type last struct {
 // start plus Skew. It observes every watch event and every reconcile; it is pure (no clock, no
 // goroutine) and not safe for concurrent use.
 type Join struct {
-	cfg     JoinConfig
-	kinds   map[string]discovery.Resource // lower-cased kind -> watched (or owned) resource
-	hist    map[objKey][]noted
-	seen    map[objKey]bool
+	cfg   JoinConfig
+	kinds map[string]discovery.Resource // lower-cased kind -> watched (or owned) resource
+	hist  map[objKey][]noted
+	seen  map[objKey]bool
 	// prev and prevOld: what each controller's previous reconcile of an object was (controller +
 	// objKey), in two generations: a key not used for maxPrev/2 new keys is forgotten.
 	prev, prevOld map[string]last

@@ -2,6 +2,7 @@ package ctrllog
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,5 +48,41 @@ func TestRunnerFeed(t *testing.T) {
 	}
 	if st := r.Stats(); len(st) != 1 || st[0].Lines != 2 {
 		t.Errorf("stats %+v, want one log of 2 lines", st)
+	}
+}
+
+// The reading says when it falls behind its logs, and by how much (HOSTILE-CASES-2 F2: a log
+// growing at 100,000 lines a second fell behind silently): an Error line (LogBehind) when a
+// followed file stays more than behindBytes from its end for three checks, or the join takes
+// reconciles before their hold is over; a Recovered line once it caught up. Once each.
+func TestBehindSaysSo(t *testing.T) {
+	b := &behind{}
+	lag := b.file("flood.log")
+	check := func(early int) (watch.Event, bool) { return b.check(t0, early) }
+	lag.Store(behindBytes + 1)
+	for i := range 2 {
+		if ev, ok := check(0); ok {
+			t.Fatalf("check %d: %v, want nothing before three checks behind", i, ev)
+		}
+	}
+	ev, ok := check(0)
+	if !ok || ev.Type != watch.Error || ev.Reason != ReasonLogBehind || !strings.Contains(ev.Message, "flood.log is read 8.0 MiB from its end") {
+		t.Fatalf("third check behind: %v %+v, want an Error line LogBehind naming the file and how far", ok, ev)
+	}
+	if ev, ok := check(5); ok {
+		t.Fatalf("still behind: %+v, want nothing more", ev)
+	}
+	lag.Store(0)
+	if ev, ok := check(7); ok {
+		t.Fatalf("reconciles still joined early: %+v, want nothing", ev)
+	}
+	ev, ok = check(7)
+	if !ok || ev.Type != watch.Recovered || !strings.Contains(ev.Message, "7 reconciles joined early") {
+		t.Fatalf("caught up: %v %+v, want a Recovered line counting the reconciles joined early", ok, ev)
+	}
+	// The join alone falling behind (standard input, pods' logs: no file to measure).
+	ev, ok = check(9)
+	if !ok || ev.Reason != ReasonLogBehind || !strings.Contains(ev.Message, "9 reconciles were joined before their hold was over") {
+		t.Fatalf("reconciles joined early: %v %+v, want an Error line LogBehind counting them", ok, ev)
 	}
 }
