@@ -46,7 +46,7 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 	var info os.FileInfo
 	var off int64
 	var partial, tail []byte
-	waited := false
+	waited, atEnd := false, false
 	reads := 0
 	defer func() {
 		if f != nil {
@@ -89,6 +89,7 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 			tail = append(tail, buf[max(0, n-tailLen):n]...)
 			tail = tail[max(0, len(tail)-tailLen):]
 			partial = lines(append(partial, buf[:n]...), line)
+			atEnd = false
 			continue
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -107,11 +108,13 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		if truncated(f, off, tail) {
 			continue
 		}
+		atEnd = true
 		sleep(ctx, pollEvery)
 	}
-	if f != nil {
-		// The run ends: what the file holds by now is read (up to maxFinalRead), so lines written
-		// before the stop are not lost to the poll's wait.
+	if f != nil && atEnd {
+		// The run ends while it waited at the end: what the file holds by now is read (up to
+		// maxFinalRead), so lines written before the stop are not lost to the poll's wait. A
+		// reading still behind the file's end stops where it is (the run is over).
 		rest, _ := io.ReadAll(io.LimitReader(f, maxFinalRead))
 		lines(append(partial, rest...), line)
 	}
