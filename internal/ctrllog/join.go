@@ -89,7 +89,10 @@ type Join struct {
 	// prev and prevOld: what each controller's previous reconcile of an object was (controller +
 	// objKey), in two generations: a key not used for maxPrev/2 new keys is forgotten.
 	prev, prevOld map[string]last
-	pending       []Reconcile
+	// pending are the reconciles waiting for their hold, from head on (those before it are gone).
+	pending []Reconcile
+	head    int
+	due     []Reconcile // the reconciles being joined, kept for the next
 	// starts indexes pending by controller and object: the start (startOf) of each, sorted.
 	starts map[pendKey][]time.Time
 	// OutOfScope counts the reconciles of objects outside the watched namespace, not emitted.
@@ -170,18 +173,24 @@ func (j *Join) note(k objKey, t watch.Trigger, filtered bool, writer string) {
 func (j *Join) Add(r Reconcile) []watch.Event {
 	j.pending = append(j.pending, r)
 	j.index(&j.pending[len(j.pending)-1])
-	if len(j.pending) <= MaxPending {
+	if len(j.pending)-j.head <= MaxPending {
 		return nil
 	}
-	first := j.pending[0]
-	j.pending[0] = Reconcile{}
-	j.pending = j.pending[1:]
+	first := j.pending[j.head]
+	j.pending[j.head] = Reconcile{}
+	if j.head++; j.head >= len(j.pending)/2 {
+		// Compacted in place when half is gone: no new array for each reconcile taken.
+		n := copy(j.pending, j.pending[j.head:])
+		clear(j.pending[n:])
+		j.pending, j.head = j.pending[:n], 0
+	}
 	j.Early++
-	return j.emit([]Reconcile{first})
+	j.due = append(j.due[:0], first)
+	return j.emit(j.due)
 }
 
 // Pending is how many reconciles wait for their hold.
-func (j *Join) Pending() int { return len(j.pending) }
+func (j *Join) Pending() int { return len(j.pending) - j.head }
 
 // index adds r's start to starts.
 func (j *Join) index(r *Reconcile) {
@@ -224,9 +233,9 @@ func (j *Join) Due(now time.Time) []watch.Event { return j.DueExcept(now, nil) }
 // the pipeline: an update held for explaining) stays held.
 func (j *Join) DueExcept(now time.Time, waits func(*Reconcile) bool) []watch.Event {
 	hold := j.cfg.Hold
-	var due []Reconcile
+	due := j.due[:0] // reused: emit keeps none of them
 	keep := j.pending[:0]
-	for _, r := range j.pending {
+	for _, r := range j.pending[j.head:] {
 		j.work++
 		if now.Sub(r.Read) >= hold && (waits == nil || !waits(&r)) {
 			due = append(due, r)
@@ -235,14 +244,17 @@ func (j *Join) DueExcept(now time.Time, waits func(*Reconcile) bool) []watch.Eve
 		}
 	}
 	clear(j.pending[len(keep):])
-	j.pending = keep
-	return j.emit(due)
+	j.pending, j.head = keep, 0
+	evs := j.emit(due)
+	clear(due)
+	j.due = due[:0]
+	return evs
 }
 
 // Flush returns every held reconcile's event (the run ends).
 func (j *Join) Flush() []watch.Event {
-	due := j.pending
-	j.pending = nil
+	due := j.pending[j.head:]
+	j.pending, j.head = nil, 0
 	return j.emit(due)
 }
 
