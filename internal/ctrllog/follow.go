@@ -39,9 +39,6 @@ func Follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 
 // follow is Follow; lag (nil: none) is kept at the bytes of the file not read yet.
 func follow(ctx context.Context, path string, line func([]byte, time.Time), notice func(string), lag *atomic.Int64) error {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return followStream(ctx, path, fi, line)
-	}
 	var f *os.File
 	var info os.FileInfo
 	var off int64
@@ -56,6 +53,11 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 	buf := make([]byte, 64<<10)
 	for ctx.Err() == nil {
 		if f == nil {
+			// A FIFO (also one made where a missing file was awaited) is not opened as a file:
+			// that waits for a writer, beyond the run's end.
+			if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+				return followStream(ctx, path, fi, line)
+			}
 			var err error
 			if f, err = os.Open(path); err != nil {
 				if !errors.Is(err, os.ErrNotExist) {
