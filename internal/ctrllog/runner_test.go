@@ -2,7 +2,9 @@ package ctrllog
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,5 +86,37 @@ func TestBehindSaysSo(t *testing.T) {
 	ev, ok = check(9)
 	if !ok || ev.Reason != ReasonLogBehind || !strings.Contains(ev.Message, "9 reconciles were joined before their hold was over") {
 		t.Fatalf("reconciles joined early: %v %+v, want an Error line LogBehind counting them", ok, ev)
+	}
+}
+
+// A log that never stops (a controller in a hot loop) is read within bounds: past MaxPending
+// held reconciles the first are joined early, the reader waits while maxOut lines wait for the
+// pipeline, and the run's end (Stop) ends the reading and returns at most what the bounds hold
+// (HOSTILE-CASES-2 F2: unbounded, and joined quadratically at the end, it kept a run going for
+// minutes past --timeout).
+func TestRunnerBoundsAnEndlessLog(t *testing.T) {
+	var fed atomic.Int64
+	feed := feedFunc(func(ctx context.Context, s Sink) {
+		line := s.Open("hot.log")
+		for i := 0; ctx.Err() == nil; i++ {
+			l := fmt.Sprintf(`{"level":"info","ts":%q,"msg":"Reconcile successful","controller":"hot","controllerKind":"Widget","namespace":"demo","name":"w-%d","reconcileID":"r%d"}`,
+				time.Now().UTC().Format(time.RFC3339Nano), i%100, i)
+			line([]byte(l), time.Now())
+			fed.Add(1)
+		}
+	})
+	r := Start(context.Background(), Config{Feeds: []Feed{feed}, Join: JoinConfig{Resources: []discovery.Resource{widgets}, Hold: time.Hour}})
+	select {
+	case <-r.Ready(): // the first reconciles joined early
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("nothing ready after %d lines: the reconciles held are not bounded", fed.Load())
+	}
+	evs := r.Stop()
+	_, taken := r.Take()
+	if n := len(evs) + len(taken); n > MaxPending+2*maxOut {
+		t.Errorf("%d lines at Stop, more than the %d held and %d waiting for the pipeline", n, MaxPending, maxOut)
+	}
+	if n := fed.Load(); n > MaxPending+4*maxOut {
+		t.Errorf("%d lines read with nothing taken, want the reader to wait past %d", n, MaxPending+maxOut)
 	}
 }
