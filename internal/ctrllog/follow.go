@@ -31,8 +31,8 @@ const tailLen = 64
 // goes to line with the time it was read. It returns when ctx ends; notice says once that the
 // file is not there yet.
 //
-// A path that is not a regular file (a FIFO, a socket, a device) is read as a stream instead
-// (Stream): opened without waiting for a writer, read until ctx ends.
+// A path that is not a regular file (a FIFO, a socket, a device) is read as a stream instead:
+// opened without waiting for a writer, read until ctx ends.
 func Follow(ctx context.Context, path string, line func([]byte, time.Time), notice func(string)) error {
 	return follow(ctx, path, line, notice, nil)
 }
@@ -84,9 +84,7 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		if n > 0 {
 			off += int64(n)
 			if reads++; lag != nil && reads%16 == 0 {
-				if st, err := f.Stat(); err == nil {
-					lag.Store(max(0, st.Size()-off))
-				}
+				storeLag(lag, f, off)
 			}
 			tail = append(tail, buf[max(0, n-tailLen):n]...)
 			tail = tail[max(0, len(tail)-tailLen):]
@@ -121,6 +119,13 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		lines(append(partial, rest...), line)
 	}
 	return nil
+}
+
+// storeLag keeps in lag how many bytes of f are after off.
+func storeLag(lag *atomic.Int64, f *os.File, off int64) {
+	if st, err := f.Stat(); err == nil {
+		lag.Store(max(0, st.Size()-off))
+	}
 }
 
 // maxFinalRead bounds the last read of a followed file when the run ends.
