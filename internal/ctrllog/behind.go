@@ -45,9 +45,9 @@ func (b *behind) file(name string) *atomic.Int64 {
 	return lag
 }
 
-// check looks at the reading once (a second); early is Join.Early. It returns the line to say:
+// check looks at the reading once (a second); early is Join.Early, maxPending its bound. It returns the line to say:
 // an Error line (LogBehind) when the reading fell behind, a Recovered line when it caught up.
-func (b *behind) check(now time.Time, early int) (watch.Event, bool) {
+func (b *behind) check(now time.Time, early, maxPending int) (watch.Event, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var worst int64
@@ -73,7 +73,7 @@ func (b *behind) check(now time.Time, early int) (watch.Event, bool) {
 			parts = append(parts, fmt.Sprintf("%s is read %.1f MiB from its end", name, float64(worst)/(1<<20)))
 		}
 		if early > 0 {
-			parts = append(parts, fmt.Sprintf("%d reconciles were joined before their hold was over (more than %d waited): an event still on its way is not among their triggers", early, MaxPending))
+			parts = append(parts, fmt.Sprintf("%d reconciles were joined before their hold was over (more than %d waited): an event still on its way is not among their triggers", early, maxPending))
 		}
 		return watch.Event{Type: watch.Error, Time: now, Verb: "logs", Reason: ReasonLogBehind,
 			Message: "--controller-logs: the reading fell behind the logs: " + strings.Join(parts, "; ")}, true

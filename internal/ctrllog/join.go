@@ -55,6 +55,8 @@ type JoinConfig struct {
 	// not the watch's business (kube-controller-manager's log has every namespace's), counted
 	// in OutOfScope.
 	Namespace string
+	// MaxPending bounds the reconciles waiting for their hold (0: MaxPending).
+	MaxPending int
 }
 
 // objKey names an object by its lower-cased kind.
@@ -114,6 +116,9 @@ func pendKeyOf(r *Reconcile) pendKey { return pendKey{r.Controller, r.Object} }
 
 // NewJoin returns a join over the watched resources.
 func NewJoin(cfg JoinConfig) *Join {
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = MaxPending
+	}
 	j := &Join{cfg: cfg, kinds: map[string]discovery.Resource{}, hist: map[objKey][]noted{}, seen: map[objKey]bool{},
 		prev: map[string]last{}, prevOld: map[string]last{}, starts: map[pendKey][]time.Time{}}
 	for _, r := range append(append([]discovery.Resource{}, cfg.Owned...), cfg.Resources...) {
@@ -173,7 +178,7 @@ func (j *Join) note(k objKey, t watch.Trigger, filtered bool, writer string) {
 func (j *Join) Add(r Reconcile) []watch.Event {
 	j.pending = append(j.pending, r)
 	j.index(&j.pending[len(j.pending)-1])
-	if len(j.pending)-j.head <= MaxPending {
+	if len(j.pending)-j.head <= j.cfg.MaxPending {
 		return nil
 	}
 	first := j.pending[j.head]

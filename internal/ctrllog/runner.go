@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -67,6 +68,8 @@ type Runner struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	behind *behind
+	// waits counts the times a reader waited for room in out.
+	waits atomic.Int64
 }
 
 // Start starts following cfg.Sources and cfg.Feeds; nil when there are none.
@@ -167,6 +170,7 @@ func (r *Runner) waitRoom() {
 		if n < maxOut {
 			return
 		}
+		r.waits.Add(1)
 		r.signal()
 		select {
 		case <-r.ctx.Done():
@@ -262,7 +266,7 @@ func (r *Runner) checkBehind(now time.Time) {
 	r.mu.Lock()
 	early := r.join.Early
 	r.mu.Unlock()
-	if ev, ok := r.behind.check(now, early); ok {
+	if ev, ok := r.behind.check(now, early, r.join.cfg.MaxPending); ok {
 		r.event(ev)
 	}
 }

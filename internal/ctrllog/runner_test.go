@@ -60,7 +60,7 @@ func TestRunnerFeed(t *testing.T) {
 func TestBehindSaysSo(t *testing.T) {
 	b := &behind{}
 	lag := b.file("flood.log")
-	check := func(early int) (watch.Event, bool) { return b.check(t0, early) }
+	check := func(early int) (watch.Event, bool) { return b.check(t0, early, MaxPending) }
 	lag.Store(behindBytes + 1)
 	for i := range 2 {
 		if ev, ok := check(0); ok {
@@ -93,8 +93,9 @@ func TestBehindSaysSo(t *testing.T) {
 // held reconciles the first are joined early, the reader waits while maxOut lines wait for the
 // pipeline, and the run's end (Stop) ends the reading and returns at most what the bounds hold
 // (HOSTILE-CASES-2 F2: unbounded, and joined quadratically at the end, it kept a run going for
-// minutes past --timeout).
+// minutes past --timeout). MaxPending is 1,000 here (131,072 by default).
 func TestRunnerBoundsAnEndlessLog(t *testing.T) {
+	const maxPending = 1000
 	var fed atomic.Int64
 	feed := feedFunc(func(ctx context.Context, s Sink) {
 		line := s.Open("hot.log")
@@ -105,18 +106,21 @@ func TestRunnerBoundsAnEndlessLog(t *testing.T) {
 			fed.Add(1)
 		}
 	})
-	r := Start(context.Background(), Config{Feeds: []Feed{feed}, Join: JoinConfig{Resources: []discovery.Resource{widgets}, Hold: time.Hour}})
-	select {
-	case <-r.Ready(): // the first reconciles joined early
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("nothing ready after %d lines: the reconciles held are not bounded", fed.Load())
+	r := Start(context.Background(), Config{Feeds: []Feed{feed}, Join: JoinConfig{Resources: []discovery.Resource{widgets}, Hold: time.Hour, MaxPending: maxPending}})
+	// The reader waits for the pipeline: nothing is taken here.
+	deadline := time.Now().Add(time.Minute)
+	for r.waits.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the reader did not wait within a minute, after %d lines", fed.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := fed.Load(); n > maxPending+maxOut+1 {
+		t.Errorf("%d lines read with nothing taken, want the reader to wait past %d", n, maxPending+maxOut)
 	}
 	evs := r.Stop()
 	_, taken := r.Take()
-	if n := len(evs) + len(taken); n > MaxPending+2*maxOut {
-		t.Errorf("%d lines at Stop, more than the %d held and %d waiting for the pipeline", n, MaxPending, maxOut)
-	}
-	if n := fed.Load(); n > MaxPending+4*maxOut {
-		t.Errorf("%d lines read with nothing taken, want the reader to wait past %d", n, MaxPending+maxOut)
+	if n := len(evs) + len(taken); n > maxPending+2*maxOut {
+		t.Errorf("%d lines at Stop, more than the %d held and %d waiting for the pipeline", n, maxPending, maxOut)
 	}
 }
