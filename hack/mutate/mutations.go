@@ -1007,7 +1007,7 @@ var mutations = []mutation{
 	{
 		name: "the reconciles of a busy controller log waiting for their hold are not bounded",
 		file: "internal/ctrllog/join.go",
-		old:  "if len(j.pending)-j.head <= MaxPending {",
+		old:  "if len(j.pending)-j.head <= j.cfg.MaxPending {",
 		new:  "if true {",
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestJoinWorkPerLineBounded"},
