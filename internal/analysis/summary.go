@@ -37,7 +37,7 @@ type Summary struct {
 	Scraped                  map[string]bool
 	// Logged: the ControllerReconcile lines of each controller (--controller-logs).
 	Logged map[string]*LoggedReconciles
-	// LogErrors: Error lines of pod logs (--controller-logs-from), counted apart from the
+	// LogErrors: Error lines of controllers' logs (pod logs, LogBehind), counted apart from the
 	// informer's.
 	LogErrors int
 	// HotLoops counts the HotLoop lines; Ended holds the HotLoopEnded ones; Ongoing the loops

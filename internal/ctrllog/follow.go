@@ -1,12 +1,14 @@
 package ctrllog
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -28,12 +30,21 @@ const tailLen = 64
 // a file replaced (rotated) is reopened, and a missing one is waited for. Each complete line
 // goes to line with the time it was read. It returns when ctx ends; notice says once that the
 // file is not there yet.
+//
+// A path that is not a regular file (a FIFO, a socket, a device) is read as a stream instead:
+// opened without waiting for a writer, read until ctx ends.
 func Follow(ctx context.Context, path string, line func([]byte, time.Time), notice func(string)) error {
+	return follow(ctx, path, line, notice, nil)
+}
+
+// follow is Follow; lag (nil: none) is kept at the bytes of the file not read yet.
+func follow(ctx context.Context, path string, line func([]byte, time.Time), notice func(string), lag *atomic.Int64) error {
 	var f *os.File
 	var info os.FileInfo
 	var off int64
 	var partial, tail []byte
-	waited := false
+	waited, atEnd := false, false
+	reads := 0
 	defer func() {
 		if f != nil {
 			f.Close()
@@ -42,6 +53,11 @@ func Follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 	buf := make([]byte, 64<<10)
 	for ctx.Err() == nil {
 		if f == nil {
+			// A FIFO (also one made where a missing file was awaited) is not opened as a file:
+			// that waits for a writer, beyond the run's end.
+			if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+				return followStream(ctx, path, fi, line)
+			}
 			var err error
 			if f, err = os.Open(path); err != nil {
 				if !errors.Is(err, os.ErrNotExist) {
@@ -67,13 +83,20 @@ func Follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		n, err := f.Read(buf)
 		if n > 0 {
 			off += int64(n)
+			if reads++; lag != nil && reads%16 == 0 {
+				storeLag(lag, f, off)
+			}
 			tail = append(tail, buf[max(0, n-tailLen):n]...)
 			tail = tail[max(0, len(tail)-tailLen):]
 			partial = lines(append(partial, buf[:n]...), line)
+			atEnd = false
 			continue
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
+		}
+		if lag != nil {
+			lag.Store(0)
 		}
 		// At the end: replaced, or truncated (read again from its start by the next round), or
 		// just nothing new yet.
@@ -85,15 +108,24 @@ func Follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		if truncated(f, off, tail) {
 			continue
 		}
+		atEnd = true
 		sleep(ctx, pollEvery)
 	}
-	if f != nil {
-		// The run ends: what the file holds by now is read (up to maxFinalRead), so lines written
-		// before the stop are not lost to the poll's wait.
+	if f != nil && atEnd {
+		// The run ends while it waited at the end: what the file holds by now is read (up to
+		// maxFinalRead), so lines written before the stop are not lost to the poll's wait. A
+		// reading still behind the file's end stops where it is (the run is over).
 		rest, _ := io.ReadAll(io.LimitReader(f, maxFinalRead))
 		lines(append(partial, rest...), line)
 	}
 	return nil
+}
+
+// storeLag keeps in lag how many bytes of f are after off.
+func storeLag(lag *atomic.Int64, f *os.File, off int64) {
+	if st, err := f.Stat(); err == nil {
+		lag.Store(max(0, st.Size()-off))
+	}
 }
 
 // maxFinalRead bounds the last read of a followed file when the run ends.
@@ -134,17 +166,63 @@ func lines(b []byte, line func([]byte, time.Time)) []byte {
 	}
 }
 
-// ReadStream reads r (standard input) to its end, a line at a time.
+// ReadStream reads r (standard input) to its end, a line at a time: a line longer than maxLine
+// is cut there as a followed file's is, and the lines after it are read.
 func ReadStream(ctx context.Context, r io.Reader, line func([]byte, time.Time)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	for sc.Scan() && ctx.Err() == nil {
-		line(sc.Bytes(), time.Now())
+	buf := make([]byte, 64<<10)
+	var partial []byte
+	for ctx.Err() == nil {
+		n, err := r.Read(buf)
+		if n > 0 {
+			partial = lines(append(partial, buf[:n]...), line)
+		}
+		if errors.Is(err, io.EOF) {
+			if len(partial) > 0 {
+				line(partial, time.Now()) // the last line, without its newline
+			}
+			return nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
 	}
-	if errors.Is(sc.Err(), bufio.ErrTooLong) {
-		return nil
+	return nil
+}
+
+// followStream reads a file that is not a regular one (a FIFO, a socket, a device) as a stream
+// until ctx ends: a FIFO is opened without waiting for a writer, and read again when a writer
+// comes after the last one left. The file is closed when ctx ends, which ends a read waiting
+// for data (a FIFO's, a socket's, through the runtime's poller).
+func followStream(ctx context.Context, path string, fi os.FileInfo, line func([]byte, time.Time)) error {
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a directory: give a controller's log file", path)
 	}
-	return sc.Err()
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = f.Close() })
+	defer func() {
+		if stop() {
+			_ = f.Close()
+		}
+	}()
+	for ctx.Err() == nil {
+		if err := ReadStream(ctx, f, line); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if fi.Mode()&os.ModeNamedPipe == 0 {
+			return nil // a device or a socket at its end
+		}
+		sleep(ctx, pollEvery) // a FIFO whose writer left: wait for the next
+	}
+	return nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {

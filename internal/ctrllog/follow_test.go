@@ -167,3 +167,29 @@ func TestFollowReadsToTheEndWhenStopped(t *testing.T) {
 		t.Error("the line written before the stop was not read")
 	}
 }
+
+// --controller-logs - (HOSTILE-CASES-2 F5): a line over maxLine is cut there, as a followed
+// file's is, and the lines after it are read; it ended the reading of standard input, silently.
+func TestReadStreamLongLine(t *testing.T) {
+	long := strings.Repeat("x", 2<<20)
+	in := "s1\n" + long + "\ns2\ns3"
+	var got []string
+	if err := ReadStream(context.Background(), strings.NewReader(in), func(b []byte, _ time.Time) { got = append(got, string(b)) }); err != nil {
+		t.Fatal(err)
+	}
+	var short []string
+	cut := 0
+	for _, l := range got {
+		if len(l) > maxLine {
+			t.Fatalf("a line of %d bytes, more than maxLine", len(l))
+		}
+		if strings.HasPrefix(l, "x") {
+			cut++
+			continue
+		}
+		short = append(short, l)
+	}
+	if fmt.Sprint(short) != "[s1 s2 s3]" || cut == 0 {
+		t.Errorf("lines %q and %d pieces of the long one, want s1, s2, s3 and the long one cut", short, cut)
+	}
+}

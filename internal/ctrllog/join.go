@@ -28,6 +28,13 @@ const (
 	// maxHistory bounds the events kept per object for reconciles still to come.
 	maxHistory = 512
 	maxAge     = 15 * time.Minute
+	// MaxPending bounds the reconciles waiting for their hold. Beyond it the one read first is
+	// joined at once, before its hold is over, with the events observed by then (an event still
+	// on its way is not among its triggers); Join.Early counts them.
+	MaxPending = 1 << 17
+	// maxPrev bounds the previous reconciles remembered (per controller and object); beyond it
+	// the least recently used half is forgotten: such an object's next reconcile is its "first".
+	maxPrev = 1 << 17
 )
 
 // JoinConfig configures a Join.
@@ -48,6 +55,8 @@ type JoinConfig struct {
 	// not the watch's business (kube-controller-manager's log has every namespace's), counted
 	// in OutOfScope.
 	Namespace string
+	// MaxPending bounds the reconciles waiting for their hold (0: MaxPending).
+	MaxPending int
 }
 
 // objKey names an object by its lower-cased kind.
@@ -75,19 +84,43 @@ type last struct {
 // start plus Skew. It observes every watch event and every reconcile; it is pure (no clock, no
 // goroutine) and not safe for concurrent use.
 type Join struct {
-	cfg     JoinConfig
-	kinds   map[string]discovery.Resource // lower-cased kind -> watched (or owned) resource
-	hist    map[objKey][]noted
-	seen    map[objKey]bool
-	prev    map[string]last // controller + objKey
+	cfg   JoinConfig
+	kinds map[string]discovery.Resource // lower-cased kind -> watched (or owned) resource
+	hist  map[objKey][]noted
+	seen  map[objKey]bool
+	// prev and prevOld: what each controller's previous reconcile of an object was (controller +
+	// objKey), in two generations: a key not used for maxPrev/2 new keys is forgotten.
+	prev, prevOld map[string]last
+	// pending are the reconciles waiting for their hold, from head on (those before it are gone).
 	pending []Reconcile
+	head    int
+	due     []Reconcile // the reconciles being joined, kept for the next
+	// starts indexes pending by controller and object: the start (startOf) of each, sorted.
+	starts map[pendKey][]time.Time
 	// OutOfScope counts the reconciles of objects outside the watched namespace, not emitted.
 	OutOfScope int
+	// Early counts the reconciles joined before their hold was over, MaxPending others waiting.
+	Early int
+	// work counts the steps of the join (a pending reconcile looked at, a trigger weighed): the
+	// tests bound it per line.
+	work int
 }
+
+// pendKey is a controller's object: its reconciles follow one another.
+type pendKey struct {
+	controller string
+	obj        ObjectRef
+}
+
+func pendKeyOf(r *Reconcile) pendKey { return pendKey{r.Controller, r.Object} }
 
 // NewJoin returns a join over the watched resources.
 func NewJoin(cfg JoinConfig) *Join {
-	j := &Join{cfg: cfg, kinds: map[string]discovery.Resource{}, hist: map[objKey][]noted{}, seen: map[objKey]bool{}, prev: map[string]last{}}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = MaxPending
+	}
+	j := &Join{cfg: cfg, kinds: map[string]discovery.Resource{}, hist: map[objKey][]noted{}, seen: map[objKey]bool{},
+		prev: map[string]last{}, prevOld: map[string]last{}, starts: map[pendKey][]time.Time{}}
 	for _, r := range append(append([]discovery.Resource{}, cfg.Owned...), cfg.Resources...) {
 		j.kinds[strings.ToLower(r.Kind)] = r
 	}
@@ -140,8 +173,62 @@ func (j *Join) note(k objKey, t watch.Trigger, filtered bool, writer string) {
 	j.hist[k] = append(h[drop:], noted{at: t.Time, t: t, filtered: filtered, writer: writer})
 }
 
-// Add takes a reconcile read from a log; Due emits it once its hold is over.
-func (j *Join) Add(r Reconcile) { j.pending = append(j.pending, r) }
+// Add takes a reconcile read from a log; Due emits it once its hold is over. With MaxPending
+// reconciles waiting already, the one read first is joined now: its event is returned.
+func (j *Join) Add(r Reconcile) []watch.Event {
+	j.pending = append(j.pending, r)
+	j.index(&j.pending[len(j.pending)-1])
+	if len(j.pending)-j.head <= j.cfg.MaxPending {
+		return nil
+	}
+	first := j.pending[j.head]
+	j.pending[j.head] = Reconcile{}
+	if j.head++; j.head >= len(j.pending)/2 {
+		// Compacted in place when half is gone: no new array for each reconcile taken.
+		n := copy(j.pending, j.pending[j.head:])
+		clear(j.pending[n:])
+		j.pending, j.head = j.pending[:n], 0
+	}
+	j.Early++
+	j.due = append(j.due[:0], first)
+	return j.emit(j.due)
+}
+
+// Pending is how many reconciles wait for their hold.
+func (j *Join) Pending() int { return len(j.pending) - j.head }
+
+// index adds r's start to starts.
+func (j *Join) index(r *Reconcile) {
+	k, s := pendKeyOf(r), startOf(r)
+	ss := j.starts[k]
+	i := len(ss)
+	if i > 0 && s.Before(ss[i-1]) {
+		i = sort.Search(len(ss), func(n int) bool { return ss[n].After(s) })
+	}
+	ss = append(ss, time.Time{})
+	copy(ss[i+1:], ss[i:])
+	ss[i] = s
+	j.starts[k] = ss
+}
+
+// unindex removes r's start from starts.
+func (j *Join) unindex(r *Reconcile) {
+	k, s := pendKeyOf(r), startOf(r)
+	ss := j.starts[k]
+	i := sort.Search(len(ss), func(n int) bool { return !ss[n].Before(s) })
+	switch {
+	case i == len(ss) || !ss[i].Equal(s):
+		return
+	case len(ss) == 1:
+		delete(j.starts, k)
+		return
+	case i == 0:
+		ss = ss[1:] // the usual case: the earliest of its object's goes first
+	default:
+		ss = append(ss[:i], ss[i+1:]...)
+	}
+	j.starts[k] = ss
+}
 
 // Due returns the ControllerReconcile events of the reconciles whose hold is over at now (by
 // this machine's clock), in the order of their start by the logs' clocks.
@@ -151,55 +238,54 @@ func (j *Join) Due(now time.Time) []watch.Event { return j.DueExcept(now, nil) }
 // the pipeline: an update held for explaining) stays held.
 func (j *Join) DueExcept(now time.Time, waits func(*Reconcile) bool) []watch.Event {
 	hold := j.cfg.Hold
-	var due, keep []Reconcile
-	for _, r := range j.pending {
+	due := j.due[:0] // reused: emit keeps none of them
+	keep := j.pending[:0]
+	for _, r := range j.pending[j.head:] {
+		j.work++
 		if now.Sub(r.Read) >= hold && (waits == nil || !waits(&r)) {
 			due = append(due, r)
 		} else {
 			keep = append(keep, r)
 		}
 	}
-	j.pending = keep
-	return j.emit(due)
+	clear(j.pending[len(keep):])
+	j.pending, j.head = keep, 0
+	evs := j.emit(due)
+	clear(due)
+	j.due = due[:0]
+	return evs
 }
 
 // Flush returns every held reconcile's event (the run ends).
 func (j *Join) Flush() []watch.Event {
-	due := j.pending
-	j.pending = nil
+	due := j.pending[j.head:]
+	j.pending, j.head = nil, 0
 	return j.emit(due)
 }
 
+// emit joins rs (no longer pending, still indexed) in the order of their start.
 func (j *Join) emit(rs []Reconcile) []watch.Event {
 	sort.SliceStable(rs, func(a, b int) bool { return startOf(&rs[a]).Before(startOf(&rs[b])) })
 	out := make([]watch.Event, 0, len(rs))
 	for i := range rs {
+		j.unindex(&rs[i])
 		if ns := rs[i].Object.Namespace; j.cfg.Namespace != "" && ns != "" && ns != j.cfg.Namespace {
 			j.OutOfScope++
 			continue
 		}
-		out = append(out, j.event(&rs[i], j.nextStart(&rs[i], rs[i+1:])))
+		out = append(out, j.event(&rs[i], j.nextStart(&rs[i])))
 	}
 	return out
 }
 
 // nextStart is when the same controller's next reconcile of the same object started, among
-// those due after r and those still held; zero when none is known yet.
-func (j *Join) nextStart(r *Reconcile, later []Reconcile) time.Time {
-	var next time.Time
-	start := startOf(r)
-	for _, list := range [][]Reconcile{later, j.pending} {
-		for i := range list {
-			o := &list[i]
-			if o.Controller != r.Controller || o.Object != r.Object {
-				continue
-			}
-			if s := startOf(o); s.After(start) && (next.IsZero() || s.Before(next)) {
-				next = s
-			}
-		}
+// those not joined yet (due after r, or still held); zero when none is known yet.
+func (j *Join) nextStart(r *Reconcile) time.Time {
+	ss, start := j.starts[pendKeyOf(r)], startOf(r)
+	if i := sort.Search(len(ss), func(n int) bool { return ss[n].After(start) }); i < len(ss) {
+		return ss[i]
 	}
-	return next
+	return time.Time{}
 }
 
 // startOf is when r started as this machine's clock most likely saw it: the log's time, or,
@@ -224,14 +310,14 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 	k := objKey{kind, r.Object.Namespace, r.Object.Name}
 	info := &watch.ReconcileInfo{Controller: r.Controller, ReconcileID: r.ReconcileID, Kind: r.Object.Kind, Result: r.Result,
 		Error: r.Error, RequeueAfter: r.RequeueAfter, Duration: r.Duration, DurationKnown: r.DurationKnown,
-		Source: r.Source, Format: string(r.Format), Lines: r.Lines}
+		Source: r.Source, Format: string(r.Format), Lines: r.Lines, UntrustedTime: r.UntrustedTime}
 	ev := watch.Event{Type: watch.ControllerReconcile, Time: r.Start, Namespace: r.Object.Namespace, Name: r.Object.Name,
 		Key: r.Object.Key(), Reconcile: info}
 	if watched {
 		ev.Resource = res
 	}
 	pk := r.Controller + "\x00" + kind + "\x00" + r.Object.Key()
-	prev, hadPrev := j.prev[pk]
+	prev, hadPrev := j.lastOf(pk)
 	// Events up to Skew after the start may be its triggers (the plugin heard of them a little
 	// later than the controller), but never one after the next reconcile began.
 	cut := start.Add(j.cfg.Skew)
@@ -242,6 +328,7 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 	// The triggers: this object's events after the previous reconcile's cut, up to this one's
 	// (with no previous reconcile in this run: since the watch began).
 	for _, n := range j.hist[k] {
+		j.work++
 		if hadPrev && !n.at.After(prev.cut) || n.at.After(cut) {
 			continue // the previous reconcile's, or a later one's
 		}
@@ -257,11 +344,29 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 	if hadPrev && prev.cut.After(cut) {
 		cut = prev.cut // never move a cut back: a late line must not take earlier events again
 	}
-	j.prev[pk] = last{cut: cut, end: r.End, result: r.Result, requeueAfter: r.RequeueAfter}
+	j.setLast(pk, last{cut: cut, end: r.End, result: r.Result, requeueAfter: r.RequeueAfter})
 	if ev.TriggerCount == 0 {
 		ev.Reason, info.ReasonMessage = j.reason(r, watched, hadPrev, prev)
 	}
 	return ev
+}
+
+// lastOf is what the controller's previous reconcile of an object was (pk), if remembered.
+func (j *Join) lastOf(pk string) (last, bool) {
+	if l, ok := j.prev[pk]; ok {
+		return l, true
+	}
+	l, ok := j.prevOld[pk]
+	return l, ok
+}
+
+// setLast remembers l for pk; past maxPrev/2 keys the older generation is forgotten.
+func (j *Join) setLast(pk string, l last) {
+	if _, ok := j.prev[pk]; !ok && len(j.prev) >= maxPrev/2 {
+		j.prevOld, j.prev = j.prev, make(map[string]last, maxPrev/2)
+	}
+	delete(j.prevOld, pk)
+	j.prev[pk] = l
 }
 
 // beforeOwnWrite moves cut back to just before the first update of k that r itself wrote (a log
@@ -273,6 +378,7 @@ func (j *Join) beforeOwnWrite(k objKey, r *Reconcile, cut time.Time, hadPrev boo
 	}
 	own := r.Controller + "\x00" + r.ReconcileID
 	for _, n := range j.hist[k] {
+		j.work++
 		if hadPrev && !n.at.After(prev.cut) || n.at.After(cut) {
 			continue
 		}

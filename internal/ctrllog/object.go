@@ -2,6 +2,8 @@ package ctrllog
 
 import (
 	"strings"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 	"time"
 	"unicode"
 )
@@ -166,9 +168,9 @@ func requeueAfter(msg string) time.Duration {
 // errorText is the error a line carries (zap "error", klog "err").
 func errorText(l *Line) string {
 	if s := l.Str("error"); s != "" {
-		return s
+		return redact.Text(s)
 	}
-	return l.Str("err")
+	return redact.Text(l.Str("err"))
 }
 
 // durationOf reads klog's duration="1.2ms" (or a number of seconds).

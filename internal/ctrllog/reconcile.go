@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 )
 
 // Results of a reconcile, as ControllerReconcile lines say them.
@@ -42,6 +44,27 @@ type Reconcile struct {
 	Source string
 	// Read is when this machine read its first line, LastRead its last.
 	Read, LastRead time.Time
+	// UntrustedTime: a line's timestamp (or a start its logged duration gave) was not trusted
+	// (trusted): when that line was read stands for it.
+	UntrustedTime bool
+}
+
+// Bounds of a log's times that are trusted: no later than maxAhead after the line was read (a
+// pod's clock ahead of this machine's by more is broken, and one such line would hold every
+// later event of its object for a reconcile that never ran then), and not before the Unix epoch
+// (no controller logged then; a number out of range lands there).
+const maxAhead = time.Hour
+
+var minTime = time.Unix(0, 0)
+
+// trusted reports whether a log's time t, read at read, is one the join can use.
+func trusted(t, read time.Time) bool { return !t.Before(minTime) && !t.After(read.Add(maxAhead)) }
+
+// clean masks the credentials in a text taken from a log (internal/redact), as every output does.
+func clean(s string) string { return redact.Text(s) }
+
+func cleanRef(o ObjectRef) ObjectRef {
+	return ObjectRef{Kind: clean(o.Kind), Namespace: clean(o.Namespace), Name: clean(o.Name)}
 }
 
 // Stats counts what a log held.
@@ -50,6 +73,8 @@ type Stats struct {
 	ByFormat   map[Format]int // lines parsed, by format
 	Other      int            // lines in no format (stack traces, panics, plain text)
 	Reconciles int            // reconciles rebuilt
+	// UntrustedTimes counts the lines whose timestamp was not trusted (the read time stood for it).
+	UntrustedTimes int
 }
 
 // syncMerge is how close an "Error syncing" line must follow a "Finished syncing" line of the
@@ -84,23 +109,29 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 		return nil
 	}
 	r.Stats.ByFormat[l.Format]++
+	untrusted := !trusted(l.Time, now)
+	if untrusted {
+		r.Stats.UntrustedTimes++
+		l.Time, l.Precise = now, true
+	}
 	kind, hint := classify(&l)
 	switch kind {
 	case kindOther, kindSyncStart:
 		return nil
 	case kindSynced, kindFinished, kindSyncError:
-		return r.sync(&l, kind, hint, now)
+		return r.sync(&l, kind, hint, now, untrusted)
 	}
 	id := l.Str("reconcileID")
 	rec := r.open[id]
 	if rec == nil {
 		obj, _ := objectOf(&l, "")
-		rec = &Reconcile{Controller: l.Str("controller"), Object: obj, ReconcileID: id, Start: l.Time, End: l.Time,
+		rec = &Reconcile{Controller: clean(l.Str("controller")), Object: cleanRef(obj), ReconcileID: clean(id), Start: l.Time, End: l.Time,
 			Precise: l.Precise, Format: l.Format, Source: r.Source, Read: now, Result: ResultUnknown}
 		r.open[id] = rec
 	}
 	rec.Lines++
 	rec.End, rec.LastRead = l.Time, now
+	rec.UntrustedTime = rec.UntrustedTime || untrusted
 	r.lastIn[id] = now
 	switch kind {
 	case kindStart:
@@ -136,11 +167,12 @@ func (r *Reconstructor) close(id string) Reconcile {
 }
 
 // sync makes one reconcile of a klog controller's "synced" or "error syncing" line.
-func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time) []Reconcile {
+func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time, untrusted bool) []Reconcile {
 	obj, ok := objectOf(l, hint)
 	if !ok {
 		return nil
 	}
+	obj = cleanRef(obj)
 	// The controller: its logger's name (kube-controller-manager's "deployment-controller"),
 	// else the kind its message names, else the object's, else the log's name (a
 	// sample-controller logs with no name). utilruntime.HandleError's logger names no one.
@@ -157,6 +189,7 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 	if controller == "" {
 		controller = strings.TrimSuffix(filepath.Base(r.Source), filepath.Ext(r.Source))
 	}
+	controller = clean(controller)
 	key := controller + "\x00" + obj.Kind + "\x00" + obj.Key()
 	var out []Reconcile
 	if kind == kindSyncError {
@@ -167,6 +200,7 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 			p.Result, p.Error = ResultError, errorText(l)
 			p.Lines++
 			p.LastRead = now
+			p.UntrustedTime = p.UntrustedTime || untrusted
 			r.Stats.Reconciles++
 			return []Reconcile{*p}
 		}
@@ -177,9 +211,13 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 		out = append(out, *p)
 	}
 	rec := &Reconcile{Controller: controller, Object: obj, Start: l.Time, End: l.Time, Precise: l.Precise,
-		Format: l.Format, Source: r.Source, Read: now, LastRead: now, Lines: 1, Result: ResultOK}
+		Format: l.Format, Source: r.Source, Read: now, LastRead: now, Lines: 1, Result: ResultOK, UntrustedTime: untrusted}
 	if d, ok := durationOf(l); ok {
-		rec.Duration, rec.DurationKnown, rec.Start = d, true, l.Time.Add(-d)
+		if start := l.Time.Add(-d); d >= 0 && trusted(start, now) {
+			rec.Duration, rec.DurationKnown, rec.Start = d, true, start
+		} else {
+			rec.UntrustedTime = true // a duration no sync took: its start is not known
+		}
 	}
 	if kind == kindSyncError {
 		rec.Result, rec.Error = ResultError, errorText(l)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -60,9 +61,15 @@ type Runner struct {
 	locks    []*sync.Mutex
 	bySource map[string]func([]byte, time.Time)
 	out      []watch.Event
-	ready    chan struct{}
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	// room is closed by Take: a reader waiting for out to shrink goes on.
+	room   chan struct{}
+	ready  chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	behind *behind
+	// waits counts the times a reader waited for room in out.
+	waits atomic.Int64
 }
 
 // Start starts following cfg.Sources and cfg.Feeds; nil when there are none.
@@ -75,7 +82,7 @@ func Start(ctx context.Context, cfg Config) *Runner {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Runner{join: NewJoin(cfg.Join), x: NewExplainer(cfg.Join.Skew, cfg.Join.Hold), ready: make(chan struct{}, 1), cancel: cancel,
-		bySource: map[string]func([]byte, time.Time){}}
+		bySource: map[string]func([]byte, time.Time){}, ctx: ctx, room: make(chan struct{}), behind: &behind{}}
 	notice := cfg.Notice
 	if notice == nil {
 		notice = func(string) {}
@@ -91,10 +98,11 @@ func Start(ctx context.Context, cfg Config) *Runner {
 			}()
 			continue
 		}
+		lag := r.behind.file(src)
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			if err := Follow(ctx, src, line, notice); err != nil {
+			if err := follow(ctx, src, line, notice, lag); err != nil {
 				notice(fmt.Sprintf("--controller-logs %s: %v", src, err))
 			}
 		}()
@@ -144,6 +152,31 @@ func (r *Runner) addSource(source string) func([]byte, time.Time) {
 		done := rc.Feed(b, now)
 		mu.Unlock()
 		r.add(done)
+		r.waitRoom()
+	}
+}
+
+// maxOut bounds the lines waiting for the pipeline to take them: a reader with more waiting
+// stops reading (it falls behind its log, and the Error line LogBehind says so) until the
+// pipeline takes them, or the run ends.
+const maxOut = 4096
+
+// waitRoom waits, while the run goes on, for out to hold fewer than maxOut lines.
+func (r *Runner) waitRoom() {
+	for {
+		r.mu.Lock()
+		n, room := len(r.out), r.room
+		r.mu.Unlock()
+		if n < maxOut {
+			return
+		}
+		r.waits.Add(1)
+		r.signal()
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-room:
+		}
 	}
 }
 
@@ -176,11 +209,14 @@ func (r *Runner) signal() {
 func (r *Runner) tick(ctx context.Context) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
+			if n%10 == 0 {
+				r.checkBehind(now)
+			}
 			recs, locks := r.sources()
 			for i, rc := range recs {
 				locks[i].Lock()
@@ -212,11 +248,27 @@ func (r *Runner) add(rs []Reconcile) {
 		return
 	}
 	r.mu.Lock()
+	n := len(r.out)
 	for i := range rs {
-		r.join.Add(rs[i])
+		r.out = append(r.out, r.join.Add(rs[i])...)
 		r.x.Ended(&rs[i], r.join.kindOf(rs[i].Object))
 	}
+	early := len(r.out) > n
 	r.mu.Unlock()
+	if early {
+		r.signal()
+	}
+}
+
+// checkBehind says, once a second, when the reading fell behind its logs (an Error line,
+// LogBehind) and when it caught up again (Recovered).
+func (r *Runner) checkBehind(now time.Time) {
+	r.mu.Lock()
+	early := r.join.Early
+	r.mu.Unlock()
+	if ev, ok := r.behind.check(now, early, r.join.cfg.MaxPending); ok {
+		r.event(ev)
+	}
 }
 
 // holding reports whether the explainer holds lines.
@@ -291,6 +343,8 @@ func (r *Runner) Take() (held, own []watch.Event) {
 	defer r.mu.Unlock()
 	held, own = r.explained, r.out
 	r.explained, r.out = nil, nil
+	close(r.room)
+	r.room = make(chan struct{})
 	return held, own
 }
 

@@ -373,3 +373,33 @@ func TestFollowerExpiredWatchIsNoError(t *testing.T) {
 		t.Fatalf("a failing list made %v, want one PodListFailed line", errs)
 	}
 }
+
+// A line whose kubelet timestamp steps back (a node's clock set back) is passed on
+// (HOSTILE-CASES-2 F11: every line older than the last one read was dropped, silently), in the
+// stream it came in and in a reopened one; only exact re-reads after a reopening are dropped.
+func TestResumeKeepsTimeSteppingBack(t *testing.T) {
+	var r resume
+	var got []string
+	feed := func(s string) {
+		if err := readLines(strings.NewReader(s), func(b []byte) {
+			if rest, ok := r.keep(b); ok {
+				got = append(got, string(rest))
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.reopen()
+	back := ts(5, 0).Add(-time.Hour)
+	feed(stamped(ts(5, 100), "a") + stamped(ts(5, 200), "b") + stamped(back, "back1") + stamped(ts(5, 300), "c"))
+	since := r.reopen()
+	if since == nil || !since.Time.Equal(ts(5, 300)) {
+		t.Fatalf("reopened since %v, want the newest line's time", since)
+	}
+	// Sent again from the second of c: a, b, c again; then a new line stamped in that second
+	// but before c (the clock stepped back again), and one after.
+	feed(stamped(ts(5, 100), "a") + stamped(ts(5, 200), "b") + stamped(ts(5, 300), "c") + stamped(ts(5, 150), "back2") + stamped(ts(6, 0), "d"))
+	if diff := cmp.Diff([]string{"a", "b", "back1", "c", "back2", "d"}, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"maps"
 	"regexp"
 	"time"
 
@@ -156,16 +158,24 @@ func GrantCommand(namespace string, err error) string {
 }
 
 // resume remembers how far a stream was read, so that a reopened one, asked for the lines since
-// the last one's timestamp (which the API takes in whole seconds), passes on none twice.
+// the newest one's timestamp (which the API takes in whole seconds), passes on none twice. Only
+// exact re-reads are dropped: a line of the same stream is always passed on, also when its
+// timestamp steps back (a node's clock set back), and so is a new line of a reopened stream.
 type resume struct {
-	last   time.Time // the kubelet's timestamp of the last line passed on
-	atLast int       // lines passed on with exactly that timestamp
-	skip   int       // of a reopened stream: lines at last still to drop
+	last time.Time // the newest kubelet timestamp passed on
+	// seen counts the lines passed on stamped in last's second (whole lines, timestamp
+	// included, by their hash): those a reopened stream sends again. skip: of a reopened
+	// stream, those still to come again.
+	seen, skip map[uint64]int
 }
+
+// maxSeen bounds the lines of one second remembered; beyond it, a reopened stream may pass some
+// of that second's lines on twice.
+const maxSeen = 1 << 16
 
 // reopen is the SinceTime of the next stream (nil: from the log's start).
 func (r *resume) reopen() *metav1.Time {
-	r.skip = r.atLast
+	r.skip = maps.Clone(r.seen)
 	if r.last.IsZero() {
 		return nil
 	}
@@ -173,7 +183,7 @@ func (r *resume) reopen() *metav1.Time {
 }
 
 // keep reads the timestamp off a line of a stream opened with Timestamps and says whether the
-// rest is new. A line without one is passed on whole.
+// line is new. A line without one is passed on whole.
 func (r *resume) keep(b []byte) ([]byte, bool) {
 	i := bytes.IndexByte(b, ' ')
 	if i < 0 {
@@ -183,20 +193,29 @@ func (r *resume) keep(b []byte) ([]byte, bool) {
 	if err != nil {
 		return b, true
 	}
-	rest := b[i+1:]
-	switch {
-	case ts.Before(r.last):
+	h := fnv.New64a()
+	h.Write(b)
+	sum := h.Sum64()
+	if r.skip[sum] > 0 {
+		r.skip[sum]-- // sent again by a reopened stream
 		return nil, false
-	case ts.Equal(r.last):
-		if r.skip > 0 {
-			r.skip--
-			return nil, false
-		}
-		r.atLast++
-	default:
-		r.last, r.atLast, r.skip = ts, 1, 0
 	}
-	return rest, true
+	if ts.After(r.last) {
+		if sec := ts.Truncate(time.Second); !sec.Equal(r.last.Truncate(time.Second)) {
+			clear(r.seen) // a reopened stream starts at ts's second: those before are not sent again
+			clear(r.skip)
+		}
+		r.last = ts
+	}
+	if !ts.Before(r.last.Truncate(time.Second)) {
+		if r.seen == nil {
+			r.seen = map[uint64]int{}
+		}
+		if len(r.seen) < maxSeen {
+			r.seen[sum]++
+		}
+	}
+	return b[i+1:], true
 }
 
 // readLines hands each line of r (without its newline) to line, cut at maxLine, until r ends;

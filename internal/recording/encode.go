@@ -51,7 +51,23 @@ func ptr[T any](v T) *T { return &v }
 // msFloat is a duration in milliseconds with microsecond precision.
 func msFloat(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func formatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+// formatTime formats t, clamped to the years RFC 3339 can say (0000 to 9999): every time
+// written is one DecodeLine reads.
+func formatTime(t time.Time) string {
+	t = t.UTC()
+	switch {
+	case t.Before(minRecordable):
+		t = minRecordable
+	case t.After(maxRecordable):
+		t = maxRecordable
+	}
+	return t.Format(TimeFormat)
+}
+
+var (
+	minRecordable = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxRecordable = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+)
 
 // Options are what a line says that the event does not hold.
 type Options struct {

@@ -186,3 +186,27 @@ func TestReconcileAttributionRoundTrip(t *testing.T) {
 		t.Errorf("decoded attribution (-want +got):\n%s", diff)
 	}
 }
+
+// Every time written is one DecodeLine reads (HOSTILE-CASES-2 F10: a controller log's epoch of
+// -1e300 was recorded as the year 292277026304, and replay and report refused the line): a time
+// outside RFC 3339's years 0000-9999 is written as the nearest it can say.
+func TestTimesOutOfRangeRecordable(t *testing.T) {
+	for _, at := range []time.Time{time.Unix(1<<62, 0), time.Unix(-1<<62, 0), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		ev := watch.Event{Type: watch.ControllerReconcile, Time: at, Namespace: "hl", Name: "plain", Key: "hl/plain",
+			Reconcile: &watch.ReconcileInfo{Controller: "tc", Result: "ok", Source: "time.log", Format: "zap-json", UntrustedTime: true}}
+		line, err := recording.Encode(&ev, recording.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := recording.DecodeEvent(line)
+		if err != nil {
+			t.Fatalf("%s: %v", at, err)
+		}
+		if y := back.Time.Year(); y != 0 && y != 9999 {
+			t.Errorf("%s read back as %s, want the year 0 or 9999", at, back.Time)
+		}
+		if !back.Reconcile.UntrustedTime {
+			t.Errorf("untrustedTime lost: %s", line)
+		}
+	}
+}

@@ -80,7 +80,7 @@ var (
 // Text masks every credential found in free text: passwords in URLs, credential-bearing query
 // parameters, Authorization and Cookie header values, bearer tokens and JWTs.
 func Text(s string) string {
-	if s == "" {
+	if !mayHold(s) {
 		return s
 	}
 	s = textUserinfo.ReplaceAllStringFunc(s, func(m string) string {
@@ -98,6 +98,26 @@ func Text(s string) string {
 	s = textHeader.ReplaceAllString(s, "${1}${2}"+Mask)
 	s = textBearer.ReplaceAllString(s, "${1}"+Mask)
 	return textJWT.ReplaceAllString(s, Mask)
+}
+
+// mayHold reports whether s may hold a credential Text masks: each pattern needs an '@', a '=',
+// a ':', "eyJ" or "bearer" (a log's controller and object names have none, and are passed on
+// without a regular expression run on them).
+func mayHold(s string) bool {
+	if strings.ContainsAny(s, "@=:") || strings.Contains(s, "eyJ") {
+		return true
+	}
+	for i := strings.IndexAny(s, "bB"); i >= 0 && i+6 <= len(s); {
+		if strings.EqualFold(s[i:i+6], "bearer") {
+			return true
+		}
+		n := strings.IndexAny(s[i+1:], "bB")
+		if n < 0 {
+			break
+		}
+		i += 1 + n
+	}
+	return false
 }
 
 // Value returns a log value with its credentials masked: strings, byte slices, errors and

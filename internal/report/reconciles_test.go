@@ -224,3 +224,58 @@ func TestHTMLDrawsControllerReconciles(t *testing.T) {
 		t.Fatal("no row of the objects table read")
 	}
 }
+
+// The page keeps no raw control byte (C0, DEL, C1, bidirectional) and no credential from a
+// controller's log (HOSTILE-CASES-2 F12, F8: esc.log's escapes were in the page raw, 43 ESC, 22
+// BEL, 9 CR, 9 CSI, 9 RLO; its JWTs too): ControllerReconcile lines whose controller,
+// reconcileID, kind, error and reason carry them.
+func TestHTMLKeepsNoControlBytesFromLogs(t *testing.T) {
+	const esc = "\u001b]52;c;cHduZWQ=\u0007\u001b]0;PWNTITLE\u0007\u001b[2J\u001b[H\r\u009b31m\u202eevil\u2066"
+	const jwt = "eyJhbGciOiJSUzI1NiIsImtpZCI6IkFCQyJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a3ViZS1zeXN0ZW06ZGVmYXVsdCJ9.c2lnbmF0dXJlc2lnbmF0dXJl"
+	data := readRealReconciles(t)
+	var out bytes.Buffer
+	n := 0
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(line, &m) != nil || m["type"] != "ControllerReconcile" {
+			out.Write(line)
+			out.WriteByte('\n')
+			continue
+		}
+		if n++; n%2 == 0 {
+			m["controller"] = "ctl" + esc
+			m["reconcileID"] = "rid" + esc
+			m["objectKind"] = "Widget" + esc
+			m["result"] = "error"
+			m["message"] = "boom" + esc + " Authorization: Bearer SECRETbearer123 token=" + jwt + " https://user:PASSWORD123@host/x?access_token=QSECRET"
+			m["reasonMessage"] = "why" + esc
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	}
+	if n < 2 {
+		t.Fatalf("%d ControllerReconcile lines in %s, want some", n, realReconciles)
+	}
+	_, page := readPage(t, out.Bytes(), "esc.ndjson")
+	for i, r := range page {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			t.Fatalf("a raw control character %U at byte %d of the page: %q", r, i, page[max(0, i-60):min(len(page), i+20)])
+		}
+	}
+	for _, s := range []string{"SECRETbearer123", jwt[:40], "PASSWORD123", "QSECRET"} {
+		if strings.Contains(page, s) {
+			t.Errorf("%q in the page", s)
+		}
+	}
+	if !strings.Contains(page, `ctl^[]52;c;cHduZWQ=\x07`) {
+		i := strings.Index(page, "PWNTITLE")
+		t.Errorf("the controller's name is not in the page, escaped: %q", page[max(0, i-20):min(len(page), i+80)])
+	}
+}

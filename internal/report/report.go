@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -326,7 +328,27 @@ func Read(r io.Reader, source string) (*Report, error) {
 			continue
 		}
 		b.good++
+		fromLogs(&line.Event)
 		b.add(line.Event, line.PluginVersion)
+	}
+}
+
+// fromLogs escapes the control characters (C0, C1, bidirectional) and masks the credentials of
+// the text a controller's log gave a line (ControllerReconcile, and the logs' Error and
+// Recovered lines), as every other output does: the page is a file that cat and less show too,
+// and a recording may come from anywhere.
+func fromLogs(ev *watch.Event) {
+	if ev.Type != watch.ControllerReconcile && ev.Verb != "logs" {
+		return
+	}
+	clean := func(s string) string { return printer.Escape(redact.Text(s)) }
+	ev.Namespace, ev.Name, ev.Key = clean(ev.Namespace), clean(ev.Name), clean(ev.Key)
+	ev.Reason, ev.Message = clean(ev.Reason), clean(ev.Message)
+	if r := ev.Reconcile; r != nil {
+		c := *r
+		c.Controller, c.ReconcileID, c.Kind, c.Result = clean(c.Controller), clean(c.ReconcileID), clean(c.Kind), clean(c.Result)
+		c.Error, c.ReasonMessage, c.Source, c.Format = clean(c.Error), clean(c.ReasonMessage), clean(c.Source), clean(c.Format)
+		ev.Reconcile = &c
 	}
 }
 

@@ -44,6 +44,9 @@ func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event)
 		// A reconcile often takes a few milliseconds: a tenth of one is kept.
 		fmt.Fprintf(b, " in %s", r.Duration.Round(100*time.Microsecond))
 	}
+	if r.UntrustedTime {
+		b.WriteString(" (its log's time was far from this machine's: the time it was read stands for it)")
+	}
 	if s := triggerSummary(ev); s != "" {
 		b.WriteString("; " + s)
 	} else if r.ReasonMessage != "" {

@@ -108,7 +108,7 @@ func TestSummaryPodLogErrors(t *testing.T) {
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{" 1 errors, ", "controller logs: 1 errors reading pod logs (one per failure streak)"} {
+	for _, want := range []string{" 1 errors, ", "controller logs: 1 errors reading the logs (pod logs that failed, a reading that fell behind; one per streak)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
 		}

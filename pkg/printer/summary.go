@@ -82,7 +82,7 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 	}
 	writeLogged(&b, s)
 	if s.LogErrors > 0 {
-		fmt.Fprintf(&b, "controller logs: %d errors reading pod logs (one per failure streak)\n", s.LogErrors)
+		fmt.Fprintf(&b, "controller logs: %d errors reading the logs (pod logs that failed, a reading that fell behind; one per streak)\n", s.LogErrors)
 	}
 	writeQueue(&b, s)
 	b.WriteString("\n")

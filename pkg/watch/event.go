@@ -366,4 +366,7 @@ type ReconcileInfo struct {
 	// FilteredTriggers counts the triggers a --predicate keeps out of the workqueue: when it is
 	// TriggerCount, the predicates would have saved this reconcile.
 	FilteredTriggers int
+	// UntrustedTime: a timestamp of its lines was far from when this machine read it (more than
+	// an hour later, or before 1970): the read time stands for it in Event.Time and the join.
+	UntrustedTime bool
 }
