@@ -94,6 +94,10 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 		}
 		cfg.RecordFailed = func(error) { cancel() }
 	}
+	if o.exporter != nil {
+		// Each update's changed paths go on its span.
+		cfg.Trace, cfg.Analysis.Changes = o.exporter.Line, true
+	}
 	r.pipe = pipeline.New(cfg)
 	return r
 }
@@ -120,6 +124,8 @@ func (r *watchRun) exit(done <-chan error) error {
 	o, d := r.o, r.o.Display
 	writeErr := r.out.Close(r.ctx)
 	err := <-done
+	// The spans still queued go now, for a few seconds at most: the summary counts what was lost.
+	finishOTLP(o.exporter, r.summary)
 	rec := r.rec
 	if recErr := r.pipe.RecordErr(); err == nil && recErr != nil {
 		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
@@ -33,6 +34,13 @@ import (
 const (
 	QueueSize = 4096
 	BatchSize = 512
+)
+
+// How a batch the collector did not take is retried.
+const (
+	retryFirst = 500 * time.Millisecond
+	retryMax   = 2 * time.Second
+	retryFor   = 5 * time.Second
 )
 
 // ServiceName is the service every span is exported under (OTEL_SERVICE_NAME replaces it).
@@ -116,10 +124,12 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A collector that is down is said within seconds, not after the SDK's minute of
+		// retries: a batch is retried for at most retryFor, then dropped (counted).
 		if p == "grpc" {
-			exp, err = otlptracegrpc.New(ctx)
+			exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: true, InitialInterval: retryFirst, MaxInterval: retryMax, MaxElapsedTime: retryFor}))
 		} else {
-			exp, err = otlptracehttp.New(ctx)
+			exp, err = otlptracehttp.New(ctx, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: retryFirst, MaxInterval: retryMax, MaxElapsedTime: retryFor}))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("configuring the OTLP exporter: %w", err)
