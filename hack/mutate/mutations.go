@@ -996,4 +996,28 @@ var mutations = []mutation{
 		pkg:  "./internal/readonly",
 		run:  []string{"TestPermitAdds"},
 	},
+	{
+		name: "the OTLP headers' values (tokens) are logged at -v",
+		file: "internal/tracing/export.go",
+		old:  `parts = append(parts, k+" names "+strings.Join(headerNames(v), ","))`,
+		new:  `parts = append(parts, k+" names "+v)`,
+		pkg:  "./internal/tracing",
+		run:  []string{"TestDescribeNamesHeadersNotValues"},
+	},
+	{
+		name: "a Secret's changed values are exported on its update's span",
+		file: "internal/tracing/spans.go",
+		old:  "\t\tpaths = append(paths, c.Path)\n",
+		new:  "\t\tpaths = append(paths, c.Path+\"=\"+c.New.(string))\n",
+		pkg:  "./internal/tracing",
+		run:  []string{"TestSecretValuesNeverExported"},
+	},
+	{
+		name: "spans a down collector never took are not counted as dropped",
+		file: "internal/tracing/export.go",
+		old:  "\ts.Dropped = s.Spans - s.Exported\n",
+		new:  "\ts.Dropped = 0\n",
+		pkg:  "./internal/tracing",
+		run:  []string{"TestCollectorDownIsOneLineAndACount", "TestStalledCollectorNeverBlocks"},
+	},
 }

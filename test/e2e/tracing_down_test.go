@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+// objectLines are a run's object lines, as what the informer received (type, delta, name,
+// resourceVersions): what two runs that watched the same writes must agree on.
+func objectLines(p *testenv.PluginRun) []string {
+	var out []string
+	for _, l := range p.All() {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && (m["type"] == "Added" || m["type"] == "Updated" || m["type"] == "Deleted") {
+			out = append(out, fmt.Sprint(m["type"], " ", m["delta"], " ", m["name"], " ", m["resourceVersion"], " ", m["oldResourceVersion"]))
+		}
+	}
+	return out
+}
+
+// awaitStderr waits for stderr to hold s.
+func awaitStderr(t *testing.T, p *testenv.PluginRun, s string) {
+	t.Helper()
+	for deadline := time.Now().Add(await); !strings.Contains(p.Stderr(), s); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr never said %q:\n%s", s, p.Stderr())
+		}
+	}
+}
+
+// The collector killed in the middle of a run: the NDJSON output is the same as a run's without
+// export, stderr says so once, and the exit summary counts the spans dropped.
+func TestTracingCollectorKilled(t *testing.T) {
+	c := realControlPlane(t)
+	ns := newNamespace(t, c)
+	ctx := context.Background()
+	j := testenv.StartJaeger(t)
+	with := c.RunPluginWith(t, ctx, otlpEnv(j), "watch", "configmaps", "-n", ns, "-o", "json", "--otlp")
+	without := c.RunPlugin(t, ctx, "watch", "configmaps", "-n", ns, "-o", "json")
+	for _, p := range []*testenv.PluginRun{with, without} {
+		p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
+	}
+	cms := c.Clientset.CoreV1().ConfigMaps(ns)
+	write := func(round int) {
+		for i := range 20 {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"round": fmt.Sprint(round)}}
+			var err error
+			if round == 0 {
+				_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+			} else {
+				_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	last := func(round int) func(map[string]any) bool {
+		return func(m map[string]any) bool {
+			o, _ := m["object"].(map[string]any)
+			d, _ := o["data"].(map[string]any)
+			return m["name"] == "cm-19" && d["round"] == fmt.Sprint(round)
+		}
+	}
+	write(0)
+	write(1)
+	for _, p := range []*testenv.PluginRun{with, without} {
+		p.AwaitJSON(t, await, last(1))
+	}
+	j.Stop() // killed: its port refuses from now on
+	for round := 2; round <= 5; round++ {
+		write(round)
+	}
+	for _, p := range []*testenv.PluginRun{with, without} {
+		p.AwaitJSON(t, await, last(5))
+	}
+	awaitStderr(t, with, "exporting spans over OTLP failed")
+	for _, p := range []*testenv.PluginRun{with, without} {
+		if err := p.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		if code, err := p.Wait(); code != 0 {
+			t.Fatalf("watch exited %d (%v): %s", code, err, p.Stderr())
+		}
+	}
+	a, b := objectLines(with), objectLines(without)
+	if len(a) < 120 || !slices.Equal(a, b) {
+		t.Errorf("with --otlp %d object lines, without %d: want the same lines", len(a), len(b))
+	}
+	if n := strings.Count(with.Stderr(), "exporting spans over OTLP failed"); n != 1 {
+		t.Errorf("said %d times, want once:\n%s", n, with.Stderr())
+	}
+	m := regexp.MustCompile(`otlp: (\d+) spans, (\d+) exported, (\d+) spans dropped`).FindStringSubmatch(with.Stderr())
+	if m == nil || m[3] == "0" {
+		t.Fatalf("exit summary lacks the spans dropped:\n%s", with.Stderr())
+	}
+	t.Logf("summary: %s", m[0])
+}
+
+// No token of OTEL_EXPORTER_OTLP_HEADERS reaches stderr, even at -v=10: the exporter's
+// description names the headers, never their values.
+func TestOTLPHeadersNeverLogged(t *testing.T) {
+	c := realControlPlane(t)
+	ns := newNamespace(t, c)
+	j := testenv.StartJaeger(t)
+	const token = "tok-3f9a-SECRET-b7"
+	env := append(otlpEnv(j), "OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20"+token+",x-scope-orgid=tenant-"+token)
+	p := c.RunPluginWith(t, context.Background(), env, "watch", "configmaps", "-n", ns, "-o", "json", "--otlp", "-v=10", "--timeout", "3s")
+	if code, err := p.Wait(); code != 0 {
+		t.Fatalf("watch exited %d (%v): %s", code, err, p.Stderr())
+	}
+	if !strings.Contains(p.Stderr(), "names authorization,x-scope-orgid") {
+		t.Fatalf("stderr at -v=10 does not describe the export:\n%s", p.Stderr())
+	}
+	if strings.Contains(p.Stderr(), token) || strings.Contains(p.Stderr(), "Bearer") {
+		t.Errorf("a token of OTEL_EXPORTER_OTLP_HEADERS on stderr")
+	}
+}
