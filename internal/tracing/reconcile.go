@@ -68,10 +68,12 @@ func (m *spanMaker) reconcile(ev *watch.Event) {
 	}
 	attrs := append(objectAttrs(kind, ev.Namespace, ev.Name, m.objects[id].uid),
 		attribute.String("informer.controller", r.Controller),
-		attribute.String("informer.reconcile_id", r.ReconcileID),
 		attribute.String("informer.result", r.Result),
 		attribute.Int("informer.trigger_count", ev.TriggerCount),
 		attribute.String("informer.source", "log"))
+	if r.ReconcileID != "" { // a klog controller's log has none
+		attrs = append(attrs, attribute.String("informer.reconcile_id", r.ReconcileID))
+	}
 	if r.RequeueAfter > 0 {
 		attrs = append(attrs, attribute.Float64("informer.requeue_after_seconds", r.RequeueAfter.Seconds()))
 	}
