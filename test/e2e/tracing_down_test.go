@@ -128,3 +128,68 @@ func TestOTLPHeadersNeverLogged(t *testing.T) {
 		t.Errorf("a token of OTEL_EXPORTER_OTLP_HEADERS on stderr")
 	}
 }
+
+// Two clusters exporting into one Jaeger: every span's process carries its cluster's
+// k8s.cluster.uid (the kube-system namespace's uid) and k8s.cluster.name, and the objects of
+// each cluster are under its own.
+func TestTracingTwoClustersOneJaeger(t *testing.T) {
+	ctx := context.Background()
+	clusters := []*testenv.Cluster{realControlPlane(t), testenv.StartT(t, testenv.Options{})}
+	j := testenv.StartJaeger(t)
+	start := time.Now()
+	want := map[string]string{} // a ConfigMap's name → its cluster's uid
+	for i, c := range clusters {
+		ks, err := c.Clientset.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns := newNamespace(t, c)
+		name := fmt.Sprintf("cluster-%d", i)
+		if _, err := c.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		want[name] = string(ks.UID)
+		p := c.RunPluginWith(t, ctx, otlpEnv(j), "watch", "configmaps", "-n", ns, "-o", "json", "--otlp")
+		p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
+		if err := p.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		if code, err := p.Wait(); code != 0 || !strings.Contains(p.Stderr(), " 0 spans dropped") {
+			t.Fatalf("watch exited %d (%v): %s", code, err, p.Stderr())
+		}
+	}
+	if want["cluster-0"] == want["cluster-1"] {
+		t.Fatalf("the two clusters have one kube-system uid %s", want["cluster-0"])
+	}
+	got := map[string]string{}
+	for deadline := time.Now().Add(await); got["cluster-0"] == "" || got["cluster-1"] == ""; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Jaeger has the ConfigMaps of %v", got)
+		}
+		for _, tr := range j.Traces(t, "kubectl-informer", start) {
+			for _, s := range tr.Spans {
+				if s.OperationName != "ConfigMap.Added" {
+					continue
+				}
+				uid, name := "", ""
+				for _, tag := range tr.Processes[s.ProcessID].Tags {
+					switch tag.Key {
+					case "k8s.cluster.uid":
+						uid = fmt.Sprint(tag.Value)
+					case "k8s.cluster.name":
+						name = fmt.Sprint(tag.Value)
+					}
+				}
+				if name == "" {
+					t.Errorf("span %s has no k8s.cluster.name", s.SpanID)
+				}
+				got[s.Tag("k8s.configmap.name")] = uid
+			}
+		}
+	}
+	for name, uid := range want {
+		if got[name] != uid {
+			t.Errorf("%s: exported under k8s.cluster.uid %q, want its cluster's %q", name, got[name], uid)
+		}
+	}
+}
