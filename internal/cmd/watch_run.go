@@ -96,7 +96,12 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	}
 	if o.exporter != nil {
 		// Each update's changed paths go on its span.
-		cfg.Trace, cfg.Analysis.Changes = o.exporter.Line, true
+		// The spans are of what -o json shows, as the recording is: a replay exports the same.
+		cfg.Trace, cfg.Analysis.Changes = func(ev *watch.Event) {
+			if ev.Type != watch.Reconciled || !omitReconciles {
+				o.exporter.Line(ev)
+			}
+		}, true
 	}
 	r.pipe = pipeline.New(cfg)
 	return r
