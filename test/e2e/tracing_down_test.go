@@ -47,6 +47,7 @@ func TestTracingCollectorKilled(t *testing.T) {
 	ns := newNamespace(t, c)
 	ctx := context.Background()
 	j := testenv.StartJaeger(t)
+	start := time.Now()
 	with := c.RunPluginWith(t, ctx, otlpEnv(j), "watch", "configmaps", "-n", ns, "-o", "json", "--otlp")
 	without := c.RunPlugin(t, ctx, "watch", "configmaps", "-n", ns, "-o", "json")
 	for _, p := range []*testenv.PluginRun{with, without} {
@@ -79,7 +80,20 @@ func TestTracingCollectorKilled(t *testing.T) {
 	for _, p := range []*testenv.PluginRun{with, without} {
 		p.AwaitJSON(t, await, last(1))
 	}
-	j.Stop() // killed: its port refuses from now on
+	// Jaeger has the first rounds' spans (the run exports), then it is killed: its port refuses.
+	for deadline := time.Now().Add(await); ; time.Sleep(200 * time.Millisecond) {
+		n := 0
+		for _, tr := range j.Traces(t, "kubectl-informer", start) {
+			n += len(tr.Spans)
+		}
+		if n >= 40 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Jaeger holds %d spans of the first 40 lines", n)
+		}
+	}
+	j.Stop()
 	for round := 2; round <= 5; round++ {
 		write(round)
 	}
@@ -103,8 +117,8 @@ func TestTracingCollectorKilled(t *testing.T) {
 		t.Errorf("said %d times, want once:\n%s", n, with.Stderr())
 	}
 	m := regexp.MustCompile(`otlp: (\d+) spans, (\d+) exported, (\d+) spans dropped`).FindStringSubmatch(with.Stderr())
-	if m == nil || m[3] == "0" {
-		t.Fatalf("exit summary lacks the spans dropped:\n%s", with.Stderr())
+	if m == nil || m[3] == "0" || m[2] == "0" {
+		t.Fatalf("exit summary lacks the spans exported before the kill and dropped after it:\n%s", with.Stderr())
 	}
 	t.Logf("summary: %s", m[0])
 }
