@@ -26,6 +26,7 @@ type Jaeger struct {
 	cmd                          *exec.Cmd
 	log                          *TailBuffer
 	done                         chan struct{}
+	dir                          string // its configuration
 }
 
 // jaegerConfig is a collector-style configuration: OTLP in, in-memory storage, the query API.
@@ -94,36 +95,49 @@ func JaegerBinary(ctx context.Context) (string, error) {
 // StartJaeger starts Jaeger and waits for its query API; it is stopped at the test's end.
 func StartJaeger(t testing.TB) *Jaeger {
 	t.Helper()
-	ctx := context.Background()
-	bin, err := JaegerBinary(ctx)
+	j, err := RunJaeger(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(j.Stop)
+	return j
+}
+
+// RunJaeger starts Jaeger and waits for its query API (at most a minute); Stop stops it.
+func RunJaeger(ctx context.Context) (*Jaeger, error) {
+	bin, err := JaegerBinary(ctx)
+	if err != nil {
+		return nil, err
 	}
 	ports, err := controlplane.FreePorts(5)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
+	dir, err := os.MkdirTemp("", "kubectl-informer-jaeger-")
+	if err != nil {
+		return nil, err
+	}
+	cfg := filepath.Join(dir, "jaeger.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, ports[0], ports[1], ports[2], ports[3], ports[4]), 0o600); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	j := &Jaeger{OTLPGRPC: fmt.Sprintf("http://127.0.0.1:%d", ports[3]), OTLPHTTP: fmt.Sprintf("http://127.0.0.1:%d", ports[4]),
-		QueryURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1]), log: newTail(64 << 10), done: make(chan struct{})}
+		QueryURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1]), log: newTail(64 << 10), done: make(chan struct{}), dir: dir}
 	j.cmd = exec.Command(bin, "--config=file:"+cfg)
 	j.cmd.Stdout, j.cmd.Stderr = j.log, j.log
 	j.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := j.cmd.Start(); err != nil {
-		t.Fatal(err)
+		os.RemoveAll(dir)
+		return nil, err
 	}
 	go func() { _ = j.cmd.Wait(); close(j.done) }()
-	t.Cleanup(j.Stop)
 	err = waitFor(ctx, 60*time.Second, func(ctx context.Context) (bool, error) {
 		select {
 		case <-j.done:
 			return false, fmt.Errorf("jaeger exited: %s", j.log.String())
 		default:
 		}
-		resp, err := http.Get(j.QueryURL + "/api/services")
+		resp, err := http.Get(j.QueryURL + "/api/services") //nolint:noctx // loopback, bounded by waitFor
 		if err != nil {
 			return false, nil
 		}
@@ -131,13 +145,15 @@ func StartJaeger(t testing.TB) *Jaeger {
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		t.Fatalf("jaeger did not start: %v\n%s", err, j.log.String())
+		j.Stop()
+		return nil, fmt.Errorf("jaeger did not start: %w\n%s", err, j.log.String())
 	}
-	return j
+	return j, nil
 }
 
 // Stop kills Jaeger (its process group, by pid) and waits for it: a collector gone at once.
 func (j *Jaeger) Stop() {
+	defer os.RemoveAll(j.dir)
 	select {
 	case <-j.done:
 		return
