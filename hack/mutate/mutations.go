@@ -1020,4 +1020,20 @@ var mutations = []mutation{
 		pkg:  "./internal/tracing",
 		run:  []string{"TestCollectorDownIsOneLineAndACount", "TestStalledCollectorNeverBlocks"},
 	},
+	{
+		name: "a span's trace id is drawn anew, not derived from its object (a replay gets other traces)",
+		file: "internal/tracing/ids.go",
+		old:  "\tv, _ := ctx.Value(idsKey{}).(ids)\n\treturn v.trace, v.span\n",
+		new:  "\tv, _ := ctx.Value(idsKey{}).(ids)\n\treturn trace.TraceID{byte(time.Now().UnixNano()), 1}, v.span\n",
+		pkg:  "./internal/tracing",
+		run:  []string{"TestDeltasAreOneTracePerObject", "TestExportIsDeterministic"},
+	},
+	{
+		name: "a reconcile's span links only its first trigger",
+		file: "internal/tracing/reconcile.go",
+		old:  "\tfor _, t := range ev.Triggers {\n",
+		new:  "\tfor _, t := range ev.Triggers[:min(1, len(ev.Triggers))] {\n",
+		pkg:  "./internal/tracing",
+		run:  []string{"TestReconcileSpanLinksTriggersAndWrites"},
+	},
 }
