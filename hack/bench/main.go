@@ -228,7 +228,9 @@ func run(c config) error {
 			return err
 		}
 		defer j.Stop()
-		os.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", j.OTLPHTTP)
+		if err := os.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", j.OTLPHTTP); err != nil {
+			return err
+		}
 		logf("jaeger up, OTLP at %s", j.OTLPHTTP)
 	}
 	b, err := newBench(ctx, c, cl, bins)

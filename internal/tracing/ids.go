@@ -19,8 +19,8 @@ import (
 func hash(parts ...string) [sha256.Size]byte {
 	h := sha256.New()
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		_, _ = h.Write([]byte(p))
+		_, _ = h.Write([]byte{0})
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])

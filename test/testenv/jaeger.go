@@ -127,7 +127,7 @@ func RunJaeger(ctx context.Context) (*Jaeger, error) {
 	j.cmd.Stdout, j.cmd.Stderr = j.log, j.log
 	j.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := j.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
 	go func() { _ = j.cmd.Wait(); close(j.done) }()
@@ -141,7 +141,7 @@ func RunJaeger(ctx context.Context) (*Jaeger, error) {
 		if err != nil {
 			return false, nil
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
