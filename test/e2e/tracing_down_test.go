@@ -145,7 +145,7 @@ func TestOTLPHeadersNeverLogged(t *testing.T) {
 	}
 }
 
-// Two clusters exporting into one Jaeger: every span's process carries its cluster's
+// Two clusters exporting into one Jaeger (one over OTLP/HTTP, one over OTLP/gRPC): every span's process carries its cluster's
 // k8s.cluster.uid (the kube-system namespace's uid) and k8s.cluster.name, and the objects of
 // each cluster are under its own.
 func TestTracingTwoClustersOneJaeger(t *testing.T) {
@@ -165,7 +165,12 @@ func TestTracingTwoClustersOneJaeger(t *testing.T) {
 			t.Fatal(err)
 		}
 		want[name] = string(ks.UID)
-		p := c.RunPluginWith(t, ctx, otlpEnv(j), "watch", "configmaps", "-n", ns, "-o", "json", "--otlp")
+		// The second cluster exports over OTLP/gRPC, the first over OTLP/HTTP.
+		env := otlpEnv(j)
+		if i == 1 {
+			env = []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + j.OTLPGRPC, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "OTEL_EXPORTER_OTLP_INSECURE=true"}
+		}
+		p := c.RunPluginWith(t, ctx, env, "watch", "configmaps", "-n", ns, "-o", "json", "--otlp")
 		p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
 		if err := p.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
