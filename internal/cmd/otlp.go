@@ -52,7 +52,7 @@ func (o *OTLPOptions) start(ctx context.Context, cluster tracing.Config, errOut 
 	return tracing.New(ctx, cluster)
 }
 
-// finish sends the spans still queued (for at most otlpShutdown) and puts the figures in the
+// finishOTLP sends the spans still queued (for at most otlpShutdown) and puts the figures in the
 // summary.
 func finishOTLP(x *tracing.Exporter, summary *analysis.Summary) {
 	if x == nil {
