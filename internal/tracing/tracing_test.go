@@ -330,3 +330,40 @@ func sortStrings(s []string) []string {
 type keep struct{ *tracetest.InMemoryExporter }
 
 func (keep) Shutdown(context.Context) error { return nil }
+
+// A simulated worker's reconcile is a span from a worker taking the key to its Done, linked to
+// its triggers; relists and hot loops are span events.
+func TestSimulatedReconcileAndSpanEvents(t *testing.T) {
+	lines := story(nil)[:2]
+	lines = append(lines,
+		watch.Event{Type: watch.Reconciled, Time: t0.Add(2 * time.Second), Resource: widgets, Namespace: "demo", Name: "w", Key: "demo/w",
+			Work: 200 * time.Millisecond, Wait: time.Millisecond, TriggerCount: 1,
+			Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Time: t0.Add(time.Second)}}},
+		watch.Event{Type: watch.Relist, Time: t0.Add(3 * time.Second), Resource: widgets, Reason: "Expired", FromResourceVersion: "9",
+			Counts: watch.RelistCounts{Updated: 1, Unchanged: 4}},
+		watch.Event{Type: watch.HotLoop, Time: t0.Add(4 * time.Second), Resource: widgets, Namespace: "demo", Name: "w",
+			HotLoop: &watch.HotLoopInfo{Reason: "updates", Loop: "self", Managers: []string{"widget-operator"}, Fields: []string{"status.seen"}, Updates: 30, Window: 10 * time.Second}})
+	by := export(t, lines)
+	s := by["simulated.Reconcile"]
+	if len(s) != 1 || !s[0].StartTime.Equal(t0.Add(1800*time.Millisecond)) || !s[0].EndTime.Equal(t0.Add(2*time.Second)) ||
+		len(s[0].Links) != 1 || s[0].Links[0].SpanContext.SpanID() != by["Widget.Updated"][0].SpanContext.SpanID() {
+		t.Errorf("simulated reconcile %+v", s)
+	}
+	r := by["informer.Relist"]
+	if len(r) != 1 || len(r[0].Events) != 1 || r[0].Events[0].Name != "Relist" || fmt.Sprint(r[0].Events[0].Attributes) == "" {
+		t.Fatalf("relist %+v", r)
+	}
+	h := by["Widget.HotLoop"]
+	if len(h) != 1 || h[0].SpanContext.TraceID() != ObjectTraceID("uid-w", "widgets.example.com demo/w") || len(h[0].Events) != 1 {
+		t.Fatalf("hot loop %+v", h)
+	}
+	var loop string
+	for _, a := range h[0].Events[0].Attributes {
+		if a.Key == "informer.loop" {
+			loop = a.Value.AsString()
+		}
+	}
+	if loop != "self" {
+		t.Errorf("hot loop event says loop %q", loop)
+	}
+}
