@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -212,5 +214,63 @@ func TestTracingTwoClustersOneJaeger(t *testing.T) {
 		if got[name] != uid {
 			t.Errorf("%s: exported under k8s.cluster.uid %q, want its cluster's %q", name, got[name], uid)
 		}
+	}
+}
+
+// A collector that accepts connections and never answers: every line still comes at once, the
+// run ends when asked (the spans still queued given at most a few seconds), and the exit summary
+// counts them dropped.
+func TestTracingCollectorStalls(t *testing.T) {
+	c := realControlPlane(t)
+	ns := newNamespace(t, c)
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, conn := range held {
+			_ = conn.Close()
+		}
+	})
+	p := c.RunPluginWith(t, ctx, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + l.Addr().String(), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"},
+		"watch", "configmaps", "-n", ns, "-o", "json", "--otlp")
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" })
+	cms := c.Clientset.CoreV1().ConfigMaps(ns)
+	const n = 600
+	for i := range n {
+		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Added" && m["name"] == fmt.Sprintf("cm-%d", n-1) })
+	if err := p.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(); code != 0 {
+		t.Fatalf("watch exited %d (%v): %s", code, err, p.Stderr())
+	}
+	m := regexp.MustCompile(`otlp: (\d+) spans, 0 exported, (\d+) spans dropped`).FindStringSubmatch(p.Stderr())
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("exit summary: want every span dropped:\n%s", p.Stderr())
+	}
+	if got := len(objectLines(p)); got < n {
+		t.Errorf("%d object lines, want at least %d", got, n)
 	}
 }
