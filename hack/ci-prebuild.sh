@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The slow builds of `make e2e`, run by .ci/run in the background while vet, lint and the tests
-# run: the control plane (hack/testcluster/build.sh), the pinned goreleaser,
+# run: the control plane (hack/testcluster/build.sh) and Jaeger (build-jaeger.sh), the pinned goreleaser,
 # and a throwaway release of HEAD (hack/dist.sh into a temporary directory), which compiles the
 # plugin for the five release platforms into the Go build cache. test/dist then builds its own
 # release from that cache (links and archives only) instead of compiling five platforms from
@@ -23,7 +23,11 @@ renice -n 10 -p $$ >/dev/null 2>&1 || true
 started=$(date +%s)
 say() { echo "prebuild: $* ($(($(date +%s) - started)) s)"; }
 
+# Jaeger (the tracing e2e tests' backend) builds beside the control plane, in the background.
+(if hack/testcluster/build-jaeger.sh >/dev/null; then say "jaeger built"; else say "jaeger build failed"; fi) &
+jaeger=$!
 if hack/testcluster/build.sh >/dev/null; then say "control plane built"; else say "control plane build failed"; fi
+wait "$jaeger"
 if make --no-print-directory goreleaser >/dev/null; then say "goreleaser built"; else say "goreleaser build failed"; exit 0; fi
 
 out=$(mktemp -d)

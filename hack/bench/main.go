@@ -96,7 +96,7 @@ func main() {
 	} else if !c.toolsGiven {
 		// The plugin's data paths side by side: protobuf (default), with --diff (the memory
 		// targets' configuration), JSON forced.
-		c.tools = append(c.tools, "plugin+--diff", "plugin+--wire=json")
+		c.tools = append(c.tools, "plugin+--diff", "plugin+--wire=json", "plugin+--otlp")
 	}
 	if c.workload == workloadPods {
 		resArg, resPlural = "pods", "pods"
@@ -110,6 +110,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// otlpTools says whether a tool exports over OTLP (--otlp).
+func otlpTools(tools []string) bool {
+	for _, t := range tools {
+		if strings.Contains(t, "+--otlp") {
+			return true
+		}
+	}
+	return false
 }
 
 func splitList(s string) []string {
@@ -210,6 +220,19 @@ func run(c config) error {
 	}()
 	logf("control plane up in %s", time.Since(started).Round(time.Millisecond))
 
+	if otlpTools(c.tools) && os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" {
+		// plugin+--otlp exports to a local Jaeger (hack/testcluster/build-jaeger.sh), as a team's
+		// collector would take the spans.
+		j, err := testenv.RunJaeger(ctx)
+		if err != nil {
+			return err
+		}
+		defer j.Stop()
+		if err := os.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", j.OTLPHTTP); err != nil {
+			return err
+		}
+		logf("jaeger up, OTLP at %s", j.OTLPHTTP)
+	}
 	b, err := newBench(ctx, c, cl, bins)
 	if err != nil {
 		return err

@@ -245,6 +245,7 @@ var targets = []target{
 	{"plugin --diff initial sync ≤ 0.35× minimal informer (#37, best of rounds)", "plugin+--diff", "minimal", mSync, 0.35, true},
 	{"plugin -o json initial sync ≤ 0.4× kubectl's JSON watch (#37, best of rounds)", "plugin-json", "kubectl-json", mSync, 0.4, true},
 	{"plugin --diff peak RSS ≤ 0.4× kubectl get -w (#37, best of rounds)", "plugin+--diff", "kubectl", mRSS, 0.4, true},
+	{"plugin --otlp CPU after sync (live updates) ≤ 1.3× plugin (#51)", "plugin+--otlp", "plugin", mUpdCPU, 1.3, false},
 }
 
 func (r *report) markdown() string {

@@ -58,6 +58,14 @@ type Summary struct {
 	// FromRecording: the events come from a recording (replay, report), which has Reconciled
 	// lines only when its run showed them; without them the reconciles are not known.
 	FromRecording bool
+	// Spans: what --otlp exported, set by the caller at the end; nil without it.
+	Spans *SpanReport
+}
+
+// SpanReport is what the summary says about --otlp: the spans made, those the collector took,
+// those lost (the queue full, the collector down, slow or refusing).
+type SpanReport struct {
+	Spans, Exported, Dropped int64
 }
 
 // PredicateReport is what the summary says about --predicate beyond the filtered lines it

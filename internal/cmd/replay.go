@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -57,7 +58,10 @@ type ReplayOptions struct {
 	Speed         float64
 	Strict        bool
 	Noise         *NoiseFlags
-	History       string
+	OTLP          OTLPOptions
+	// exporter is --otlp's tracing stage, started by Run; nil without it.
+	exporter *tracing.Exporter
+	History  string
 
 	file      string
 	namespace string        // "" : every namespace
@@ -115,6 +119,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`),
 	f.StringVar(&o.History, "history", o.History, "Print one object's whole life, NAMESPACE/NAME (NAME for a cluster-scoped object), as a table: every event about it (adds, updates, deletes, reconciles, hot loops) with its resourceVersion, state, who made it and what it changed (--ignore-path fields left out). With --resource when several resources have the name.")
 	f.BoolVar(&o.Strict, "strict", o.Strict, "Stop at the first damaged line instead of reporting it and going on.")
 	o.Noise.AddFlags(f)
+	o.OTLP.AddFlags(f)
 	return cmd
 }
 
@@ -194,6 +199,9 @@ func (o *ReplayOptions) Validate() error {
 		return err
 	}
 	o.filter = f
+	if err := o.OTLP.Validate(); err != nil {
+		return err
+	}
 	return o.Noise.Validate()
 }
 
@@ -208,6 +216,11 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer closeIn()
+	// A recording's spans carry its recorded times, and the ids the live run's had; the cluster's
+	// identity is not in the recording.
+	if o.exporter, err = o.OTLP.start(ctx, tracing.Config{}, o.ErrOut); err != nil {
+		return err
+	}
 	s := o.newReplayState(ctx, name)
 	fatal := s.readAll(rd)
 	return s.finish(fatal)

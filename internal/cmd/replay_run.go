@@ -77,6 +77,9 @@ func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replay
 			return s.filter.Keep(ev) && ok && ev.Type != watch.KubeEvent
 		}
 	}
+	if o.exporter != nil {
+		cfg.Trace, cfg.Analysis.Changes = o.exporter.Line, true
+	}
 	s.pipe = pipeline.New(cfg)
 	s.pOpts = d.ToOptions(o.Out, o.ErrOut)
 	s.pOpts.QueueColumn = s.pOpts.ShowReconciles
@@ -169,6 +172,7 @@ func (s *replayState) line(line replay.Line) error {
 func (s *replayState) finish(fatal error) error {
 	o, name := s.o, s.name
 	s.pipe.Flush()
+	finishOTLP(o.exporter, s.summary)
 	if s.p != nil && s.writeErr == nil {
 		s.writeErr = s.p.Flush()
 	}

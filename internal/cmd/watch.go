@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -71,6 +72,7 @@ type WatchOptions struct {
 	Logs    ControllerLogsOptions
 	Noise   *NoiseFlags
 	API     APIOptions
+	OTLP    OTLPOptions
 
 	Order       string
 	OrderWindow time.Duration
@@ -82,6 +84,8 @@ type WatchOptions struct {
 	resourceArg string
 	name        string
 	namespace   string
+	// exporter is --otlp's tracing stage, started by run; nil without it.
+	exporter *tracing.Exporter
 	// onSynced is called once the watched resources' initial lists are in (reenact starts
 	// writing then).
 	onSynced func()
@@ -136,6 +140,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	o.Logs.AddFlags(f)
 	o.Noise.AddFlags(f)
 	o.API.AddFlags(f)
+	o.OTLP.AddFlags(f)
 	f.StringVar(&o.Order, "order", "rv", "Order of the lines of several resources: rv (hold each line up to --order-window and put live watch events in the server's resourceVersion order) or arrival (as each informer delivers them).")
 	f.DurationVar(&o.OrderWindow, "order-window", 100*time.Millisecond, "How long --order rv holds a line to find earlier events of other resources.")
 	f.BoolVar(&o.Owned, "owned", o.Owned, "Also watch what the watched objects own, recursively by ownerReferences (Deployment → ReplicaSets → Pods, StatefulSet and DaemonSet → Pods and ControllerRevisions, CronJob → Jobs → Pods, Service → EndpointSlices, plus --owned-resources); each owned line carries its owner chain. Owned informers start as owners appear, in the same namespace scope, with the named owner's label selector when there is one.")
@@ -233,6 +238,9 @@ func (o *WatchOptions) Validate() error {
 	if err := o.API.Validate(); err != nil {
 		return err
 	}
+	if err := o.OTLP.Validate(); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.LabelSelector); err != nil {
 		return fmt.Errorf("invalid label selector %q: %w", o.LabelSelector, err)
 	}
@@ -311,12 +319,15 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.exporter, err = o.OTLP.start(ctx, o.clusterIdentity(ctx, t), o.ErrOut); err != nil {
+		return err
+	}
 	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
 	// A list's Added lines have their state read where the informer decodes their objects (as
 	// an initial streaming list is received, or ahead of the lines), when nothing before the
 	// printer needs the objects: not the recording, nor --owned and --events, which read every
-	// line's object.
-	if rec == nil && t.owned == nil && t.eventsRes == nil {
+	// line's object. Nor --otlp, which reads every object's uid and annotations.
+	if rec == nil && t.owned == nil && t.eventsRes == nil && o.exporter == nil {
 		cfg.Prepare = r.printer.PrepareAdded
 	}
 	events := make(chan watch.Event, 1024)
@@ -404,4 +415,12 @@ func predicateList(ps []watch.Predicate) string {
 		names[i] = p.String()
 	}
 	return strings.Join(names, ", ")
+}
+
+// clusterIdentity is the cluster's identity on the spans, read only with --otlp.
+func (o *WatchOptions) clusterIdentity(ctx context.Context, t *watchTargets) tracing.Config {
+	if !o.OTLP.Enabled {
+		return tracing.Config{}
+	}
+	return clusterIdentity(ctx, t.restCfg, o.configFlags)
 }

@@ -94,6 +94,15 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 		}
 		cfg.RecordFailed = func(error) { cancel() }
 	}
+	if o.exporter != nil {
+		// Each update's changed paths go on its span.
+		// The spans are of what -o json shows, as the recording is: a replay exports the same.
+		cfg.Trace, cfg.Analysis.Changes = func(ev *watch.Event) {
+			if ev.Type != watch.Reconciled || !omitReconciles {
+				o.exporter.Line(ev)
+			}
+		}, true
+	}
 	r.pipe = pipeline.New(cfg)
 	return r
 }
@@ -120,6 +129,8 @@ func (r *watchRun) exit(done <-chan error) error {
 	o, d := r.o, r.o.Display
 	writeErr := r.out.Close(r.ctx)
 	err := <-done
+	// The spans still queued go now, for a few seconds at most: the summary counts what was lost.
+	finishOTLP(o.exporter, r.summary)
 	rec := r.rec
 	if recErr := r.pipe.RecordErr(); err == nil && recErr != nil {
 		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)

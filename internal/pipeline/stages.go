@@ -41,6 +41,9 @@ type Config struct {
 	// and RecordFailed is told.
 	Record       func(*watch.Event) error
 	RecordFailed func(error)
+	// Trace hands a kept line to the tracing stage (--otlp: internal/tracing), which never
+	// waits for its collector.
+	Trace func(*watch.Event)
 	// Shows says whether the output shows a line at all (its type, --types; a Folded line
 	// stands for updates). An update the output would not show is not folded either.
 	Shows func(*watch.Event) bool
@@ -124,6 +127,9 @@ func (p *Pipeline) handle(ev *watch.Event) {
 		if p.recErr = c.Record(ev); p.recErr != nil && c.RecordFailed != nil {
 			c.RecordFailed(p.recErr)
 		}
+	}
+	if c.Trace != nil {
+		c.Trace(ev)
 	}
 	if c.FoldByEventTime {
 		p.emit(p.foldDue(ev.Time))

@@ -103,3 +103,22 @@ func TestKeepAndShows(t *testing.T) {
 		t.Fatalf("observed %d kept lines, want 2 (a filtered line is not counted)", observed)
 	}
 }
+
+// The tracing stage sees every kept line, the noise human output hides and the updates it
+// folds included, and nothing a filter dropped.
+func TestTraceSeesEveryKeptLine(t *testing.T) {
+	now := time.Now()
+	evs := []watch.Event{
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "2", Ignored: true},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "3", OutOfFocus: true},
+		{Type: watch.Updated, Time: now, Name: "dropped", ResourceVersion: "4"},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "5"},
+	}
+	var traced []string
+	emitted := run(Config{Human: true, Fold: time.Second,
+		Keep:  func(ev *watch.Event) bool { return ev.Name != "dropped" },
+		Trace: func(ev *watch.Event) { traced = append(traced, ev.ResourceVersion) }}, evs...)
+	if len(emitted) != 1 || len(traced) != 3 || traced[0] != "2" || traced[1] != "3" || traced[2] != "5" {
+		t.Errorf("traced %v (emitted %d), want [2 3 5]", traced, len(emitted))
+	}
+}

@@ -101,6 +101,9 @@ func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
 			b.WriteString("  " + hotLoopSummary(&s.Ongoing[i], "still going at exit") + "\n")
 		}
 	}
+	if r := s.Spans; r != nil {
+		fmt.Fprintf(&b, "otlp: %d spans, %d exported, %d spans dropped\n", r.Spans, r.Exported, r.Dropped)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
