@@ -69,6 +69,7 @@ type WatchOptions struct {
 
 	Metrics MetricsOptions
 	Logs    ControllerLogsOptions
+	Audit   AuditOptions
 	Noise   *NoiseFlags
 	API     APIOptions
 
@@ -134,6 +135,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for kubectl informer replay (or report).")
 	o.Metrics.AddFlags(f)
 	o.Logs.AddFlags(f)
+	o.Audit.AddFlags(f)
 	o.Noise.AddFlags(f)
 	o.API.AddFlags(f)
 	f.StringVar(&o.Order, "order", "rv", "Order of the lines of several resources: rv (hold each line up to --order-window and put live watch events in the server's resourceVersion order) or arrival (as each informer delivers them).")
@@ -224,6 +226,9 @@ func (o *WatchOptions) Validate() error {
 	if err := o.Metrics.Validate(); err != nil {
 		return err
 	}
+	if err := o.Audit.Validate(); err != nil {
+		return err
+	}
 	if err := o.Logs.Validate(); err != nil {
 		return err
 	}
@@ -277,6 +282,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 // the informers, open the recording, start the scrapers and the informers, run the event loop,
 // exit.
 func (o *WatchOptions) run(ctx context.Context) error {
+	if err := o.Audit.check(); err != nil {
+		return err
+	}
 	t, err := o.resolveTargets(ctx)
 	if err != nil {
 		return kubeconfigHint(err, o.configFlags)
@@ -327,7 +335,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
-		StdoutGone: r.stdoutGone.Load, Progress: r.progress, Joined: r.logs,
+		StdoutGone: r.stdoutGone.Load, Progress: r.progress,
+		Joined: joined(o.Audit.start(scrapeCtx, o.ErrOut), r.logs),
 	})
 	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
 	if cfg.PredicateStats != nil {
@@ -387,6 +396,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"api-stats":            o.API.Interval.String(),
 		"controller-logs":      strings.Join(o.Logs.Files, " "),
 		"controller-logs-from": strings.Join(o.Logs.From, " "),
+		"audit-log":            o.Audit.File,
 	}
 }
 
