@@ -116,7 +116,7 @@ func TestJoinMatches(t *testing.T) {
 			},
 		},
 		{
-			name: "a write whose response names another resourceVersion is not matched by time",
+			name:  "a write whose response names another resourceVersion is not matched by time",
 			audit: []string{line("a1", "update", "alice", "cm", "99", 0, 200)},
 			lines: []watch.Event{objectLine(watch.Updated, "cm", "1", "2", 0)},
 			want:  []string{"Updated cm rv=2: -"},

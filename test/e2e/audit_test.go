@@ -1,0 +1,170 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+// The identities of the audit story: the admin's kubectl impersonating alice, a service
+// account's token, the admin itself, and kube-controller-manager's garbage collector (its own
+// credentials: the control plane runs it without --use-service-account-credentials).
+const (
+	gcUser = "system:kube-controller-manager"
+)
+
+// TestAuditNamesEveryWriter: with --audit-log, every object line of -o json that a write made
+// names the identity that made it (ConfigMaps at RequestResponse level, matched by the
+// response's resourceVersion; Secrets at Metadata level, matched by time), every Deleted line
+// names its deleter, and the garbage collector's cascading delete names the garbage collector.
+func TestAuditNamesEveryWriter(t *testing.T) {
+	c := testenv.StartT(t, testenv.Options{Audit: true, Controllers: true})
+	c.PluginDir = cluster.PluginDir
+	ns := newNamespace(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := c.GrantEdit(ctx, ns, rbacv1.UserKind, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := c.ServiceAccountClient(ctx, ns, "writer", "audit-e2e-writer/1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saUser := "system:serviceaccount:" + ns + ":writer"
+
+	p := c.RunPlugin(t, ctx, "watch", "configmaps,secrets", "-n", ns, "-o", "json", "--audit-log", c.AuditLogPath)
+	for range 2 {
+		p.AwaitJSON(t, time.Minute, func(m map[string]any) bool { return m["type"] == "Synced" })
+	}
+	// want is the script's ground truth: who made each line, by resource, name and line type.
+	want := map[string]string{}
+	as := func(user string, args ...string) {
+		t.Helper()
+		if user != "" {
+			args = append(args, "--as="+user)
+		}
+		if _, err := c.Kubectl(ctx, append(args, "-n", ns)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// alice, by impersonation: a ConfigMap and a Secret created, changed, deleted.
+	as("alice", "create", "configmap", "a1", "--from-literal=k=v")
+	as("alice", "label", "configmap", "a1", "step=2")
+	as("alice", "delete", "configmap", "a1")
+	as("alice", "create", "secret", "generic", "s1", "--from-literal=password=hunter2")
+	as("alice", "label", "secret", "s1", "step=2")
+	as("alice", "delete", "secret", "s1")
+	for _, k := range []string{"configmaps/a1", "secrets/s1"} {
+		for _, typ := range []string{"Added", "Updated", "Deleted"} {
+			want[k+" "+typ] = "alice"
+		}
+	}
+	// The service account, through client-go: create, update, delete.
+	cms := sa.CoreV1().ConfigMaps(ns)
+	b1, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b1"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1.Data["k"] = "w"
+	if _, err := cms.Update(ctx, b1, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(ctx, "b1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{"Added", "Updated", "Deleted"} {
+		want["configmaps/b1 "+typ] = saUser
+	}
+	// The admin creates an owner and its dependent, and deletes the owner: the garbage collector
+	// deletes the dependent.
+	admin := c.Clientset.CoreV1().ConfigMaps(ns)
+	owner, err := admin.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = admin.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dependent",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	background := metav1.DeletePropagationBackground
+	if err := admin.Delete(ctx, "owner", metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
+		t.Fatal(err)
+	}
+	want["configmaps/owner Added"], want["configmaps/owner Deleted"] = "admin", "admin"
+	want["configmaps/dependent Added"], want["configmaps/dependent Deleted"] = "admin", gcUser
+
+	p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool { return m["type"] == "Deleted" && m["name"] == "dependent" })
+	got := map[string]map[string]any{}
+	for _, b := range p.All() {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil || m["initialList"] == true {
+			continue
+		}
+		typ, _ := m["type"].(string)
+		if typ != "Added" && typ != "Updated" && typ != "Deleted" {
+			continue
+		}
+		key := fmt.Sprintf("%s/%s %s", m["resource"], m["name"], typ)
+		a, _ := m["audit"].(map[string]any)
+		if a == nil {
+			t.Errorf("%s: no audit: %s", key, b)
+			continue
+		}
+		if _, ok := want[key]; ok {
+			got[key] = a
+		}
+	}
+	for key, user := range want {
+		a := got[key]
+		if a == nil {
+			t.Errorf("%s: no line", key)
+			continue
+		}
+		by, _ := a["impersonatedUser"].(string)
+		if by == "" {
+			by, _ = a["user"].(string)
+		}
+		if by != user {
+			t.Errorf("%s: made by %q by the audit log, want %q: %v", key, by, user, a)
+		}
+		switch {
+		case strings.HasPrefix(key, "configmaps/") && !strings.HasSuffix(key, "Deleted") && a["matched"] != "resourceVersion":
+			t.Errorf("%s at RequestResponse level matched by %v, want resourceVersion", key, a["matched"])
+		case strings.HasPrefix(key, "secrets/") && !strings.HasSuffix(key, "Deleted") && a["matched"] != "time":
+			t.Errorf("%s at Metadata level matched by %v, want time", key, a["matched"])
+		case strings.HasSuffix(key, "Deleted") && a["verb"] != "delete":
+			t.Errorf("%s: verb %v, want delete", key, a["verb"])
+		}
+	}
+	if a := got["configmaps/a1 Added"]; a != nil && a["user"] != "admin" {
+		t.Errorf("alice's create: user %v, want the impersonating admin", a["user"])
+	}
+	if a := got["configmaps/b1 Added"]; a != nil && (a["serviceAccount"] != ns+"/writer" || a["userAgent"] != "audit-e2e-writer/1.0") {
+		t.Errorf("the service account's create: %v", a)
+	}
+	if a := got["configmaps/dependent Deleted"]; a != nil && !strings.Contains(fmt.Sprint(a["userAgent"]), "garbage-collector") {
+		t.Errorf("the cascading delete's user agent %v does not name the garbage collector", a["userAgent"])
+	}
+	for _, b := range p.All() {
+		if strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "aHVudGVyMg") {
+			t.Fatalf("a Secret's value in the output: %s", b)
+		}
+	}
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := p.Wait(); code != 0 {
+		t.Errorf("exit %d\n%s", code, p.Stderr())
+	}
+}
