@@ -88,7 +88,9 @@ func Follow(ctx context.Context, path string, event func(*Event), notice func(st
 
 // Config says which audit log a Runner reads and how long a line waits for its write.
 type Config struct {
-	Path         string
+	Path string
+	// Wait is how long a line waits for its request (DefaultWait; 0: only what was read
+	// already); Window is DefaultWindow when 0.
 	Wait, Window time.Duration
 	// Notice says something on stderr (a line skipped, the file not there yet, a failure).
 	Notice func(string)
@@ -112,9 +114,6 @@ type Runner struct {
 func Start(ctx context.Context, cfg Config) *Runner {
 	if cfg.Path == "" {
 		return nil
-	}
-	if cfg.Wait <= 0 {
-		cfg.Wait = DefaultWait
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow

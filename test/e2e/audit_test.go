@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -167,4 +169,95 @@ func TestAuditNamesEveryWriter(t *testing.T) {
 	if code, _ := p.Wait(); code != 0 {
 		t.Errorf("exit %d\n%s", code, p.Stderr())
 	}
+}
+
+// TestTopAuditRanksThePoller: top --audit-log ranks a client polling GET in a tight loop first
+// among every client of the API server (kube-controller-manager's included), with requests/s
+// within 10% of its requests counted in the audit log by this test over the ranking's window;
+// a client relisting every namespace's ConfigMaps each second is among the costliest LISTs.
+func TestTopAuditRanksThePoller(t *testing.T) {
+	c := testenv.StartT(t, testenv.Options{Audit: true, Controllers: true})
+	c.PluginDir = cluster.PluginDir
+	ns := newNamespace(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := c.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "polled"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const pollerUA, relisterUA = "audit-e2e-poller/1.0", "audit-e2e-relister/1.0"
+	poller, relister := c.ClientsetAs(pollerUA), c.ClientsetAs(relisterUA)
+	clients, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan struct{}, 2)
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for clients.Err() == nil {
+			_, _ = poller.CoreV1().ConfigMaps(ns).Get(clients, "polled", metav1.GetOptions{})
+		}
+	}()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for clients.Err() == nil {
+			_, _ = relister.CoreV1().ConfigMaps("").List(clients, metav1.ListOptions{})
+			select {
+			case <-tick.C:
+			case <-clients.Done():
+			}
+		}
+	}()
+	started := time.Now()
+	const window = 10 * time.Second
+	p := c.RunPlugin(t, ctx, "top", "configmaps", "-o", "json", "--audit-log", c.AuditLogPath, "--window", window.String(), "--interval", "1s")
+	// A ranking whose whole window is the poller's.
+	first := p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool {
+		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["auditTime"]))
+		return m["type"] == "TopClient" && m["rank"] == 1.0 && err == nil && at.After(started.Add(window+2*time.Second))
+	})
+	heavy := p.AwaitJSON(t, time.Minute, func(m map[string]any) bool { return m["type"] == "TopHeavyList" && m["userAgent"] == relisterUA })
+	stop()
+	<-done
+	<-done
+	if first["userAgent"] != pollerUA || first["user"] != "admin" {
+		t.Fatalf("ranked first: %v, want the poller", first)
+	}
+	if heavy["allNamespaces"] != true || heavy["resourceVersion"] != false {
+		t.Errorf("the relister's LIST: %v", heavy)
+	}
+	at, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(first["auditTime"]))
+	secs := first["windowSeconds"].(float64)
+	counted := countAudit(t, c.AuditLogPath, pollerUA, at.Add(-time.Duration(secs*float64(time.Second))), at)
+	want := float64(counted) / secs
+	got := first["rate"].(float64)
+	t.Logf("poller: %.1f requests/s ranked, %.1f/s counted in the audit log (%d in %.0fs)", got, want, counted, secs)
+	if want == 0 || got < want*0.9 || got > want*1.1 {
+		t.Errorf("poller's rate %.1f/s, want within 10%% of %.1f/s", got, want)
+	}
+	_ = p.Signal(syscall.SIGINT)
+	_, _ = p.Wait()
+}
+
+// countAudit counts the completed requests of userAgent in the audit log received in (from, to].
+func countAudit(t *testing.T, path, userAgent string, from, to time.Time) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Stage     string    `json:"stage"`
+			UserAgent string    `json:"userAgent"`
+			Received  time.Time `json:"requestReceivedTimestamp"`
+		}
+		if json.Unmarshal(line, &e) != nil || e.UserAgent != userAgent || e.Stage != "ResponseComplete" {
+			continue
+		}
+		if e.Received.After(from) && !e.Received.After(to) {
+			n++
+		}
+	}
+	return n
 }

@@ -86,3 +86,11 @@ func (c *Cluster) ServiceAccountClient(ctx context.Context, ns, name, userAgent 
 	cfg.UserAgent = userAgent
 	return kubernetes.NewForConfig(cfg)
 }
+
+// ClientsetAs is the admin's clientset sending userAgent (a client the audit log tells apart).
+func (c *Cluster) ClientsetAs(userAgent string) *kubernetes.Clientset {
+	cfg := rest.CopyConfig(c.RESTConfig)
+	cfg.UserAgent = userAgent
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side limit: the poller polls as fast as it can
+	return kubernetes.NewForConfigOrDie(cfg)
+}
