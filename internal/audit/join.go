@@ -77,6 +77,8 @@ type write struct {
 type held struct {
 	ev    watch.Event
 	since time.Time
+	id    string
+	key   objKey
 }
 
 // Joiner matches the watch's object lines to the audit events of the writes that made them.
@@ -87,26 +89,29 @@ type Joiner struct {
 	fifo         []*write
 	newest       time.Time
 	held         []held
-	heldBy       map[string]int
+	heldBy       map[string]int // watch.Event.ObjectID → lines held
+	heldKeys     map[objKey]int // the same, by the audit log's key
+	ready        []watch.Event  // lines matched as they came, not held
 }
 
 // NewJoiner returns a Joiner holding a line up to wait for its write, matching by time within
 // window where no resourceVersion tells.
 func NewJoiner(wait, window time.Duration) *Joiner {
-	return &Joiner{wait: wait, window: window, writes: map[objKey][]*write{}, heldBy: map[string]int{}}
+	return &Joiner{wait: wait, window: window, writes: map[objKey][]*write{}, heldBy: map[string]int{}, heldKeys: map[objKey]int{}}
 }
 
-// Add notes an audit event; only the completed, successful writes are kept.
-func (j *Joiner) Add(e *Event) {
+// Add notes an audit event (only the completed, successful writes are kept) and reports
+// whether it may match a held line.
+func (j *Joiner) Add(e *Event) bool {
 	c := classOf(e)
 	if c == classNone || e.Stage != StageResponseComplete || !e.Succeeded() || e.ObjectRef == nil {
-		return
+		return false
 	}
 	k := objKey{e.ObjectRef.APIGroup, e.ObjectRef.Resource, e.ObjectRef.Namespace, e.objectName()}
 	if c == classCollect {
 		k.name = ""
 	} else if k.name == "" {
-		return
+		return false
 	}
 	w := &write{key: k, class: c, rv: e.responseRV(), at: e.StageTime, info: *e.Info("")}
 	j.writes[k] = append(j.writes[k], w)
@@ -119,6 +124,7 @@ func (j *Joiner) Add(e *Event) {
 		j.fifo[0] = nil
 		j.fifo = j.fifo[1:]
 	}
+	return j.heldKeys[k] > 0 || (c == classCollect && len(j.held) > 0)
 }
 
 // forget drops a write from its object's list.
@@ -152,44 +158,69 @@ func Joins(ev *watch.Event) bool {
 }
 
 // Hold takes a line to match, and reports whether it is held: a line a write made, or any line
-// of an object that has one held (its lines keep their order). Due hands it back.
+// of an object that has one held (its lines keep their order). Due hands it back (at once when
+// its write was read already: Ready).
 func (j *Joiner) Hold(ev watch.Event, now time.Time) bool {
 	id := ev.ObjectID()
-	if j.heldBy[id] == 0 && (!ev.Type.IsObject() || !Joins(&ev)) {
-		return false
+	if j.heldBy[id] == 0 {
+		if !ev.Type.IsObject() || !Joins(&ev) {
+			return false
+		}
+		if ev.Audit = j.match(&ev); ev.Audit != nil {
+			j.ready = append(j.ready, ev)
+			return true
+		}
 	}
-	j.held = append(j.held, held{ev: ev, since: now})
+	k := keyOf(&ev)
+	j.held = append(j.held, held{ev: ev, since: now, id: id, key: k})
 	j.heldBy[id]++
+	j.heldKeys[k]++
 	return true
+}
+
+// Ready hands back the lines matched as they came.
+func (j *Joiner) Ready() []watch.Event {
+	out := j.ready
+	j.ready = nil
+	return out
+}
+
+func keyOf(ev *watch.Event) objKey {
+	return objKey{ev.Resource.Group, ev.Resource.Resource, ev.Namespace, ev.Name}
 }
 
 // Due hands back, in the order they came, the held lines matched by now (Event.Audit set) and
 // those whose wait is over (unmatched); all of them when final. A line waiting keeps the later
 // lines of its object waiting too.
 func (j *Joiner) Due(now time.Time, final bool) []watch.Event {
+	out := j.Ready()
 	if len(j.held) == 0 {
-		return nil
+		return out
 	}
-	var out []watch.Event
-	waiting := map[string]bool{}
+	var waiting map[string]bool
 	kept := j.held[:0]
 	over := len(j.held) - maxHeld
 	for i := range j.held {
 		h := j.held[i]
-		id := h.ev.ObjectID()
-		if !waiting[id] {
+		if !waiting[h.id] {
 			if Joins(&h.ev) && h.ev.Audit == nil {
 				h.ev.Audit = j.match(&h.ev)
 			}
 			if h.ev.Audit != nil || !Joins(&h.ev) || final || i < over || now.Sub(h.since) >= j.wait {
 				out = append(out, h.ev)
-				if j.heldBy[id]--; j.heldBy[id] <= 0 {
-					delete(j.heldBy, id)
+				if j.heldBy[h.id]--; j.heldBy[h.id] <= 0 {
+					delete(j.heldBy, h.id)
+				}
+				if j.heldKeys[h.key]--; j.heldKeys[h.key] <= 0 {
+					delete(j.heldKeys, h.key)
 				}
 				continue
 			}
 		}
-		waiting[id] = true
+		if waiting == nil {
+			waiting = map[string]bool{}
+		}
+		waiting[h.id] = true
 		kept = append(kept, h)
 	}
 	clear(j.held[len(kept):])
@@ -204,7 +235,7 @@ func (j *Joiner) Held() int { return len(j.held) }
 // resourceVersion; for a delete, the object's last DELETE, else a deletecollection of its
 // namespace; else, where no resourceVersion tells, the first write of the object close in time.
 func (j *Joiner) match(ev *watch.Event) *watch.AuditInfo {
-	k := objKey{ev.Resource.Group, ev.Resource.Resource, ev.Namespace, ev.Name}
+	k := keyOf(ev)
 	ws := j.writes[k]
 	want := classCreate
 	switch ev.Type {

@@ -140,9 +140,8 @@ func Start(ctx context.Context, cfg Config) *Runner {
 // add notes an audit event and hands back the lines it matches.
 func (r *Runner) add(e *Event) {
 	r.mu.Lock()
-	r.j.Add(e)
 	n := 0
-	if r.j.Held() > 0 {
+	if r.j.Add(e) {
 		due := r.j.Due(time.Now(), false)
 		r.out, n = append(r.out, due...), len(due)
 	}
@@ -186,11 +185,8 @@ func (r *Runner) Hold(ev watch.Event, now time.Time) bool {
 	}
 	r.mu.Lock()
 	held := r.j.Hold(ev, now)
-	var due []watch.Event
-	if held {
-		due = r.j.Due(now, false) // matched at once when its audit event was read already
-		r.out = append(r.out, due...)
-	}
+	due := r.j.Ready() // matched at once: its audit event was read already
+	r.out = append(r.out, due...)
 	r.mu.Unlock()
 	if len(due) > 0 {
 		r.signal()
