@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -36,6 +37,14 @@ func TestAuditRendered(t *testing.T) {
 		if m.Audit[k] != v {
 			t.Errorf("audit.%s = %q, want %q: %s", k, m.Audit[k], v, lines[1])
 		}
+	}
+	// A recording keeps it: replay says who deleted.
+	back, err := recording.DecodeEvent([]byte(lines[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Audit == nil || *back.Audit != *admin {
+		t.Errorf("decoded audit %+v, want %+v", back.Audit, admin)
 	}
 }
 

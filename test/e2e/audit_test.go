@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -260,4 +261,73 @@ func countAudit(t *testing.T, path, userAgent string, from, to time.Time) int {
 		}
 	}
 	return n
+}
+
+// TestAuditLogHostile: a FIFO and /dev/zero as --audit-log end the run with one line; a 100 MB
+// line is skipped with one stderr line and the line after it still names the writer; a user
+// name made to hurt a terminal is escaped in human output.
+func TestAuditLogHostile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{fifo, "/dev/zero"} {
+		r := runPlugin(t, cluster, "watch", "configmaps", "--audit-log", bad)
+		if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "--audit-log "+bad+" is not a regular file") {
+			t.Errorf("--audit-log %s: exit %d, stderr %q", bad, r.code, r.stderr)
+		}
+	}
+	ns := newNamespace(t, cluster)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	log := filepath.Join(dir, "audit.log")
+	f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	huge := bytes.Repeat([]byte("x"), 100<<20)
+	if _, err := f.Write(append(huge, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	p := cluster.RunPlugin(t, ctx, "watch", "configmaps", "-n", ns, "--audit-log", log, "--audit-wait", "1m")
+	lines := p.Lines()
+	awaitLine := func(what string, pred func(string) bool) string {
+		t.Helper()
+		for {
+			select {
+			case b, ok := <-lines:
+				if !ok {
+					t.Fatalf("the plugin exited before %s\n%s", what, p.Stderr())
+				}
+				if pred(string(b)) {
+					return string(b)
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %s\n%s", what, p.Stderr())
+			}
+		}
+	}
+	awaitLine("Synced line", func(s string) bool { return strings.Contains(s, "Synced") })
+	cm, err := cluster.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hostile"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crafted := fmt.Sprintf(`{"auditID":"crafted","stage":"ResponseComplete","verb":"create","user":{"username":"evil\u001b]0;TITLE\u0007\u001b[2J"},"userAgent":"ua\r","objectRef":{"resource":"configmaps","namespace":%q,"name":"hostile"},"responseStatus":{"code":201},"responseObject":{"metadata":{"resourceVersion":%q}},"stageTimestamp":%q}`+"\n",
+		ns, cm.ResourceVersion, time.Now().UTC().Format(time.RFC3339Nano))
+	if _, err := f.WriteString(crafted); err != nil {
+		t.Fatal(err)
+	}
+	got := awaitLine("the created object's line", func(s string) bool { return strings.Contains(s, "hostile") })
+	if !strings.Contains(got, `by evil^[]0;TITLE\x07^[[2J`) || strings.ContainsAny(got, "\x1b\x07\r") {
+		t.Errorf("the writer is not named, or not escaped: %q", got)
+	}
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = p.Wait()
+	if n := strings.Count(p.Stderr(), "longer than 1024 KiB"); n != 1 {
+		t.Errorf("%d stderr lines about the 100 MB line, want 1:\n%s", n, p.Stderr())
+	}
 }
