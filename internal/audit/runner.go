@@ -88,7 +88,10 @@ func Follow(ctx context.Context, path string, event func(*Event), notice func(st
 
 // Config says which audit log a Runner reads and how long a line waits for its write.
 type Config struct {
-	Path string
+	// Path is the audit log file to follow; Webhook a listener of the audit webhook backend.
+	// Either or both.
+	Path    string
+	Webhook *Webhook
 	// Wait is how long a line waits for its request (DefaultWait; 0: only what was read
 	// already); Window is DefaultWindow when 0.
 	Wait, Window time.Duration
@@ -110,9 +113,9 @@ type Runner struct {
 	drained bool
 }
 
-// Start starts following cfg.Path; nil without one.
+// Start starts following cfg.Path and serving cfg.Webhook; nil without either.
 func Start(ctx context.Context, cfg Config) *Runner {
-	if cfg.Path == "" {
+	if cfg.Path == "" && cfg.Webhook == nil {
 		return nil
 	}
 	if cfg.Window <= 0 {
@@ -123,13 +126,8 @@ func Start(ctx context.Context, cfg Config) *Runner {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Runner{j: NewJoiner(cfg.Wait, cfg.Window), ready: make(chan struct{}, 1), cancel: cancel}
-	r.wg.Add(2)
-	go func() {
-		defer r.wg.Done()
-		if err := Follow(ctx, cfg.Path, r.add, cfg.Notice); err != nil {
-			cfg.Notice(fmt.Sprintf("--audit-log %s: %v", cfg.Path, err))
-		}
-	}()
+	Read(ctx, &r.wg, cfg, r.add)
+	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		r.tick(ctx)
@@ -240,4 +238,27 @@ func (r *Runner) Stop() []watch.Event {
 		return nil
 	}
 	return r.Drain()
+}
+
+// Read follows cfg.Path and serves cfg.Webhook, each on a goroutine of wg, handing every event
+// to event (safe for concurrent use) until ctx ends.
+func Read(ctx context.Context, wg *sync.WaitGroup, cfg Config, event func(*Event)) {
+	if cfg.Path != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := Follow(ctx, cfg.Path, event, cfg.Notice); err != nil {
+				cfg.Notice(fmt.Sprintf("--audit-log %s: %v", cfg.Path, err))
+			}
+		}()
+	}
+	if cfg.Webhook != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := cfg.Webhook.Serve(ctx, event, cfg.Notice); err != nil {
+				cfg.Notice(fmt.Sprintf("--audit-webhook-listen %s: %v", cfg.Webhook.Addr, err))
+			}
+		}()
+	}
 }

@@ -282,7 +282,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 // the informers, open the recording, start the scrapers and the informers, run the event loop,
 // exit.
 func (o *WatchOptions) run(ctx context.Context) error {
-	if err := o.Audit.check(); err != nil {
+	if err := o.Audit.prepare(o.ErrOut); err != nil {
 		return err
 	}
 	t, err := o.resolveTargets(ctx)
@@ -397,6 +397,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"controller-logs":      strings.Join(o.Logs.Files, " "),
 		"controller-logs-from": strings.Join(o.Logs.From, " "),
 		"audit-log":            o.Audit.File,
+		"audit-webhook-listen": o.Audit.WebhookListen,
 	}
 }
 

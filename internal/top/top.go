@@ -43,9 +43,9 @@ type Config struct {
 	Report func(Ranking)
 	// Warn gets what the user should know once (a discovery that failed).
 	Warn func(string)
-	// AuditLog, when given, is the API server's audit log: each ranking then says who hits the
-	// API server how often, reads included (Ranking.API).
-	AuditLog string
+	// Audit, when it names a log or a webhook, is the API server's audit log: each ranking then
+	// says who hits the API server how often, reads included (Ranking.API).
+	Audit audit.Config
 }
 
 // Run follows the resources until ctx ends and returns the final ranking. A resource the user
@@ -190,26 +190,24 @@ type loadRun struct {
 	mu     sync.Mutex
 	load   *audit.Load
 	cancel context.CancelFunc
-	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 func startLoad(ctx context.Context, cfg Config) *loadRun {
-	if cfg.AuditLog == "" {
+	if cfg.Audit.Path == "" && cfg.Audit.Webhook == nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	l := &loadRun{load: audit.NewLoad(cfg.Window), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		err := audit.Follow(ctx, cfg.AuditLog, func(e *audit.Event) {
-			l.mu.Lock()
-			l.load.Add(e)
-			l.mu.Unlock()
-		}, cfg.Warn)
-		if err != nil {
-			cfg.Warn(fmt.Sprintf("--audit-log %s: %v", cfg.AuditLog, err))
-		}
-	}()
+	l := &loadRun{load: audit.NewLoad(cfg.Window), cancel: cancel}
+	ac := cfg.Audit
+	if ac.Notice == nil {
+		ac.Notice = cfg.Warn
+	}
+	audit.Read(ctx, &l.wg, ac, func(e *audit.Event) {
+		l.mu.Lock()
+		l.load.Add(e)
+		l.mu.Unlock()
+	})
 	return l
 }
 
@@ -226,6 +224,6 @@ func (l *loadRun) rank() *audit.LoadRanking {
 func (l *loadRun) stop() {
 	if l != nil {
 		l.cancel()
-		<-l.done
+		l.wg.Wait()
 	}
 }
