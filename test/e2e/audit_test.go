@@ -16,6 +16,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/audit"
+	"github.com/kubectl-informer/kubectl-informer/internal/controlplane"
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
@@ -329,5 +331,83 @@ func TestAuditLogHostile(t *testing.T) {
 	_, _ = p.Wait()
 	if n := strings.Count(p.Stderr(), "longer than 1024 KiB"); n != 1 {
 		t.Errorf("%d stderr lines about the 100 MB line, want 1:\n%s", n, p.Stderr())
+	}
+}
+
+// TestAuditWebhookSameLines: the API server's audit webhook received directly
+// (--audit-webhook-listen, the kubeconfig it makes given to kube-apiserver) names the same
+// requests on the same lines as its audit log file (--audit-log).
+func TestAuditWebhookSameLines(t *testing.T) {
+	dir := t.TempDir()
+	port, err := controlplane.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	kubeconfig, err := audit.WebhookFiles(dir, listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Batches of at most a second: the webhook's default waits up to 30s to fill one.
+	c := testenv.StartT(t, testenv.Options{Audit: true, APIServerFlags: map[string]string{
+		"audit-webhook-config-file": kubeconfig, "audit-webhook-batch-max-wait": "1s"}})
+	c.PluginDir = cluster.PluginDir
+	ns := newNamespace(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := c.GrantEdit(ctx, ns, rbacv1.UserKind, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	fromFile := c.RunPlugin(t, ctx, "watch", "configmaps,secrets", "-n", ns, "-o", "json", "--audit-log", c.AuditLogPath, "--audit-wait", "10s")
+	fromHook := c.RunPlugin(t, ctx, "watch", "configmaps,secrets", "-n", ns, "-o", "json", "--audit-webhook-listen", listen, "--audit-webhook-dir", dir, "--audit-wait", "10s")
+	for _, p := range []*testenv.PluginRun{fromFile, fromHook} {
+		for range 2 {
+			p.AwaitJSON(t, time.Minute, func(m map[string]any) bool { return m["type"] == "Synced" })
+		}
+	}
+	for _, args := range [][]string{
+		{"create", "configmap", "w1", "--from-literal=k=v", "--as=alice"},
+		{"label", "configmap", "w1", "step=2"},
+		{"delete", "configmap", "w1", "--as=alice"},
+		{"create", "secret", "generic", "w2", "--from-literal=k=v", "--as=alice"},
+		{"delete", "secret", "w2"},
+	} {
+		if _, err := c.Kubectl(ctx, append(args, "-n", ns)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := func(p *testenv.PluginRun) map[string]string {
+		p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool { return m["type"] == "Deleted" && m["name"] == "w2" })
+		out := map[string]string{}
+		for _, b := range p.All() {
+			var m map[string]any
+			if json.Unmarshal(b, &m) != nil || m["initialList"] == true || (m["name"] != "w1" && m["name"] != "w2") {
+				continue
+			}
+			a, _ := json.Marshal(m["audit"])
+			out[fmt.Sprintf("%s/%s %s", m["resource"], m["name"], m["type"])] = string(a)
+		}
+		return out
+	}
+	file, hook := lines(fromFile), lines(fromHook)
+	if len(file) != 5 {
+		t.Errorf("%d lines from the file's run, want 5: %v", len(file), file)
+	}
+	for k, v := range file {
+		if v == "null" {
+			t.Errorf("%s: no audit from the file", k)
+		}
+		if hook[k] != v {
+			t.Errorf("%s:\n file    %s\n webhook %s", k, v, hook[k])
+		}
+	}
+	for _, p := range []*testenv.PluginRun{fromFile, fromHook} {
+		_ = p.Signal(syscall.SIGINT)
+		if code, _ := p.Wait(); code != 0 {
+			t.Errorf("exit %d\n%s", code, p.Stderr())
+		}
+	}
+	if !strings.Contains(fromHook.Stderr(), "receiving the API server's audit webhook on https://"+listen+"/audit") {
+		t.Errorf("the webhook run does not say where it listens:\n%s", fromHook.Stderr())
 	}
 }
