@@ -197,7 +197,8 @@ func resourceOf(e *Event) string {
 type LoadRanking struct {
 	// At is the newest request's time (the audit log's clock); the window ends there.
 	At time.Time
-	// Window is the span counted: the window, or less while the log read is shorter.
+	// Window is the span counted: from the start of the window's first second (or of the log's
+	// first request) to At; at most a second shorter than the window asked for.
 	Window        time.Duration
 	Total         Figures
 	Clients       []ClientLoad
@@ -236,10 +237,11 @@ func (l *Load) Rank() LoadRanking {
 	if l.newest.IsZero() {
 		return r
 	}
-	if span := l.newest.Sub(l.first) + time.Second; span < r.Window {
-		r.Window = span
-	}
-	from := l.newest.Add(-r.Window).Unix() // buckets after this second are in the window
+	// The buckets after the second from are in the window: the span counted is from the start
+	// of the first of them (or of the first request read) to the newest request.
+	from := l.newest.Add(-l.Window).Unix()
+	start := time.Unix(max(from+1, l.first.Unix()), 0)
+	r.Window = max(l.newest.Sub(start), time.Second)
 	secs := r.Window.Seconds()
 	total := counts{}
 	r.Clients = rank(l.clients, from, secs, func(k Client, f Figures) ClientLoad {

@@ -46,7 +46,7 @@ func TestLoadRanks(t *testing.T) {
 		t.Fatalf("clients %+v", r.Clients)
 	}
 	p := r.Clients[0]
-	if p.User != "poller" || p.Requests != 1000 || p.Reads != 1000 || math.Abs(p.Rate-100) > 0.01 {
+	if p.User != "poller" || p.Requests != 1000 || p.Reads != 1000 || math.Abs(p.Rate-100) > 0.2 {
 		t.Errorf("first client %+v, want the poller at 100/s", p)
 	}
 	rl := r.Clients[1]
