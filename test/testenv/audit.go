@@ -10,6 +10,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -48,24 +49,33 @@ func auditFlags(dir string, flags map[string]string) (map[string]string, string,
 	return out, log, nil
 }
 
-// GrantEdit binds the "edit" ClusterRole in ns to a user (kind "User") or a service account of
-// ns (kind "ServiceAccount").
+// GrantEdit lets a user (kind "User") or a service account of ns (kind "ServiceAccount")
+// read and write ConfigMaps and Secrets in ns, by a Role of its own (the "edit" ClusterRole gets
+// its rules from kube-controller-manager's aggregation, which not every test control plane runs).
 func (c *Cluster) GrantEdit(ctx context.Context, ns, kind, name string) error {
+	role := "write-cm-secrets"
+	_, err := c.Clientset.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"*"}}},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
 	subject := rbacv1.Subject{Kind: kind, Name: name}
 	if kind == rbacv1.UserKind {
 		subject.APIGroup = rbacv1.GroupName
 	} else {
 		subject.Namespace = ns
 	}
-	_, err := c.Clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "edit-" + strings.ToLower(kind) + "-" + name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+	_, err = c.Clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role + "-" + strings.ToLower(kind) + "-" + name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
 		Subjects:   []rbacv1.Subject{subject},
 	}, metav1.CreateOptions{})
 	return err
 }
 
-// ServiceAccountClient creates the service account ns/name with edit rights in ns and returns a
+// ServiceAccountClient creates the service account ns/name, able to write ConfigMaps and Secrets in ns (GrantEdit), and returns a
 // clientset authenticated by a token of it (TokenRequest), sending userAgent.
 func (c *Cluster) ServiceAccountClient(ctx context.Context, ns, name, userAgent string) (*kubernetes.Clientset, error) {
 	_, err := c.Clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
