@@ -346,9 +346,10 @@ func TestAuditWebhookSameLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Batches of at most a second: the webhook's default waits up to 30s to fill one.
+	// Batches of at most a second (the webhook's default waits up to 30s to fill one), and a
+	// short backoff: the API server's stop sends its last batch to a plugin stopped already.
 	c := testenv.StartT(t, testenv.Options{Audit: true, APIServerFlags: map[string]string{
-		"audit-webhook-config-file": kubeconfig, "audit-webhook-batch-max-wait": "1s"}})
+		"audit-webhook-config-file": kubeconfig, "audit-webhook-batch-max-wait": "1s", "audit-webhook-initial-backoff": "50ms"}})
 	c.PluginDir = cluster.PluginDir
 	ns := newNamespace(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -75,8 +75,9 @@ func (c *Cluster) GrantEdit(ctx context.Context, ns, kind, name string) error {
 	return err
 }
 
-// ServiceAccountClient creates the service account ns/name, able to write ConfigMaps and Secrets in ns (GrantEdit), and returns a
-// clientset authenticated by a token of it (TokenRequest), sending userAgent.
+// ServiceAccountClient creates the service account ns/name, able to write ConfigMaps and
+// Secrets in ns (GrantEdit), and returns a clientset authenticated by a token of it
+// (TokenRequest), sending userAgent.
 func (c *Cluster) ServiceAccountClient(ctx context.Context, ns, name, userAgent string) (*kubernetes.Clientset, error) {
 	_, err := c.Clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	if err != nil {
