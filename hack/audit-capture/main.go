@@ -26,7 +26,7 @@ import (
 
 func main() {
 	out := flag.String("out", "internal/audit/testdata", "directory for metadata.log and requestresponse.log")
-	lines := flag.Int("lines", 2000, "lines of each level to keep")
+	lines := flag.Int("lines", 500, "lines of each level to keep")
 	flag.Parse()
 	if err := run(*out, *lines); err != nil {
 		fmt.Fprintln(os.Stderr, "audit-capture:", err)

@@ -25,20 +25,27 @@ func BenchmarkParse(b *testing.B) {
 		for sc.Scan() {
 			lines = append(lines, append([]byte(nil), sc.Bytes()...))
 		}
-		b.Run(name, func(b *testing.B) {
-			j, l := NewJoiner(DefaultWait, DefaultWindow), NewLoad(time.Minute)
-			r := &LineReader{Source: name, Notice: func(s string) { b.Fatal(s) }, Event: func(e *Event) {
-				j.Add(e)
-				l.Add(e)
-			}}
-			now := time.Now()
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data) / len(lines)))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				r.Line(lines[i%len(lines)], now)
+		for _, writesOnly := range []bool{false, true} {
+			// top decodes every line; watch's join only the writes.
+			sub := name + "/top"
+			if writesOnly {
+				sub = name + "/watch"
 			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
-		})
+			b.Run(sub, func(b *testing.B) {
+				j, l := NewJoiner(DefaultWait, DefaultWindow), NewLoad(time.Minute)
+				r := &LineReader{Source: name, Notice: func(s string) { b.Fatal(s) }, WritesOnly: writesOnly, Event: func(e *Event) {
+					j.Add(e)
+					l.Add(e)
+				}}
+				now := time.Now()
+				b.ReportAllocs()
+				b.SetBytes(int64(len(data) / len(lines)))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					r.Line(lines[i%len(lines)], now)
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+			})
+		}
 	}
 }

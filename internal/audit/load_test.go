@@ -102,3 +102,20 @@ func TestLineReaderBounds(t *testing.T) {
 		t.Errorf("%d notices, %d skipped: %q", len(notices), r.Skipped, notices)
 	}
 }
+
+// The join reads writes only: a read is skipped before it is decoded, by the event's first verb
+// (the top-level one: the API server writes it before the bodies, where a "verb" key may be).
+func TestWritesOnly(t *testing.T) {
+	var got []string
+	r := &LineReader{Source: "f", Notice: func(s string) { t.Error(s) }, WritesOnly: true, Event: func(e *Event) { got = append(got, e.AuditID) }}
+	for _, l := range []string{
+		request("r", StageResponseComplete, "get", "u", "", "/x", "", "", 0, 200),
+		request("w", StageResponseComplete, "create", "u", "", "/x", "", "", 0, 201),
+		`{"auditID":"sar","stage":"ResponseComplete","verb":"create","user":{"username":"u"},"requestObject":{"spec":{"resourceAttributes":{"verb":"get"}}}}`,
+	} {
+		r.Line([]byte(l), t0)
+	}
+	if strings.Join(got, ",") != "w,sar" {
+		t.Errorf("read %v, want w,sar", got)
+	}
+}

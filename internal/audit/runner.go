@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -25,6 +26,9 @@ type LineReader struct {
 	Notice func(string)
 	// Event gets each audit event read.
 	Event func(*Event)
+	// WritesOnly skips, before decoding them, the lines whose verb is get, list or watch (the
+	// join reads only writes).
+	WritesOnly bool
 	// Skipped counts the lines skipped.
 	Skipped int
 	said    int
@@ -50,12 +54,34 @@ func (r *LineReader) Line(b []byte, _ time.Time) {
 	if len(b) == 0 || (len(b) == 1 && b[0] == '\r') {
 		return
 	}
+	if r.WritesOnly && isRead(firstVerb(b)) {
+		return
+	}
 	ev, err := Parse(b)
 	if err != nil {
 		r.skip(fmt.Sprintf("line %d is not an audit event: %v", r.line, errText(err)))
 		return
 	}
 	r.Event(&ev)
+}
+
+// verbKey starts an event's verb. The API server writes an event's fields in a fixed order, its
+// verb before the user, the object reference and the bodies, so the first one is the request's
+// (a string value cannot hold it: its quotes would be escaped).
+var verbKey = []byte(`"verb":"`)
+
+// firstVerb is the first verb of a line, "" when it has none.
+func firstVerb(b []byte) string {
+	i := bytes.Index(b, verbKey)
+	if i < 0 {
+		return ""
+	}
+	b = b[i+len(verbKey):]
+	j := bytes.IndexByte(b, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(b[:j])
 }
 
 // errText is a decode error without the bytes of the line (json's errors quote none; the
@@ -82,7 +108,11 @@ func (r *LineReader) skip(msg string) {
 // Follow reads the audit log at path as `tail -F` does (ctrllog.Follow: across rotation and
 // truncation, waiting for a file not there yet) and hands each event to event until ctx ends.
 func Follow(ctx context.Context, path string, event func(*Event), notice func(string)) error {
-	r := &LineReader{Source: "--audit-log " + path, Notice: notice, Event: event}
+	return follow(ctx, path, event, notice, false)
+}
+
+func follow(ctx context.Context, path string, event func(*Event), notice func(string), writesOnly bool) error {
+	r := &LineReader{Source: "--audit-log " + path, Notice: notice, Event: event, WritesOnly: writesOnly}
 	return ctrllog.Follow(ctx, path, r.Line, notice)
 }
 
@@ -97,6 +127,8 @@ type Config struct {
 	Wait, Window time.Duration
 	// Notice says something on stderr (a line skipped, the file not there yet, a failure).
 	Notice func(string)
+	// WritesOnly: only writes are read (the join); reads are skipped undecoded.
+	WritesOnly bool
 }
 
 // Runner follows an audit log and joins it to a watch's object lines: a pipeline.Joined source
@@ -126,6 +158,7 @@ func Start(ctx context.Context, cfg Config) *Runner {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Runner{j: NewJoiner(cfg.Wait, cfg.Window), ready: make(chan struct{}, 1), cancel: cancel}
+	cfg.WritesOnly = true
 	Read(ctx, &r.wg, cfg, r.add)
 	r.wg.Add(1)
 	go func() {
@@ -247,7 +280,7 @@ func Read(ctx context.Context, wg *sync.WaitGroup, cfg Config, event func(*Event
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := Follow(ctx, cfg.Path, event, cfg.Notice); err != nil {
+			if err := follow(ctx, cfg.Path, event, cfg.Notice, cfg.WritesOnly); err != nil {
 				cfg.Notice(fmt.Sprintf("--audit-log %s: %v", cfg.Path, err))
 			}
 		}()
@@ -256,7 +289,7 @@ func Read(ctx context.Context, wg *sync.WaitGroup, cfg Config, event func(*Event
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := cfg.Webhook.Serve(ctx, event, cfg.Notice); err != nil {
+			if err := cfg.Webhook.Serve(ctx, event, cfg.Notice, cfg.WritesOnly); err != nil {
 				cfg.Notice(fmt.Sprintf("--audit-webhook-listen %s: %v", cfg.Webhook.Addr, err))
 			}
 		}()

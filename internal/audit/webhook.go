@@ -156,10 +156,10 @@ func ListenWebhook(listen, dir string) (_ *Webhook, err error) {
 	return &Webhook{Addr: addr, Kubeconfig: kc, ln: ln, cert: cert, token: token}, nil
 }
 
-// Serve hands each event of each batch the API server sends to event, until ctx ends (the
-// listener is closed then).
-func (wh *Webhook) Serve(ctx context.Context, event func(*Event), notice func(string)) error {
-	h := &webhook{want: []byte("Bearer " + string(wh.token)), reader: &LineReader{Source: "--audit-webhook-listen " + wh.Addr, Notice: notice, Event: event}}
+// Serve hands each event of each batch the API server sends to event (only writes: see
+// LineReader.WritesOnly), until ctx ends (the listener is closed then).
+func (wh *Webhook) Serve(ctx context.Context, event func(*Event), notice func(string), writesOnly bool) error {
+	h := &webhook{want: []byte("Bearer " + string(wh.token)), reader: &LineReader{Source: "--audit-webhook-listen " + wh.Addr, Notice: notice, Event: event, WritesOnly: writesOnly}}
 	srv := &http.Server{Handler: h, TLSConfig: &tls.Config{Certificates: []tls.Certificate{wh.cert}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)} // a client's bad handshake is not the user's business
 	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })

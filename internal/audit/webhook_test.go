@@ -47,7 +47,7 @@ func TestWebhook(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- wh.Serve(ctx, func(e *Event) { mu.Lock(); ids = append(ids, e.AuditID); mu.Unlock() },
-			func(s string) { mu.Lock(); notices = append(notices, s); mu.Unlock() })
+			func(s string) { mu.Lock(); notices = append(notices, s); mu.Unlock() }, false)
 	}()
 	post := func(auth string, body []byte) int {
 		t.Helper()
