@@ -102,6 +102,14 @@ func (a *AuditOptions) prepare(errOut io.Writer) error {
 	return a.listen(errOut)
 }
 
+// holds is how long the audit log may hold a line: --audit-wait with a source, else 0.
+func (a *AuditOptions) holds() time.Duration {
+	if a.File == "" && a.WebhookListen == "" {
+		return 0
+	}
+	return a.Wait
+}
+
 // config is the audit sources, for audit.Start and top.
 func (a *AuditOptions) config(errOut io.Writer) audit.Config {
 	return audit.Config{Path: a.File, Webhook: a.webhook, Wait: a.Wait, Notice: notifier(errOut)}

@@ -331,7 +331,8 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
-	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow(), o.In, o.ErrOut)
+	// A line the audit log holds reaches the controllers' logs' join that much later.
+	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow()+o.Audit.holds(), o.In, o.ErrOut)
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
