@@ -190,10 +190,14 @@ func TestTopAuditRanksThePoller(t *testing.T) {
 	clients, stop := context.WithCancel(ctx)
 	defer stop()
 	done := make(chan struct{}, 2)
+	var sent []time.Time // when each of the poller's GETs was sent, by its own clock
 	go func() {
 		defer func() { done <- struct{}{} }()
 		for clients.Err() == nil {
-			_, _ = poller.CoreV1().ConfigMaps(ns).Get(clients, "polled", metav1.GetOptions{})
+			at := time.Now()
+			if _, err := poller.CoreV1().ConfigMaps(ns).Get(clients, "polled", metav1.GetOptions{}); err == nil {
+				sent = append(sent, at)
+			}
 		}
 	}()
 	go func() {
@@ -235,8 +239,30 @@ func TestTopAuditRanksThePoller(t *testing.T) {
 	if want == 0 || got < want*0.9 || got > want*1.1 {
 		t.Errorf("poller's rate %.1f/s, want within 10%% of %.1f/s", got, want)
 	}
+	// And by the poller's own count of what it sent then (the goroutine has ended: done).
+	own, from, to := 0, windowStart(first), atTime(first)
+	for _, at := range sent {
+		if at.After(from) && !at.After(to) {
+			own++
+		}
+	}
+	mine := float64(own) / secs
+	t.Logf("poller: %.1f requests/s by its own count", mine)
+	if got < mine*0.9 || got > mine*1.1 {
+		t.Errorf("poller's rate %.1f/s, want within 10%% of the %.1f/s it sent itself", got, mine)
+	}
 	_ = p.Signal(syscall.SIGINT)
 	_, _ = p.Wait()
+}
+
+// atTime is a TopClient line's auditTime; windowStart the start of the span it counts.
+func atTime(m map[string]any) time.Time {
+	at, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(m["auditTime"]))
+	return at
+}
+
+func windowStart(m map[string]any) time.Time {
+	return atTime(m).Add(-time.Duration(m["windowSeconds"].(float64) * float64(time.Second)))
 }
 
 // countAudit counts the completed requests of userAgent in the audit log received in (from, to].
