@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 )
 
 // Bounds of what a Load keeps.
@@ -181,7 +183,8 @@ func isWrite(verb string) bool {
 // request that is about no resource.
 func resourceOf(e *Event) string {
 	if e.ObjectRef == nil || e.ObjectRef.Resource == "" {
-		return e.Path
+		// A path is shown: a token in it (a JWT) is masked as the -v logs mask one.
+		return redact.Text(e.Path)
 	}
 	s := e.ObjectRef.Resource
 	if e.ObjectRef.APIGroup != "" {

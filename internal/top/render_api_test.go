@@ -15,6 +15,7 @@ import (
 func TestAPITablesEscapeAndRedact(t *testing.T) {
 	lines := []string{
 		`{"auditID":"1","stage":"ResponseComplete","verb":"get","requestURI":"/healthz?access_token=TOPSECRET","user":{"username":"evil\u001b]0;TITLE\u0007"},"userAgent":"ua\u001b[2J\r","responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-27T12:00:00Z"}`,
+		`{"auditID":"3","stage":"ResponseComplete","verb":"get","requestURI":"/proxy/eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.TOPSECRETSIG","user":{"username":"u"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-27T12:00:00Z"}`,
 		`{"auditID":"2","stage":"ResponseComplete","verb":"list","requestURI":"/api/v1/secrets?token=TOPSECRET","user":{"username":"system:serviceaccount:kube-system:relister"},"objectRef":{"resource":"secrets"},"responseStatus":{"code":429},"requestReceivedTimestamp":"2026-11-27T12:00:00Z"}`,
 	}
 	l := audit.NewLoad(time.Minute)
@@ -55,7 +56,7 @@ func TestAPITablesEscapeAndRedact(t *testing.T) {
 		}
 		types[m["type"].(string)]++
 	}
-	if types["TopClient"] != 2 || types["TopVerb"] != 2 || types["TopHeavyList"] != 1 {
+	if types["TopClient"] != 3 || types["TopVerb"] != 3 || types["TopHeavyList"] != 1 {
 		t.Errorf("JSON lines by type: %v", types)
 	}
 }
