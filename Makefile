@@ -101,9 +101,9 @@ demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes),
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
 
 .PHONY: bench
-bench: testcluster ## plugin vs kubectl get -w vs a minimal informer vs the wire limit on a local API server (~5 min); writes docs/performance.md; the controller-log parser's lines/s per format; the join's at 500,000 lines (a file, and live at 100,000 lines/s)
+bench: testcluster ## plugin vs kubectl get -w vs a minimal informer vs the wire limit on a local API server (~5 min); writes docs/performance.md; the controller-log and audit-log parsers' lines/s per format; the controller-log join's at 500,000 lines (a file, and live at 100,000 lines/s)
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
-	$(GO) test -run '^$$' -bench '^(BenchmarkParse|BenchmarkJoin)$$' -benchmem ./internal/ctrllog/
+	$(GO) test -run '^$$' -bench '^(BenchmarkParse|BenchmarkJoin)$$' -benchmem ./internal/ctrllog/ ./internal/audit/
 
 # `make bench BENCH_FLAGS='-workload top ...'` runs the same through make bench.
 TOP_OBJECTS ?= 100000

@@ -45,6 +45,7 @@ func main() {
 	plugin := flag.String("plugin", "", "kubectl-informer binary (default: build ./cmd/kubectl-informer)")
 	genOnly := flag.Bool("generator-only", false, "run only the cluster and the story")
 	verbose := flag.Bool("v", false, "say every step of the story (always on with -generator-only)")
+	flag.BoolVar(&auditLog, "audit", false, "turn the API server's audit log on (test/testenv's AuditPolicy) and pass it to the plugin as --audit-log: every line names who made it")
 	clusterOnly := flag.Bool("cluster-only", false, "start only the control plane, print its kubeconfig and context (a target for kubectl informer reenact --context), and wait for Ctrl-C")
 	flag.Parse()
 	if *clusterOnly {
@@ -115,6 +116,9 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 		return nil
 	}
 	args := append([]string{"informer", "watch", resource, "-n", ns, "--kubeconfig", c.KubeconfigPath}, pluginArgs...)
+	if c.AuditLogPath != "" {
+		args = append(args, "--audit-log", c.AuditLogPath)
+	}
 	cmd := exec.CommandContext(ctx, "kubectl", args...)
 	cmd.Env = c.Environ()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -147,12 +151,20 @@ func runCluster() error {
 	return nil
 }
 
+// auditLog is -audit: the API server writes an audit log, and the plugin reads it.
+var auditLog bool
+
 // startCluster starts the control plane; the function it returns stops it.
 func startCluster(ctx context.Context) (*testenv.Cluster, func(), error) {
 	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
-	c, err := testenv.Start(ctx, testenv.RealControlPlane(2))
+	opts := testenv.RealControlPlane(2)
+	opts.Audit = auditLog
+	c, err := testenv.Start(ctx, opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.AuditLogPath != "" {
+		fmt.Fprintln(os.Stderr, "demo: the API server's audit log:", c.AuditLogPath)
 	}
 	return c, func() {
 		fmt.Fprintln(os.Stderr, "demo: stopping the cluster")

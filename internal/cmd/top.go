@@ -53,6 +53,7 @@ type TopOptions struct {
 	HotLoopWindow  time.Duration
 	Rediscover     time.Duration
 	API            APIOptions
+	Audit          AuditOptions
 }
 
 // NewTopOptions holds the defaults.
@@ -93,6 +94,7 @@ status heartbeats) are counted apart. A resource you may not list is skipped and
 	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", o.HotLoopWindow, "The window of --hot-loop-updates.")
 	f.DurationVar(&o.Rediscover, "rediscover", o.Rediscover, "How often discovery is read again, so that resources created later (CRDs) are followed too; 0 never.")
 	o.API.AddFlags(f)
+	o.Audit.addSourceFlags(f, "The API server's audit log (--audit-log-path: JSON lines of audit.k8s.io/v1 Events), followed as tail -F does: each ranking also says who hits the API server, reads included: requests/s by user and user agent, by verb and resource, 429s, and the costliest LISTs (no resourceVersion, cluster-wide, unpaginated). See docs/audit.md.")
 	f.Lookup("qps").DefValue = "50"
 	f.Lookup("burst").DefValue = "100"
 	return cmd
@@ -139,6 +141,9 @@ func (o *TopOptions) Validate() error {
 
 // Run builds the clients and the scope, runs top and writes the rankings.
 func (o *TopOptions) Run(ctx context.Context) error {
+	if err := o.Audit.prepare(o.ErrOut); err != nil {
+		return err
+	}
 	cfg, stats, err := o.topConfig(ctx)
 	if err != nil {
 		return err
@@ -185,6 +190,7 @@ func (o *TopOptions) runTUI(ctx context.Context, cfg top.Config) (top.Ranking, e
 	model.SetSend(p.Send)
 	cfg.Report = func(r top.Ranking) { p.Send(toptui.Ranking(r)) }
 	cfg.Warn = func(string) {} // stderr would tear the screen; the summary says what matters
+	cfg.Audit.Notice = cfg.Warn
 	type result struct {
 		r   top.Ranking
 		err error
@@ -234,7 +240,8 @@ func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recor
 			ListMode: o.API.ListMode, PageSize: o.API.ChunkSize, REST: restCfg, Wire: o.API.Wire},
 		Window: o.Window, Interval: o.Interval, HotLoopUpdates: o.HotLoopUpdates, HotLoopWindow: o.HotLoopWindow,
 		Heartbeats: top.Heartbeats(), Rediscover: o.Rediscover, Follow: o.Follow,
-		Warn: func(s string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(s)) },
+		Warn:  func(s string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(s)) },
+		Audit: o.Audit.config(o.ErrOut),
 	}
 	cfg.Watch.QPS, cfg.Watch.Burst = o.API.limits()
 	if o.resourceArg != "" {

@@ -70,6 +70,7 @@ type WatchOptions struct {
 
 	Metrics MetricsOptions
 	Logs    ControllerLogsOptions
+	Audit   AuditOptions
 	Noise   *NoiseFlags
 	API     APIOptions
 	OTLP    OTLPOptions
@@ -138,6 +139,7 @@ func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	f.StringVar(&o.Record, "record", o.Record, "Also write the full stream (the -o json contract, objects included, secrets redacted unless --show-secrets) to this file, mode 0600, for kubectl informer replay (or report).")
 	o.Metrics.AddFlags(f)
 	o.Logs.AddFlags(f)
+	o.Audit.AddFlags(f)
 	o.Noise.AddFlags(f)
 	o.API.AddFlags(f)
 	o.OTLP.AddFlags(f)
@@ -229,6 +231,9 @@ func (o *WatchOptions) Validate() error {
 	if err := o.Metrics.Validate(); err != nil {
 		return err
 	}
+	if err := o.Audit.Validate(); err != nil {
+		return err
+	}
 	if err := o.Logs.Validate(); err != nil {
 		return err
 	}
@@ -285,6 +290,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 // the informers, open the recording, start the scrapers and the informers, run the event loop,
 // exit.
 func (o *WatchOptions) run(ctx context.Context) error {
+	if err := o.Audit.prepare(o.ErrOut); err != nil {
+		return err
+	}
 	t, err := o.resolveTargets(ctx)
 	if err != nil {
 		return kubeconfigHint(err, o.configFlags)
@@ -334,11 +342,13 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
-	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow(), o.In, o.ErrOut)
+	// A line the audit log holds reaches the controllers' logs' join that much later.
+	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow()+o.Audit.holds(), o.In, o.ErrOut)
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
-		StdoutGone: r.stdoutGone.Load, Progress: r.progress, Joined: r.logs,
+		StdoutGone: r.stdoutGone.Load, Progress: r.progress,
+		Joined: joined(o.Audit.start(scrapeCtx, o.ErrOut), r.logs),
 	})
 	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
 	if cfg.PredicateStats != nil {
@@ -398,6 +408,8 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"api-stats":            o.API.Interval.String(),
 		"controller-logs":      strings.Join(o.Logs.Files, " "),
 		"controller-logs-from": strings.Join(o.Logs.From, " "),
+		"audit-log":            o.Audit.File,
+		"audit-webhook-listen": o.Audit.WebhookListen,
 	}
 }
 

@@ -51,8 +51,23 @@ type objectRecord struct {
 	// --only-path fields. Human output hides such lines (noise.Filter).
 	Ignored    bool `json:"ignored,omitempty"`
 	OutOfFocus bool `json:"outOfFocus,omitempty"`
+	// Audit: with --audit-log, the request that made the line's write, from the API server's
+	// audit log (docs/audit.md); absent when none was found.
+	Audit *auditRecord `json:"audit,omitempty"`
 	// objectJSON is the object encoded already (Derived.ObjectJSON), spliced in by Encode.
 	objectJSON []byte
+}
+
+// auditRecord is the request that made an object line's write, from the audit log.
+type auditRecord struct {
+	User             string `json:"user"`
+	ImpersonatedUser string `json:"impersonatedUser,omitempty"`
+	ServiceAccount   string `json:"serviceAccount,omitempty"`
+	UserAgent        string `json:"userAgent,omitempty"`
+	AuditID          string `json:"auditID"`
+	Verb             string `json:"verb"`
+	Subresource      string `json:"subresource,omitempty"`
+	Matched          string `json:"matched"`
 }
 
 // queueRecord is the workqueue's figures (the standard metrics) at one moment.
@@ -86,6 +101,10 @@ func objectRecordOf(ev *watch.Event, o Options) objectRecord {
 	r.Filtered = ev.Filtered
 	r.Owners = ownersOf(ev.Owners)
 	r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
+	if ev.Audit != nil {
+		a := auditRecord(*ev.Audit)
+		r.Audit = &a
+	}
 	if u := d.Update; u != nil {
 		managers := append([]diff.Manager{}, u.Attribution.Managers...)
 		r.Managers = &managers
@@ -120,6 +139,10 @@ func (r *objectRecord) event(ev *watch.Event) error {
 		ev.Object = &unstructured.Unstructured{Object: r.Object}
 	}
 	ev.Queue = r.Queue.figures()
+	if r.Audit != nil {
+		a := watch.AuditInfo(*r.Audit)
+		ev.Audit = &a
+	}
 	if r.Attribution == diff.RuleReconcile && r.Reconcile != nil && ev.Type == watch.Updated {
 		// The one attribution the objects cannot give again: it came from a controller's log.
 		rc := *r.Reconcile

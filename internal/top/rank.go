@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
@@ -23,6 +24,9 @@ type Ranking struct {
 	Resources          []ResourceRank
 	// Skipped are the resources the user may not list or watch, each named once.
 	Skipped []Skipped
+	// API is who hit the API server over the window by its audit log (--audit-log); nil
+	// without one.
+	API *audit.LoadRanking
 }
 
 // Count is a name with how many writes it made or took.

@@ -49,7 +49,10 @@ func WriteText(w io.Writer, r Ranking, limit int) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	return WriteTable(w, r, TableResources, limit)
+	if err := WriteTable(w, r, TableResources, limit); err != nil {
+		return err
+	}
+	return WriteAPIText(w, r.API, limit)
 }
 
 // WriteTable writes one table of a ranking, at most limit rows (0: all); a diagnosed loop's fix
@@ -303,7 +306,7 @@ func WriteJSON(w io.Writer, r Ranking, limit int, final bool, skippedDone *int) 
 			return err
 		}
 	}
-	return nil
+	return WriteAPIJSON(w, r, limit, final)
 }
 
 func round(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }

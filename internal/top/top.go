@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -42,6 +43,9 @@ type Config struct {
 	Report func(Ranking)
 	// Warn gets what the user should know once (a discovery that failed).
 	Warn func(string)
+	// Audit, when it names a log or a webhook, is the API server's audit log: each ranking then
+	// says who hits the API server how often, reads included (Ranking.API).
+	Audit audit.Config
 }
 
 // Run follows the resources until ctx ends and returns the final ranking. A resource the user
@@ -68,9 +72,12 @@ func Run(ctx context.Context, cfg Config) (Ranking, error) {
 	defer tick.Stop()
 	follow := newFollower(cfg.Follow, cfg.Watch, cfg.HotLoopUpdates, cfg.HotLoopWindow)
 	defer follow.stop()
+	load := startLoad(ctx, cfg)
+	defer load.stop()
 	rank := func() Ranking {
 		rk := r.Rank(time.Now())
 		follow.update(ctx, &rk)
+		rk.API = load.rank()
 		return rk
 	}
 	var rediscover <-chan time.Time
@@ -177,3 +184,46 @@ func (s *scope) start(ctx context.Context, resources []discovery.Resource) error
 
 // wait returns once every batch's informers stopped (after ctx ended).
 func (s *scope) wait() { s.wg.Wait() }
+
+// loadRun counts the audit log's requests beside the informers; a nil one counts nothing.
+type loadRun struct {
+	mu     sync.Mutex
+	load   *audit.Load
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func startLoad(ctx context.Context, cfg Config) *loadRun {
+	if cfg.Audit.Path == "" && cfg.Audit.Webhook == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	l := &loadRun{load: audit.NewLoad(cfg.Window), cancel: cancel}
+	ac := cfg.Audit
+	if ac.Notice == nil {
+		ac.Notice = cfg.Warn
+	}
+	audit.Read(ctx, &l.wg, ac, func(e *audit.Event) {
+		l.mu.Lock()
+		l.load.Add(e)
+		l.mu.Unlock()
+	})
+	return l
+}
+
+func (l *loadRun) rank() *audit.LoadRanking {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.load.Rank()
+	return &r
+}
+
+func (l *loadRun) stop() {
+	if l != nil {
+		l.cancel()
+		l.wg.Wait()
+	}
+}

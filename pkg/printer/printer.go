@@ -268,6 +268,7 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 	if u != nil {
 		p.writeAttribution(b, u.attribution)
 	}
+	writeAudit(b, ev.Audit, u != nil && len(u.attribution.Managers) > 0)
 	var tags []string
 	switch {
 	case ev.Tombstone:
@@ -352,6 +353,30 @@ func (p *Printer) writeAttribution(b *strings.Builder, a diff.Attribution) {
 			s = strings.TrimSuffix(s, ")") + "; owns the changed fields)"
 		}
 		b.WriteString(Escape(s))
+	}
+}
+
+// writeAudit writes who made the line's write by the audit log: "  by alice" where no field
+// manager is named (creates, deletes), "  user=alice" beside one; "(as alice)" for an
+// impersonation, "(audit, by time)" when only the time matched it.
+func writeAudit(b *strings.Builder, a *watch.AuditInfo, managed bool) {
+	if a == nil {
+		return
+	}
+	if managed {
+		b.WriteString("  user=")
+	} else {
+		b.WriteString("  by ")
+	}
+	b.WriteString(Escape(a.User))
+	if a.ImpersonatedUser != "" {
+		b.WriteString(" (as " + Escape(a.ImpersonatedUser) + ")")
+	}
+	switch a.Matched {
+	case watch.AuditByTime:
+		b.WriteString(" (audit, by time)")
+	case watch.AuditByCollection:
+		b.WriteString(" (deletecollection)")
 	}
 }
 

@@ -171,6 +171,9 @@ type Event struct {
 	// none of the --only-path fields. Human output hides both, JSON marks them.
 	Ignored    bool
 	OutOfFocus bool
+	// Audit is the API server's audit event of the request that made this object line's write
+	// (--audit-log): who, with which client, how it was matched; nil when none was found.
+	Audit *AuditInfo
 
 	// Reconciled events.
 	Key      string        // namespace/name, as cache.MetaNamespaceKeyFunc makes it
@@ -237,6 +240,46 @@ type Event struct {
 	// NotFound is the object asked for by name that the initial list did not have (Synced):
 	// it does not exist yet, or not with these selectors. The informer waits for it.
 	NotFound *ObjectKey
+}
+
+// AuditInfo is what an object line says of the request that made its write, from the API
+// server's audit log.
+type AuditInfo struct {
+	// User is the authenticated user; ImpersonatedUser the user it acted as (kubectl --as), ""
+	// when it did not impersonate.
+	User             string
+	ImpersonatedUser string
+	// ServiceAccount is "namespace/name" when the acting user is a service account.
+	ServiceAccount string
+	UserAgent      string
+	AuditID        string
+	// Verb and Subresource are the request's (create, update, patch, delete, deletecollection).
+	Verb        string
+	Subresource string
+	// Matched says how the request was found: AuditByResourceVersion, AuditByDelete,
+	// AuditByCollection or AuditByTime.
+	Matched string
+}
+
+// How an object line's request was found in the audit log (AuditInfo.Matched).
+const (
+	// AuditByResourceVersion: the response's object has the line's resourceVersion
+	// (RequestResponse level).
+	AuditByResourceVersion = "resourceVersion"
+	// AuditByDelete: the DELETE of the object (a delete's response has no new resourceVersion).
+	AuditByDelete = "delete"
+	// AuditByCollection: a deletecollection of the object's resource and namespace.
+	AuditByCollection = "collection"
+	// AuditByTime: a write of the object close in time (Metadata level: no response object).
+	AuditByTime = "time"
+)
+
+// By is who acted: the impersonated user when there is one, else the user.
+func (a *AuditInfo) By() string {
+	if a.ImpersonatedUser != "" {
+		return a.ImpersonatedUser
+	}
+	return a.User
 }
 
 // Trigger is an object event that put a key in the workqueue.

@@ -59,6 +59,10 @@ type Options struct {
 	// server (kube-controller-manager, kube-scheduler, kwok, widget-operator) as LogDir/NAME.log.
 	LogDir string
 
+	// Audit turns the API server's audit log on (AuditPolicy, Cluster.AuditLogPath); off by
+	// default.
+	Audit bool
+
 	// Nodes, when > 0, starts kwok and creates that many kwok-managed nodes (kwok-node-0...),
 	// Ready before Start returns. Pods bound to them become Running without a container
 	// runtime. Without Scheduler, pods must name their node themselves.
@@ -80,6 +84,8 @@ type Cluster struct {
 	// PluginDir, if set, is put first on PATH by Kubectl and RunPlugin. RunPlugin sets it
 	// (building the plugin) when it is empty.
 	PluginDir string
+	// AuditLogPath is the API server's audit log, with Options.Audit; "" otherwise.
+	AuditLogPath string
 
 	opts       Options
 	wd         *watchdog
@@ -130,8 +136,14 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 	if c.wd, err = startWatchdog(dir); err != nil {
 		return nil, err
 	}
+	apiFlags := opts.APIServerFlags
+	if opts.Audit {
+		if apiFlags, c.AuditLogPath, err = auditFlags(dir, apiFlags); err != nil {
+			return nil, err
+		}
+	}
 	cp, err := controlplane.StartServers(ctx, controlplane.Options{
-		AssetsDir: assets, Dir: dir, APIServerFlags: opts.APIServerFlags, Output: opts.ControlPlaneOutput,
+		AssetsDir: assets, Dir: dir, APIServerFlags: apiFlags, Output: opts.ControlPlaneOutput,
 		StartTimeout: opts.StartTimeout, StopTimeout: opts.StopTimeout,
 		Controllers: opts.Controllers, Scheduler: opts.Scheduler, ControllerManagerArgs: opts.ControllerManagerArgs,
 		SchedulerArgs: opts.SchedulerArgs,

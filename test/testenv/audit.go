@@ -1,0 +1,107 @@
+package testenv
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// AuditPolicy is the audit policy of a cluster started with Options.Audit: ConfigMaps' writes at
+// RequestResponse level (the response's resourceVersion tells which line a write made), Secrets
+// and everything else at Metadata level (matched by time), the RequestReceived stage left out.
+const AuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  resources: [{group: "", resources: ["secrets"]}]
+- level: RequestResponse
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+  resources: [{group: "", resources: ["configmaps"]}]
+- level: Metadata
+`
+
+// auditFlags writes AuditPolicy into dir and returns the API server flags that turn the audit
+// log on (dir/audit.log, written as each request completes), added to flags.
+func auditFlags(dir string, flags map[string]string) (map[string]string, string, error) {
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(AuditPolicy), 0o600); err != nil {
+		return nil, "", err
+	}
+	out := maps.Clone(flags)
+	if out == nil {
+		out = map[string]string{}
+	}
+	log := filepath.Join(dir, "audit.log")
+	out["audit-policy-file"] = policy
+	out["audit-log-path"] = log
+	out["audit-log-mode"] = "blocking"
+	return out, log, nil
+}
+
+// GrantEdit lets a user (kind "User") or a service account of ns (kind "ServiceAccount")
+// read and write ConfigMaps and Secrets in ns, by a Role of its own (the "edit" ClusterRole gets
+// its rules from kube-controller-manager's aggregation, which not every test control plane runs).
+func (c *Cluster) GrantEdit(ctx context.Context, ns, kind, name string) error {
+	role := "write-cm-secrets"
+	_, err := c.Clientset.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: role},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"*"}}},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	subject := rbacv1.Subject{Kind: kind, Name: name}
+	if kind == rbacv1.UserKind {
+		subject.APIGroup = rbacv1.GroupName
+	} else {
+		subject.Namespace = ns
+	}
+	_, err = c.Clientset.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role + "-" + strings.ToLower(kind) + "-" + name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role},
+		Subjects:   []rbacv1.Subject{subject},
+	}, metav1.CreateOptions{})
+	return err
+}
+
+// ServiceAccountClient creates the service account ns/name, able to write ConfigMaps and
+// Secrets in ns (GrantEdit), and returns a clientset authenticated by a token of it
+// (TokenRequest), sending userAgent.
+func (c *Cluster) ServiceAccountClient(ctx context.Context, ns, name, userAgent string) (*kubernetes.Clientset, error) {
+	_, err := c.Clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.GrantEdit(ctx, ns, rbacv1.ServiceAccountKind, name); err != nil {
+		return nil, err
+	}
+	secs := int64(3600)
+	tr, err := c.Clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	cfg := rest.AnonymousClientConfig(c.RESTConfig)
+	cfg.BearerToken = tr.Status.Token
+	cfg.UserAgent = userAgent
+	return kubernetes.NewForConfig(cfg)
+}
+
+// ClientsetAs is the admin's clientset sending userAgent (a client the audit log tells apart).
+func (c *Cluster) ClientsetAs(userAgent string) *kubernetes.Clientset {
+	cfg := rest.CopyConfig(c.RESTConfig)
+	cfg.UserAgent = userAgent
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side limit: the poller polls as fast as it can
+	return kubernetes.NewForConfigOrDie(cfg)
+}
