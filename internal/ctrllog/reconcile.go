@@ -18,6 +18,17 @@ const (
 	ResultUnknown = "unknown"
 )
 
+// Bounds of a reconcile: what its start and end are.
+const (
+	// BoundsLogged: the controller logged its start and its end ("Reconciling" and "Reconcile
+	// successful" or "Reconciler error", controller-runtime at verbosity 5; a klog sync line
+	// with its duration).
+	BoundsLogged = "logged"
+	// BoundsLines: its start and end are the first and last of its lines the log shows (a
+	// controller logging at info): it began no later and ended no sooner.
+	BoundsLines = "lines"
+)
+
 // Reconcile is one reconcile rebuilt from a controller's log.
 type Reconcile struct {
 	Controller  string
@@ -35,6 +46,9 @@ type Reconcile struct {
 	Result       string
 	Error        string
 	RequeueAfter time.Duration
+	// Bounds says whether Start and End are the ones the controller logged (BoundsLogged) or
+	// its first and last lines seen (BoundsLines).
+	Bounds string
 	// Lines is how many lines of the log it is made of.
 	Lines  int
 	Format Format
@@ -61,8 +75,11 @@ const syncMerge = time.Second
 type Reconstructor struct {
 	Source string
 	// Year of klog text lines (their header has none); default: this year.
-	Year  int
+	Year int
+	// Keys are the keys --controller-log-keys names (nil: found by themselves).
+	Keys  *Keys
 	Stats Stats
+	diag  diagnosis
 
 	open    map[string]*Reconcile // by reconcileID
 	lastIn  map[string]time.Time  // reconcileID -> when its last line was read
@@ -78,7 +95,8 @@ func NewReconstructor(source string) *Reconstructor {
 // Feed reads one line, read at now, and returns the reconciles it completes.
 func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	r.Stats.Lines++
-	l, ok := ParseLine(b, r.Year)
+	l, ok := parseLine(b, r.Year, r.Keys)
+	r.diag.note(&l, ok, b, now)
 	if !ok {
 		r.Stats.Other++
 		return nil
@@ -107,8 +125,16 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 		rec.DurationKnown = true // its start is the start
 		return nil
 	case kindInReconcile:
-		if l.Error && rec.Error == "" {
-			rec.Error = errorText(&l)
+		if l.Error {
+			// Below verbosity 5 its error lines are all the log says of how it ended; a
+			// "Reconcile successful" after them still makes it ok.
+			rec.Result = ResultError
+			if rec.Error == "" {
+				rec.Error = errorText(&l)
+				if rec.Error == "" {
+					rec.Error = l.Msg
+				}
+			}
 		}
 		return nil
 	case kindOK:
@@ -120,16 +146,22 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	case kindRequeueAfter:
 		rec.Result, rec.RequeueAfter = ResultRequeueAfter, requeueAfter(l.Msg)
 	}
-	return []Reconcile{r.close(id)}
+	return []Reconcile{r.close(id, true)}
 }
 
-// close ends the open reconcile id.
-func (r *Reconstructor) close(id string) Reconcile {
+// close ends the open reconcile id: by its end line (ended), or as its log went quiet.
+func (r *Reconstructor) close(id string, ended bool) Reconcile {
 	rec := r.open[id]
 	delete(r.open, id)
 	delete(r.lastIn, id)
+	rec.Bounds = BoundsLines
+	if !ended {
+		// Its start line may have been logged, its end was not: the duration is not known.
+		rec.DurationKnown = false
+	}
 	if rec.DurationKnown {
 		rec.Duration = rec.End.Sub(rec.Start)
+		rec.Bounds = BoundsLogged
 	}
 	r.Stats.Reconciles++
 	return *rec
@@ -177,9 +209,9 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time)
 		out = append(out, *p)
 	}
 	rec := &Reconcile{Controller: controller, Object: obj, Start: l.Time, End: l.Time, Precise: l.Precise,
-		Format: l.Format, Source: r.Source, Read: now, LastRead: now, Lines: 1, Result: ResultOK}
+		Format: l.Format, Source: r.Source, Read: now, LastRead: now, Lines: 1, Result: ResultOK, Bounds: BoundsLines}
 	if d, ok := durationOf(l); ok {
-		rec.Duration, rec.DurationKnown, rec.Start = d, true, l.Time.Add(-d)
+		rec.Duration, rec.DurationKnown, rec.Start, rec.Bounds = d, true, l.Time.Add(-d), BoundsLogged
 	}
 	if kind == kindSyncError {
 		rec.Result, rec.Error = ResultError, errorText(l)
@@ -199,7 +231,7 @@ func (r *Reconstructor) Due(now time.Time, idle time.Duration) []Reconcile {
 	var out []Reconcile
 	for id, last := range r.lastIn {
 		if now.Sub(last) >= idle {
-			out = append(out, r.close(id))
+			out = append(out, r.close(id, false))
 		}
 	}
 	for key, p := range r.pending {

@@ -22,8 +22,11 @@ type Config struct {
 	// Feeds are logs read otherwise (a workload's pods through the API server).
 	Feeds []Feed
 	Join  JoinConfig
-	// Notice is told, once each, of a file not there yet and of a source that failed.
+	// Notice is told, once each, of a file not there yet, of a source that failed, and of a
+	// log that shows no reconcile (Reconstructor.Silent).
 	Notice func(string)
+	// Keys are the keys --controller-log-keys names; nil: found by themselves.
+	Keys *Keys
 }
 
 // A Feed reads logs that are not files (the pods of a workload, through the API server) until
@@ -61,6 +64,8 @@ type Runner struct {
 	bySource map[string]func([]byte, time.Time)
 	out      []watch.Event
 	ready    chan struct{}
+	keys     *Keys
+	notice   func(string)
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
@@ -80,6 +85,7 @@ func Start(ctx context.Context, cfg Config) *Runner {
 	if notice == nil {
 		notice = func(string) {}
 	}
+	r.keys, r.notice = cfg.Keys, notice
 	for _, src := range cfg.Sources {
 		line := r.newSource(src)
 		if src == "-" {
@@ -138,6 +144,7 @@ func (r *Runner) newSource(source string) func([]byte, time.Time) {
 // addSource is newSource with srcMu held.
 func (r *Runner) addSource(source string) func([]byte, time.Time) {
 	rc, mu := NewReconstructor(source), &sync.Mutex{}
+	rc.Keys = r.keys
 	r.recs, r.locks = append(r.recs, rc), append(r.locks, mu)
 	return func(b []byte, now time.Time) {
 		mu.Lock()
@@ -185,7 +192,11 @@ func (r *Runner) tick(ctx context.Context) {
 			for i, rc := range recs {
 				locks[i].Lock()
 				done := rc.Due(now, idle)
+				silent := rc.Silent(now)
 				locks[i].Unlock()
+				if silent != "" {
+					r.notice(silent)
+				}
 				r.add(done)
 			}
 			var open []span

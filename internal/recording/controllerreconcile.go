@@ -33,6 +33,8 @@ type controllerReconcileRecord struct {
 	Source        string `json:"source"`
 	Format        string `json:"format"`
 	Lines         int    `json:"lines"`
+	// Bounds: logged (its start and end lines), lines (its first and last lines seen).
+	Bounds string `json:"bounds,omitempty"`
 	// FilteredTriggers: the triggers a --predicate keeps out of the workqueue.
 	FilteredTriggers int `json:"filteredTriggers,omitempty"`
 }
@@ -46,7 +48,7 @@ func controllerReconcileOf(ev *watch.Event) any {
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key,
 		Controller: r.Controller, ReconcileID: r.ReconcileID, ObjectKind: r.Kind, Result: r.Result, Message: r.Error,
 		TriggerCount: ev.TriggerCount, Triggers: triggersOf(ev.Triggers), Reason: ev.Reason, ReasonMessage: r.ReasonMessage,
-		Source: r.Source, Format: r.Format, Lines: r.Lines, FilteredTriggers: r.FilteredTriggers,
+		Source: r.Source, Format: r.Format, Lines: r.Lines, FilteredTriggers: r.FilteredTriggers, Bounds: r.Bounds,
 	}
 	if r.RequeueAfter > 0 {
 		rec.RequeueAfterSeconds = ptr(r.RequeueAfter.Seconds())
@@ -66,7 +68,7 @@ func (r *controllerReconcileRecord) event(ev *watch.Event) error {
 	ev.Resource.Namespaced = r.Namespace != ""
 	info := &watch.ReconcileInfo{Controller: r.Controller, ReconcileID: r.ReconcileID, Kind: r.ObjectKind, Result: r.Result,
 		Error: r.Message, ReasonMessage: r.ReasonMessage, Source: r.Source, Format: r.Format, Lines: r.Lines,
-		FilteredTriggers: r.FilteredTriggers}
+		FilteredTriggers: r.FilteredTriggers, Bounds: r.Bounds}
 	if r.RequeueAfterSeconds != nil {
 		info.RequeueAfter = time.Duration(*r.RequeueAfterSeconds * float64(time.Second))
 	}

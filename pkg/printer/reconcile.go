@@ -44,6 +44,10 @@ func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event)
 		// A reconcile often takes a few milliseconds: a tenth of one is kept.
 		fmt.Fprintf(b, " in %s", r.Duration.Round(100*time.Microsecond))
 	}
+	if r.Bounds == "lines" {
+		// A controller logging at info: its start and end are not in the log.
+		fmt.Fprintf(b, " (from %d lines of it; its start and end not logged)", r.Lines)
+	}
 	if s := triggerSummary(ev); s != "" {
 		b.WriteString("; " + s)
 	} else if r.ReasonMessage != "" {
