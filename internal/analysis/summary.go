@@ -37,6 +37,9 @@ type Summary struct {
 	Scraped                  map[string]bool
 	// Logged: the ControllerReconcile lines of each controller (--controller-logs).
 	Logged map[string]*LoggedReconciles
+	// LogsRead: controllers' logs were read (set by the caller): a controller its metrics count
+	// whose log showed no reconcile is said.
+	LogsRead bool
 	// LogErrors: Error lines of pod logs (--controller-logs-from), counted apart from the
 	// informer's.
 	LogErrors int
@@ -91,6 +94,9 @@ type LoggedReconciles struct {
 	// Reconciles counts them, ByResult by result (ok, error, requeue, ...).
 	Reconciles int
 	ByResult   map[string]int
+	// FromLines: those whose start and end the log did not say (bounds "lines": a controller
+	// logging at info).
+	FromLines int
 	// Triggers: the watched events they were joined to; NoTrigger: the reconciles with none;
 	// Saved: those with triggers, every one of them kept out of the workqueue by --predicate.
 	Triggers, NoTrigger, Saved int
@@ -140,6 +146,9 @@ func (s *Summary) addLogged(ev *watch.Event) {
 	l := s.logged(r.Controller)
 	l.Reconciles++
 	l.ByResult[r.Result]++
+	if r.Bounds == "lines" {
+		l.FromLines++
+	}
 	l.Triggers += ev.TriggerCount
 	if ev.TriggerCount == 0 {
 		l.NoTrigger++

@@ -330,6 +330,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 		StdoutGone: r.stdoutGone.Load, Progress: r.progress, Joined: r.logs,
 	})
 	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
+	r.summary.LogsRead = r.logs != nil
 	if cfg.PredicateStats != nil {
 		r.summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
 	}
@@ -387,6 +388,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"api-stats":            o.API.Interval.String(),
 		"controller-logs":      strings.Join(o.Logs.Files, " "),
 		"controller-logs-from": strings.Join(o.Logs.From, " "),
+		"controller-log-keys":  o.Logs.Keys,
 	}
 }
 
