@@ -143,6 +143,17 @@ func TestSummaryCoverageAtInfo(t *testing.T) {
 			t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
 		}
 	}
+	// Logs read, none of which shows a reconcile: the counted controller is still said.
+	s = analysis.NewSummary()
+	s.LogsRead = true
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 1955}}})
+	b.Reset()
+	if err := WriteSummary(&b, "summary", s); err != nil {
+		t.Fatal(err)
+	}
+	if want := "controller widget: its log shows 0 of 1,955 reconciles its metrics count"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
+	}
 	if got := thousands(1234567); got != "1,234,567" {
 		t.Errorf("thousands: %s", got)
 	}
