@@ -1068,4 +1068,20 @@ var mutations = []mutation{
 		pkg:  "./internal/diff",
 		run:  []string{"TestAttributeServerSide"},
 	},
+	{
+		name: "a queue whose requeue timers move its counters steadily gets a ControllerQueue line every scrape",
+		file: "internal/scrape/track.go",
+		old:  "if !meaningful(q, p.shown, rate, p.addsRate) && now.Sub(p.shownAt) < SteadyEvery {",
+		new:  "if false {",
+		pkg:  "./internal/scrape",
+		run:  []string{"TestTrackerSteady"},
+	},
+	{
+		name: "a change of a queue's depth waits for the minute's ControllerQueue line",
+		file: "internal/scrape/track.go",
+		old:  "if q.Depth != shown.Depth || ",
+		new:  "if ",
+		pkg:  "./internal/scrape",
+		run:  []string{"TestTrackerSteady"},
+	},
 }

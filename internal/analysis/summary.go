@@ -138,6 +138,10 @@ func (s *Summary) counted(controller string, total float64) {
 	s.logged(controller).Counted = total
 }
 
+// SetCounted notes a scraped controller's reconcile total at its last scrape (set by the caller
+// at the end: a ControllerQueue line may have been folded since).
+func (s *Summary) SetCounted(controller string, total float64) { s.counted(controller, total) }
+
 func (s *Summary) addLogged(ev *watch.Event) {
 	r := ev.Reconcile
 	if r == nil {

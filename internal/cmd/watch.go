@@ -337,6 +337,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// The scrapes end with the watch, also when it ends by itself (an error).
 	stopScrapes()
 	scrapers.Wait()
+	for controller, total := range scrapers.Counted() {
+		r.summary.SetCounted(controller, total)
+	}
 	return r.exit(done)
 }
 

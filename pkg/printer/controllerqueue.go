@@ -60,6 +60,9 @@ func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
 	if q.Folded > 0 {
 		notes = append(notes, fmt.Sprintf("unchanged for %d scrapes before", q.Folded))
 	}
+	if q.Steady > 0 {
+		notes = append(notes, fmt.Sprintf("%d scrapes before moved only steadily: a line a minute unless depth, adds or failures change", q.Steady))
+	}
 	fmt.Fprintf(b, "  (%s)", Escape(strings.Join(append([]string{ev.URL}, notes...), "; ")))
 }
 
