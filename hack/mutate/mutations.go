@@ -1084,4 +1084,12 @@ var mutations = []mutation{
 		pkg:  "./internal/scrape",
 		run:  []string{"TestTrackerSteady"},
 	},
+	{
+		name: "a followed log that shows no reconcile is never said on stderr",
+		file: "internal/ctrllog/runner.go",
+		old:  "\t\t\t\tif silent != \"\" {\n",
+		new:  "\t\t\t\tif false {\n",
+		pkg:  "./internal/ctrllog",
+		run:  []string{"TestRunnerSaysSilentLog"},
+	},
 }

@@ -83,8 +83,13 @@ func (r *Reconstructor) Silent(now time.Time) string {
 		return ""
 	}
 	d.said = true
-	if r.Stats.Reconciles > 0 || len(r.open) > 0 || len(r.pending) > 0 {
+	if r.Stats.Reconciles > 0 || len(r.pending) > 0 {
 		return ""
+	}
+	for _, rec := range r.open {
+		if rec.Object.Name != "" {
+			return "" // one is running
+		}
 	}
 	return r.silence()
 }
@@ -117,7 +122,8 @@ func (r *Reconstructor) silence() string {
 		}
 		b.WriteString("; nor a klog sync line (\"Successfully synced\", \"Finished syncing\"). controller-runtime puts a reconcileID on every line logged inside a reconcile: at info level a reconcile that logs nothing does not show (its metrics count it); run it at --zap-log-level=5 (klog: -v=4) to see every one, or name the key with --controller-log-keys reconcileID=KEY")
 	default:
-		b.WriteString(": its lines with a reconcileID name no object (looked for controllerKind with namespace and name, or objectRef, key, ...); name the keys with --controller-log-keys namespace=KEY,name=KEY")
+		fmt.Fprintf(&b, ": %d reconciles (lines with a reconcileID) name no object (looked for namespace and name, the kind's own key, objectRef, key, ...): a singleton controller's cannot be joined to the watch; else name the keys with --controller-log-keys namespace=KEY,name=KEY",
+			r.Stats.NoObject+len(r.open))
 	}
 	return b.String()
 }

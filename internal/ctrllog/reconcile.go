@@ -64,6 +64,8 @@ type Stats struct {
 	ByFormat   map[Format]int // lines parsed, by format
 	Other      int            // lines in no format (stack traces, panics, plain text)
 	Reconciles int            // reconciles rebuilt
+	// NoObject: reconciles (lines with a reconcileID) none of whose lines names an object.
+	NoObject int
 }
 
 // syncMerge is how close an "Error syncing" line must follow a "Finished syncing" line of the
@@ -146,11 +148,16 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	case kindRequeueAfter:
 		rec.Result, rec.RequeueAfter = ResultRequeueAfter, requeueAfter(l.Msg)
 	}
-	return []Reconcile{r.close(id, true)}
+	if rc, ok := r.close(id, true); ok {
+		return []Reconcile{rc}
+	}
+	return nil
 }
 
-// close ends the open reconcile id: by its end line (ended), or as its log went quiet.
-func (r *Reconstructor) close(id string, ended bool) Reconcile {
+// close ends the open reconcile id: by its end line (ended), or as its log went quiet. A
+// reconcile none of whose lines names its object (a singleton controller's) is only counted
+// (Stats.NoObject): it cannot be joined to the watch.
+func (r *Reconstructor) close(id string, ended bool) (Reconcile, bool) {
 	rec := r.open[id]
 	delete(r.open, id)
 	delete(r.lastIn, id)
@@ -163,8 +170,12 @@ func (r *Reconstructor) close(id string, ended bool) Reconcile {
 		rec.Duration = rec.End.Sub(rec.Start)
 		rec.Bounds = BoundsLogged
 	}
+	if rec.Object.Name == "" {
+		r.Stats.NoObject++
+		return Reconcile{}, false
+	}
 	r.Stats.Reconciles++
-	return *rec
+	return *rec, true
 }
 
 // sync makes one reconcile of a klog controller's "synced" or "error syncing" line.
@@ -231,7 +242,9 @@ func (r *Reconstructor) Due(now time.Time, idle time.Duration) []Reconcile {
 	var out []Reconcile
 	for id, last := range r.lastIn {
 		if now.Sub(last) >= idle {
-			out = append(out, r.close(id, false))
+			if rc, ok := r.close(id, false); ok {
+				out = append(out, rc)
+			}
 		}
 	}
 	for key, p := range r.pending {
