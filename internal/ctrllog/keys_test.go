@@ -2,6 +2,8 @@ package ctrllog
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -211,4 +213,49 @@ func TestReconcileOfNoObject(t *testing.T) {
 	if s := r.Silent(t0.Add(SilentAfter)); !strings.Contains(s, "2 reconciles (lines with a reconcileID) name no object") {
 		t.Errorf("said %q", s)
 	}
+}
+
+// The widget-operator as operators ship it (testdata/README.md: zap production, "message",
+// upper-case levels, info level): one reconcile per reconcileID, of the Widget its lines name,
+// bounded by its lines; every reconcile its counter says logged a line is one of them.
+func TestReconstructShipped(t *testing.T) {
+	recs, r, lines := readLog(t, "widget-operator-shipped.log")
+	ids := map[string]bool{}
+	for _, l := range lines {
+		if i := strings.Index(l, `"reconcileID":"`); i >= 0 {
+			ids[l[i:i+52]] = true
+		}
+	}
+	metrics, err := os.ReadFile(filepath.Join("testdata", "widget-operator-shipped.metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged int
+	if _, err := fmt.Sscanf(string(metrics[strings.Index(string(metrics), "widget_operator_reconciles_logged_total"):]), `widget_operator_reconciles_logged_total{controller="widget"} %d`, &logged); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(ids) || len(recs) < logged {
+		t.Fatalf("%d reconciles, want one per reconcileID (%d), at least the %d its counter says logged a line", len(recs), len(ids), logged)
+	}
+	results, names := map[string]int{}, map[string]int{}
+	for _, rc := range recs {
+		results[rc.Result]++
+		names[rc.Object.Name]++
+		if rc.Controller != "widget" || rc.Object.Kind != "Widget" || rc.Object.Namespace != "default" || rc.Bounds != BoundsLines ||
+			rc.DurationKnown || !rc.Precise || rc.Format != FormatJSON || rc.Lines < 1 {
+			t.Fatalf("reconcile %+v", rc)
+		}
+	}
+	if results[ResultError] != 1 || results[ResultUnknown] != len(recs)-1 {
+		t.Errorf("results %v: want the shutdown's one error, every other unknown", results)
+	}
+	for _, n := range []string{"plain", "loop", "fight"} {
+		if names[n] == 0 {
+			t.Errorf("no reconcile of %s: %v", n, names)
+		}
+	}
+	if r.Stats.ByFormat[FormatJSON] != len(lines) || r.Stats.Other != 0 {
+		t.Errorf("stats %+v: want all %d lines json", r.Stats, len(lines))
+	}
+	t.Logf("%d reconciles (%d logged a line by its counter), results %v, objects %v", len(recs), logged, results, names)
 }
