@@ -41,7 +41,7 @@ func TestBindingOntoZonedNode(t *testing.T) {
 	labels := objectOf(bound).GetLabels()
 	t.Logf("the binding's update: attribution %v (%v), labels %v", bound["attribution"], bound["attributionReason"], labels)
 	if labels["topology.kubernetes.io/zone"] != "zone-a" {
-		t.Logf("this control plane's binding did not set the zone label: the case is not exercised")
+		t.Errorf("the binding did not set the node's zone label on the pod: the case is not exercised")
 	}
 	if bound["attribution"] != "binding" {
 		t.Errorf("the update that bound the pod: attribution %v (%v), want binding", bound["attribution"], bound["attributionReason"])
