@@ -1092,4 +1092,12 @@ var mutations = []mutation{
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestRunnerSaysSilentLog"},
 	},
+	{
+		name: "a ControllerQueue line of a controller whose log is read does not say how many of its reconciles the log showed",
+		file: "internal/analysis/summary.go",
+		old:  "\t\t\tif s.LogsRead {\n",
+		new:  "\t\t\tif false {\n",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestSummaryCoverageAtInfo"},
+	},
 }

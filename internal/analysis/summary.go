@@ -37,8 +37,9 @@ type Summary struct {
 	Scraped                  map[string]bool
 	// Logged: the ControllerReconcile lines of each controller (--controller-logs).
 	Logged map[string]*LoggedReconciles
-	// LogsRead: controllers' logs were read (set by the caller): a controller its metrics count
-	// whose log showed no reconcile is said.
+	// LogsRead: controllers' logs are read (set by the caller before the run): a controller its
+	// metrics count whose log showed no reconcile is said, and each ControllerQueue line of a
+	// controller says how many of its reconciles its log showed so far.
 	LogsRead bool
 	// LogErrors: Error lines of pod logs (--controller-logs-from), counted apart from the
 	// informer's.
@@ -218,6 +219,10 @@ func (s *Summary) Add(ev *watch.Event) {
 	case watch.ControllerQueue:
 		if q := ev.Sample; q != nil && q.HasReconciles && q.Controller != "" {
 			s.counted(q.Controller, q.Reconciles.Total())
+			if s.LogsRead {
+				// The line states the coverage so far (its reconciles' lines come a little later).
+				q.LogShows, q.HasLogShows = s.logged(q.Controller).Reconciles, true
+			}
 		}
 		s.QueueLines++
 		s.Scraped[ev.URL] = true

@@ -324,13 +324,13 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
 	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow(), o.In, o.ErrOut)
+	r.summary.LogsRead = r.logs != nil
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
 		StdoutGone: r.stdoutGone.Load, Progress: r.progress, Joined: r.logs,
 	})
 	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
-	r.summary.LogsRead = r.logs != nil
 	if cfg.PredicateStats != nil {
 		r.summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
 	}

@@ -44,6 +44,7 @@ type controllerQueueExtra struct {
 	ReconcileErrorsPerSecond *float64           `json:"reconcileErrorsPerSecond,omitempty"`
 	FoldedScrapes            int                `json:"foldedScrapes,omitempty"`
 	SteadyScrapes            int                `json:"steadyScrapes,omitempty"`
+	LogShows                 *int               `json:"logShows,omitempty"`
 	Insecure                 bool               `json:"insecure,omitempty"`
 	From                     string             `json:"from,omitempty"`
 }
@@ -90,6 +91,9 @@ func controllerQueueOf(ev *watch.Event) any {
 		}
 	}
 	x.FoldedScrapes, x.SteadyScrapes, x.Insecure, x.From = q.Folded, q.Steady, q.Insecure, q.From
+	if q.HasLogShows {
+		x.LogShows = ptr(q.LogShows)
+	}
 	return r
 }
 
@@ -111,6 +115,9 @@ func (x *controllerQueueExtra) sampleExtra(s *scrape.QueueSample) {
 		s.ReconcilesPerSecond, s.ReconcileErrorsPerSecond = deref(x.ReconcilesPerSecond), deref(x.ReconcileErrorsPerSecond)
 	}
 	s.Folded, s.Steady, s.Insecure, s.From = x.FoldedScrapes, x.SteadyScrapes, x.Insecure, x.From
+	if x.LogShows != nil {
+		s.LogShows, s.HasLogShows = *x.LogShows, true
+	}
 }
 
 // event is the inverse of controllerQueueOf.

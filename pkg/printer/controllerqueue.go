@@ -28,6 +28,9 @@ func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
 		r := q.Reconciles
 		fmt.Fprintf(b, " reconciles=%g%s (success=%g error=%g requeue=%g requeue_after=%g) errors=%g",
 			r.Total(), rateOf(q.HasRates, q.ReconcilesPerSecond), r.Success, r.Error, r.Requeue, r.RequeueAfter, q.ReconcileErrors)
+		if q.HasLogShows {
+			fmt.Fprintf(b, " (its log shows %d of them so far)", q.LogShows)
+		}
 		if q.TerminalReconcileErrors > 0 {
 			fmt.Fprintf(b, " terminal=%g", q.TerminalReconcileErrors)
 		}

@@ -129,8 +129,13 @@ func TestSummaryCoverageAtInfo(t *testing.T) {
 	for range 69 {
 		s.Add(&ev)
 	}
-	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 1900, Error: 55}}})
+	queue := watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 1900, Error: 55}}}
+	s.Add(&queue)
 	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "nodeclaim", Controller: "nodeclaim", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 12}}})
+	// Each ControllerQueue line of a controller whose log is read says how many it showed so far.
+	if out := render(t, Options{Timestamps: "none", NoHeaders: true}, []watch.Event{queue}); !strings.Contains(out, "reconciles=1955 (success=1900 error=55 requeue=0 requeue_after=0) errors=0 (its log shows 69 of them so far)") {
+		t.Errorf("queue line %q", out)
+	}
 	var b strings.Builder
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)

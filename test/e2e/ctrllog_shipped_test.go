@@ -110,6 +110,21 @@ func TestControllerLogsShippedOperator(t *testing.T) {
 	if len(lines) > logged {
 		t.Errorf("%d ControllerReconcile lines, more than the %d reconciles that logged a line", len(lines), logged)
 	}
+	// Each of the controller's ControllerQueue lines says how many of its reconciles the log
+	// had shown by then.
+	shows := 0
+	for _, l := range p.All() {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && m["type"] == "ControllerQueue" && m["controller"] == "widget" && m["reconciles"] != nil {
+			if _, ok := m["logShows"].(float64); !ok {
+				t.Errorf("a ControllerQueue line without logShows: %s", l)
+			}
+			shows++
+		}
+	}
+	if shows == 0 {
+		t.Errorf("no ControllerQueue line of the widget controller")
+	}
 	results := map[string]int{}
 	for _, m := range lines {
 		results[m["result"].(string)]++
