@@ -1097,7 +1097,7 @@ var mutations = []mutation{
 		file: "internal/analysis/summary.go",
 		old:  "\t\t\tif s.LogsRead {\n",
 		new:  "\t\t\tif false {\n",
-		pkg:  "./pkg/printer",
-		run:  []string{"TestSummaryCoverageAtInfo"},
+		pkg:  "./internal/analysis",
+		run:  []string{"TestSummaryLogShows"},
 	},
 }
