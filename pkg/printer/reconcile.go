@@ -46,7 +46,11 @@ func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event)
 	}
 	if r.Bounds == "lines" {
 		// A controller logging at info: its start and end are not in the log.
-		fmt.Fprintf(b, " (from %d lines of it; its start and end not logged)", r.Lines)
+		if r.Lines == 1 {
+			b.WriteString(" (from 1 line of it; its start and end not logged)")
+		} else {
+			fmt.Fprintf(b, " (from %d lines of it; its start and end not logged)", r.Lines)
+		}
 	}
 	if s := triggerSummary(ev); s != "" {
 		b.WriteString("; " + s)
