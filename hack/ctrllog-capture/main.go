@@ -8,13 +8,19 @@
 // -mode json: the operator's JSON encoder (--zap-devel=false) and kube-controller-manager's
 // text format; -mode console: the operator's console encoder (--zap-devel, the operator's
 // default), its status writes forbidden (Reconciler error lines), and kube-controller-manager's
-// JSON format (--logging-format=json).
+// JSON format (--logging-format=json); -mode shipped: the operator logging as operators ship
+// (--shipped-logging: zap's production encoder with "message", "time", upper-case levels, info
+// level), its log alone, and beside it (widget-operator-shipped.metrics) its counters at the
+// end: controller_runtime_reconcile_total and widget_operator_reconciles_logged_total.
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -27,7 +33,7 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "json", "json or console (see the package comment)")
+	mode := flag.String("mode", "json", "json, console or shipped (see the package comment)")
 	out := flag.String("out", "internal/ctrllog/testdata", "where the logs go")
 	run := flag.Duration("run", 20*time.Second, "how long the scenario runs")
 	kcm := flag.String("kcm", "", "a kube-controller-manager binary to run instead of hack/testcluster's (-mode console: one built with k8s.io/component-base/logs/json/register, as upstream's is)")
@@ -61,13 +67,17 @@ func capture(mode, out string, run time.Duration, kcm string) error {
 		opArgs = []string{"--zap-log-level=5", "--zap-devel=true"}
 		missing = true
 	}
+	shipped := mode == "shipped"
+	if shipped {
+		opArgs = []string{"--shipped-logging"}
+	}
 	c, err := testenv.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = c.Stop() }()
 	defer testenv.RemoveBuiltPlugin()
-	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: "default", Args: opArgs, MissingRBAC: missing})
+	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: "default", Args: opArgs, MissingRBAC: missing, InsecureMetrics: shipped})
 	if err != nil {
 		return err
 	}
@@ -84,14 +94,21 @@ func capture(mode, out string, run time.Duration, kcm string) error {
 		return err
 	}
 	time.Sleep(run / 2)
+	if shipped {
+		if err := saveCounters(op.MetricsURL, filepath.Join(out, "widget-operator-shipped.metrics")); err != nil {
+			return err
+		}
+	}
 	_ = op.Stop()
 	if err := c.Stop(); err != nil {
 		return err
 	}
 	copies := map[string]string{testenv.OperatorName + ".log": "widget-operator-" + mode + ".log"}
-	if mode == "console" {
+	switch mode {
+	case "shipped":
+	case "console":
 		copies[testenv.ControllerManager+".log"] = "kube-controller-manager-json.log"
-	} else {
+	default:
 		copies[testenv.ControllerManager+".log"] = "kube-controller-manager-text.log"
 	}
 	for from, to := range copies {
@@ -105,6 +122,27 @@ func capture(mode, out string, run time.Duration, kcm string) error {
 		fmt.Printf("%s: %d bytes\n", filepath.Join(out, to), len(b))
 	}
 	return nil
+}
+
+// saveCounters writes the operator's reconcile counters (the lines of its plain-HTTP /metrics
+// that name them) to path.
+func saveCounters(url, path string) error {
+	resp, err := http.Get(url) //nolint:gosec,noctx // the capture's own operator on loopback
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	var keep []byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte("controller_runtime_reconcile_total{")) || bytes.HasPrefix(l, []byte("widget_operator_reconciles_logged_total{")) {
+			keep = append(append(keep, l...), '\n')
+		}
+	}
+	return os.WriteFile(path, keep, 0o644)
 }
 
 // assetsWith is a copy of $KUBEBUILDER_ASSETS (symbolic links) in dir/assets with kcm as its

@@ -17,6 +17,12 @@
 //
 // A missing RBAC permission is the third bug: run it with an identity that lacks one (the
 // harness in test/testenv does, on request).
+//
+// --shipped-logging makes it log as operators ship: controller-runtime's zap production
+// encoder (JSON, sampled) configured with the message under "message", the time under "time"
+// (ISO 8601), upper-case levels, at info level (no V(5) "Reconciling" lines); its reconciles
+// then log what they change at info (log.FromContext), and it counts the reconciles that
+// logged a line in widget_operator_reconciles_logged_total{controller="widget"}.
 package main
 
 import (
@@ -27,6 +33,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -43,7 +51,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -66,18 +76,40 @@ func main() {
 	workers := flag.Int("workers", 1, "concurrent reconciles")
 	namespace := flag.String("namespace", "", "watch only this namespace (default: all)")
 	bugs := flag.Bool("bugs", true, "honour the example.com/bug annotation; false: the fixed build, which ignores it (for kubectl informer reenact's tests)")
+	shipped := flag.Bool("shipped-logging", false, "log as operators ship: zap's production JSON encoder with \"message\", \"time\" and upper-case levels, at info level, each reconcile logging what it changes (overrides the --zap-* flags)")
 	// controller-runtime's config loader registers --kubeconfig on the default flag set.
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if *shipped {
+		opts = shippedLogging()
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
-	if err := run(*metricsAddr, *secure, *workers, *namespace, *bugs); err != nil {
+	if err := run(*metricsAddr, *secure, *workers, *namespace, *bugs, *shipped); err != nil {
 		fmt.Fprintln(os.Stderr, "widget-operator:", err)
 		os.Exit(1)
 	}
 }
 
-func run(metricsAddr string, secure bool, workers int, namespace string, bugs bool) error {
+// shippedLogging is controller-runtime's production logging as operators configure it: zap's
+// JSON encoder (sampled: the first 100 lines of a message each second, then every 100th),
+// info level, the message under "message", the time under "time" in ISO 8601, levels
+// upper-case ("INFO", "ERROR").
+func shippedLogging() zap.Options {
+	return zap.Options{Development: false, Level: zapcore.InfoLevel, TimeEncoder: zapcore.ISO8601TimeEncoder,
+		EncoderConfigOptions: []zap.EncoderConfigOption{func(c *zapcore.EncoderConfig) {
+			c.MessageKey, c.TimeKey, c.EncodeLevel = "message", "time", zapcore.CapitalLevelEncoder
+		}}}
+}
+
+// reconcilesLogged counts the reconciles that logged at least one line (--shipped-logging): an
+// info line of their own, or controller-runtime's "Reconciler error" of one that failed.
+var reconcilesLogged = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "widget_operator_reconciles_logged_total",
+	Help: "Reconciles that logged at least one line (--shipped-logging).",
+}, []string{"controller"})
+
+func run(metricsAddr string, secure bool, workers int, namespace string, bugs, shipped bool) error {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
@@ -98,7 +130,10 @@ func run(metricsAddr string, secure bool, workers int, namespace string, bugs bo
 	if err != nil {
 		return err
 	}
-	r := &reconciler{c: client.WithFieldOwner(mgr.GetClient(), FieldManager), fixed: !bugs}
+	r := &reconciler{c: client.WithFieldOwner(mgr.GetClient(), FieldManager), fixed: !bugs, logs: shipped}
+	if shipped {
+		crmetrics.Registry.MustRegister(reconcilesLogged)
+	}
 	widget := &unstructured.Unstructured{}
 	widget.SetGroupVersionKind(widgetGVK)
 	err = ctrl.NewControllerManagedBy(mgr).
@@ -129,9 +164,31 @@ type reconciler struct {
 	c client.Client
 	// fixed ignores BugAnnotation: the build with the bugs fixed.
 	fixed bool
+	// logs: each reconcile logs what it changes, at info, and is counted when it logs.
+	logs bool
 }
 
-func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+// Reconcile reconciles one Widget; with logs, it counts itself in reconcilesLogged when it
+// logged a line.
+func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, err error) {
+	if !r.logs {
+		return r.reconcile(ctx, req, func(string, ...any) {})
+	}
+	logged := false
+	logger := log.FromContext(ctx)
+	defer func() {
+		if logged || err != nil { // controller-runtime logs "Reconciler error" for an error
+			reconcilesLogged.WithLabelValues("widget").Inc()
+		}
+	}()
+	return r.reconcile(ctx, req, func(msg string, kv ...any) {
+		logger.Info(msg, kv...)
+		logged = true
+	})
+}
+
+// reconcile is Reconcile; info logs what it changes.
+func (r *reconciler) reconcile(ctx context.Context, req ctrl.Request, info func(msg string, kv ...any)) (ctrl.Result, error) {
 	w := &unstructured.Unstructured{}
 	w.SetGroupVersionKind(widgetGVK)
 	if err := r.c.Get(ctx, req.NamespacedName, w); err != nil {
@@ -154,7 +211,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: w.GetNamespace(), Name: w.GetName()}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, r.c, dep, func() error {
+	op, err := controllerutil.CreateOrUpdate(ctx, r.c, dep, func() error {
 		labels := map[string]string{WidgetLabel: w.GetName()}
 		dep.Labels = labels
 		dep.Spec.Replicas = ptr.To(int32(size))
@@ -167,12 +224,16 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		dep.Spec.Template.Spec.Containers[0].Image = "example.com/widget:" + color
 		return controllerutil.SetControllerReference(w, dep, r.c.Scheme())
-	}); err != nil {
+	})
+	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("deployment %s: %w", req.NamespacedName, err)
+	}
+	if op != controllerutil.OperationResultNone {
+		info("deployment "+string(op), "deployment", dep.Name, "replicas", size)
 	}
 
 	if bug == "fight" {
-		if err := r.fight(ctx, w, int32(size)+1); err != nil {
+		if err := r.fight(ctx, w, int32(size)+1, info); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -202,11 +263,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, fmt.Errorf("status of widget %s: %w", req.NamespacedName, err)
 	}
+	info("status updated", "phase", status["phase"], "readyReplicas", status["readyReplicas"])
 	return ctrl.Result{}, nil
 }
 
 // fight forces the Widget's ReplicaSets to replicas, a field the deployment controller owns.
-func (r *reconciler) fight(ctx context.Context, w client.Object, replicas int32) error {
+func (r *reconciler) fight(ctx context.Context, w client.Object, replicas int32, info func(string, ...any)) error {
 	var list appsv1.ReplicaSetList
 	if err := r.c.List(ctx, &list, client.InNamespace(w.GetNamespace()), client.MatchingLabels{WidgetLabel: w.GetName()}); err != nil {
 		return err
@@ -220,6 +282,8 @@ func (r *reconciler) fight(ctx context.Context, w client.Object, replicas int32)
 		rs.Spec.Replicas = ptr.To(replicas)
 		if err := r.c.Update(ctx, rs); err != nil && !apierrors.IsConflict(err) {
 			errs = append(errs, err)
+		} else if err == nil {
+			info("replicaset scaled", "replicaset", rs.Name, "replicas", replicas)
 		}
 	}
 	return errors.Join(errs...)

@@ -37,6 +37,10 @@ type Summary struct {
 	Scraped                  map[string]bool
 	// Logged: the ControllerReconcile lines of each controller (--controller-logs).
 	Logged map[string]*LoggedReconciles
+	// LogsRead: controllers' logs are read (set by the caller before the run): a controller its
+	// metrics count whose log showed no reconcile is said, and each ControllerQueue line of a
+	// controller says how many of its reconciles its log showed so far.
+	LogsRead bool
 	// LogErrors: Error lines of controllers' logs (pod logs, LogBehind), counted apart from the
 	// informer's.
 	LogErrors int
@@ -99,6 +103,9 @@ type LoggedReconciles struct {
 	// Reconciles counts them, ByResult by result (ok, error, requeue, ...).
 	Reconciles int
 	ByResult   map[string]int
+	// FromLines: those whose start and end the log did not say (bounds "lines": a controller
+	// logging at info).
+	FromLines int
 	// Triggers: the watched events they were joined to; NoTrigger: the reconciles with none;
 	// Saved: those with triggers, every one of them kept out of the workqueue by --predicate.
 	Triggers, NoTrigger, Saved int
@@ -140,6 +147,10 @@ func (s *Summary) counted(controller string, total float64) {
 	s.logged(controller).Counted = total
 }
 
+// SetCounted notes a scraped controller's reconcile total at its last scrape (set by the caller
+// at the end: a ControllerQueue line may have been folded since).
+func (s *Summary) SetCounted(controller string, total float64) { s.counted(controller, total) }
+
 func (s *Summary) addLogged(ev *watch.Event) {
 	r := ev.Reconcile
 	if r == nil {
@@ -148,6 +159,9 @@ func (s *Summary) addLogged(ev *watch.Event) {
 	l := s.logged(r.Controller)
 	l.Reconciles++
 	l.ByResult[r.Result]++
+	if r.Bounds == "lines" {
+		l.FromLines++
+	}
 	l.Triggers += ev.TriggerCount
 	if ev.TriggerCount == 0 {
 		l.NoTrigger++
@@ -213,6 +227,10 @@ func (s *Summary) Add(ev *watch.Event) {
 	case watch.ControllerQueue:
 		if q := ev.Sample; q != nil && q.HasReconciles && q.Controller != "" {
 			s.counted(q.Controller, q.Reconciles.Total())
+			if s.LogsRead {
+				// The line states the coverage so far (its reconciles' lines come a little later).
+				q.LogShows, q.HasLogShows = s.logged(q.Controller).Reconciles, true
+			}
 		}
 		s.QueueLines++
 		s.Scraped[ev.URL] = true

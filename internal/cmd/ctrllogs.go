@@ -26,8 +26,11 @@ type ControllerLogsOptions struct {
 	// From are --controller-logs-from values, [NAMESPACE/]TYPE/NAME; Container is -c.
 	From      []string
 	Container string
+	// Keys is --controller-log-keys, PART=KEY,...
+	Keys string
 
 	from []podlogs.Target
+	keys *ctrllog.Keys
 }
 
 // AddFlags registers the flags.
@@ -35,6 +38,7 @@ func (c *ControllerLogsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&c.Files, "controller-logs", c.Files, "A running controller's log file, followed as tail -F does (- reads standard input): each reconcile it shows (controller-runtime's zap JSON or console lines, klog text or JSON) prints as a ControllerReconcile line with the watched events that caused it. Repeatable. Every reconcile needs --zap-log-level=5 (controller-runtime) or -v=4 (kube-controller-manager).")
 	f.StringArrayVar(&c.From, "controller-logs-from", c.From, "Read the logs of a controller's pods through the API server, as 'kubectl logs -f' does, into ControllerReconcile lines like --controller-logs: [NAMESPACE/]TYPE/NAME (deploy/, sts/, ds/, rs/, pod/...; NAMESPACE defaults to -n's). Every pod its selector matches is read, new pods of a rollout too; a broken stream is reopened. Needs get on pods/log and list, watch on pods. Repeatable.")
 	f.StringVarP(&c.Container, "controller-logs-container", "c", c.Container, "The container of --controller-logs-from's pods to read (default: the pod's kubectl.kubernetes.io/default-container, else every container).")
+	f.StringVar(&c.Keys, "controller-log-keys", c.Keys, "The keys a controller's structured log (JSON or logfmt) keeps the parts of a line under, for a log whose keys are not found by themselves: PART=KEY,... with PART one of "+strings.Join(ctrllog.KeyRoles(), ", ")+" (e.g. message=msg,time=@timestamp,level=severity,reconcileID=rid). Without it each part is looked for under the keys of zap (msg or message), klog, logrus, slog, zerolog and ECS.")
 	f.DurationVar(&c.Skew, "controller-logs-skew", ctrllog.DefaultSkew, "How much later than a reconcile's start (by the log's clock) this machine may see an event and still count it as that reconcile's trigger: the controller's informer and the plugin's hear of a write at slightly different times, and a pod's clock may differ.")
 }
 
@@ -69,6 +73,17 @@ func (c *ControllerLogsOptions) Validate() error {
 	if errs := validation.IsDNS1123Label(c.Container); c.Container != "" && len(errs) > 0 {
 		return fmt.Errorf("--controller-logs-container %q is not a container name: %s", c.Container, strings.Join(errs, "; "))
 	}
+	c.keys = nil
+	if c.Keys != "" {
+		if len(c.Files) == 0 && len(c.From) == 0 {
+			return fmt.Errorf("--controller-log-keys needs --controller-logs or --controller-logs-from")
+		}
+		k, err := ctrllog.ParseKeys(c.Keys)
+		if err != nil {
+			return fmt.Errorf("--controller-log-keys %q: %w", c.Keys, err)
+		}
+		c.keys = &k
+	}
 	return nil
 }
 
@@ -81,7 +96,7 @@ func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, feed
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	cfg := ctrllog.Config{Sources: c.Files, Stdin: stdin, Feeds: feeds,
+	cfg := ctrllog.Config{Sources: c.Files, Stdin: stdin, Feeds: feeds, Keys: c.keys,
 		Join:   ctrllog.JoinConfig{Resources: t.resources, Skew: c.Skew, Hold: ctrllog.DefaultHold + orderWindow + c.Skew, Began: time.Now(), Namespace: namespace},
 		Notice: func(s string) { fmt.Fprintln(errOut, "kubectl informer: "+printer.Escape(s)) }}
 	if t.owned != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/podlogs"
 )
 
@@ -43,6 +44,40 @@ func TestControllerLogsFromValidate(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, o.Logs.from); diff != "" {
 				t.Errorf("targets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestControllerLogKeysValidate(t *testing.T) {
+	tests := []struct {
+		name, keys string
+		files      []string
+		want       *ctrllog.Keys
+		wantErr    string
+	}{
+		{name: "none", files: []string{"mgr.log"}},
+		{name: "named", keys: "message=msg,time=@timestamp", files: []string{"mgr.log"}, want: &ctrllog.Keys{Message: "msg", Time: "@timestamp"}},
+		{name: "no log", keys: "message=msg", wantErr: "--controller-log-keys needs --controller-logs or --controller-logs-from"},
+		{name: "unknown part", keys: "text=msg", files: []string{"-"}, wantErr: `--controller-log-keys "text=msg": unknown part "text": want one of message, level, time,`},
+		{name: "no key", keys: "message=", files: []string{"-"}, wantErr: `--controller-log-keys "message=": message= names no key`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewWatchOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
+			o.resourceArg, o.Logs.Files, o.Logs.Keys = "widgets", tt.files, tt.keys
+			err := o.Validate()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("Validate() = %v, want one line with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, o.Logs.keys); diff != "" {
+				t.Errorf("keys (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"sync"
@@ -115,10 +116,35 @@ type endpoint struct {
 type scrapers struct {
 	events chan watch.Event
 	wg     sync.WaitGroup
+	// mu guards counted: each controller's controller_runtime_reconcile_total at its last
+	// scrape, also when its line was folded (the summary's coverage).
+	mu      sync.Mutex
+	counted map[string]float64
 }
 
 // Wait returns once every scrape loop has ended (after the context passed to start is done).
 func (s *scrapers) Wait() { s.wg.Wait() }
+
+// note keeps the reconcile totals of a scraped page's controllers.
+func (s *scrapers) note(queues []scrape.QueueSample) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, q := range queues {
+		if q.HasReconciles && q.Controller != "" {
+			if s.counted == nil {
+				s.counted = map[string]float64{}
+			}
+			s.counted[q.Controller] = q.Reconciles.Total()
+		}
+	}
+}
+
+// Counted returns each scraped controller's reconcile total at its last scrape.
+func (s *scrapers) Counted() map[string]float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.counted)
+}
 
 // start sets up the client (credentials, TLS), checks a service account's access, and polls each
 // URL until ctx ends: pages become ControllerQueue events, a failure streak one Error event. It
@@ -179,7 +205,7 @@ func (m *MetricsOptions) start(ctx context.Context, restCfg *rest.Config, getter
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			m.poll(ctx, &scrape.Scraper{URL: ep.url, Client: client, Timeout: m.Interval}, ep, id, denied[ep.url], send)
+			m.poll(ctx, &scrape.Scraper{URL: ep.url, Client: client, Timeout: m.Interval}, ep, id, denied[ep.url], send, s.note)
 		}()
 	}
 	return s, nil
@@ -274,7 +300,7 @@ func speaksTLS(ctx context.Context, port int) bool {
 
 // poll scrapes one URL until ctx ends. deniedMsg, when set, is said before the first scrape and
 // stands for the 403 streak it predicts.
-func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id scrape.Identity, deniedMsg string, send func(watch.Event)) {
+func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id scrape.Identity, deniedMsg string, send func(watch.Event), note func([]scrape.QueueSample)) {
 	// The URL as shown and recorded: a password or a token in it is masked.
 	u := redact.URL(sc.URL)
 	prefix := ""
@@ -297,6 +323,7 @@ func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoi
 				return
 			}
 			emptyShown, deniedMsg = false, ""
+			note(page.Queues)
 			for _, q := range tracker.Next(time.Now(), page.Queues) {
 				// Only an https scrape has a certificate to leave unverified.
 				q.Insecure = m.InsecureSkipTLSVerify && strings.HasPrefix(sc.URL, "https://")

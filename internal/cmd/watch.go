@@ -344,6 +344,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 
 	// A line the audit log holds reaches the controllers' logs' join that much later.
 	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow()+o.Audit.holds(), o.In, o.ErrOut)
+	r.summary.LogsRead = r.logs != nil
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
@@ -357,6 +358,9 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// The scrapes end with the watch, also when it ends by itself (an error).
 	stopScrapes()
 	scrapers.Wait()
+	for controller, total := range scrapers.Counted() {
+		r.summary.SetCounted(controller, total)
+	}
 	return r.exit(done)
 }
 
@@ -410,6 +414,7 @@ func (o *WatchOptions) recordedFlags() map[string]string {
 		"controller-logs-from": strings.Join(o.Logs.From, " "),
 		"audit-log":            o.Audit.File,
 		"audit-webhook-listen": o.Audit.WebhookListen,
+		"controller-log-keys":  o.Logs.Keys,
 	}
 }
 

@@ -27,6 +27,16 @@ func FuzzParse(f *testing.F) {
 		}
 		file.Close()
 	}
+	// The formats no captured log here is in: another JSON logger's keys, logfmt, keys named.
+	for _, seed := range [][2]string{
+		{`{"level":"INFO","time":"2026-11-25T03:27:20.123Z","message":"status updated","controller":"widget","controllerKind":"Widget","Widget":{"name":"w","namespace":"d"},"namespace":"d","name":"w","reconcileID":"a"}`,
+			`{"level":"ERROR","time":"2026-11-25T03:27:20.456Z","message":"Reconciler error","controller":"widget","controllerKind":"Widget","namespace":"d","name":"w","reconcileID":"a","error":"boom"}`},
+		{`time="2026-11-25T03:27:20.123Z" level=info msg="status updated" controller=widget controllerKind=Widget namespace=d name=w reconcile_id=b`,
+			`time=2026-11-25T03:27:20.5Z level=ERROR msg="Reconciler error" controller=widget controllerKind=Widget namespace=d name=w reconcileID=b error="it \"broke\""`},
+		{`{"@timestamp":"2026-11-25T03:27:20.123Z","log.level":"error","message":"x","severity":50,"time":1795577240123}`, `{"level":30,"time":"1795577240.5","msg":"x"}`},
+	} {
+		f.Add(seed[0], seed[1])
+	}
 	f.Fuzz(func(t *testing.T, a, b string) {
 		r := NewReconstructor("fuzz")
 		now := time.Now()

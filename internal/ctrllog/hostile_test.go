@@ -163,3 +163,39 @@ func TestReconstructTimesTrusted(t *testing.T) {
 		t.Errorf("%d reconciles flagged UntrustedTime, want 6 (years 9999 and 0001, the 3 epochs, the 292 years' duration)", untrusted)
 	}
 }
+
+// An info-level operator's error line with no error key gives the reconcile its message as the
+// error: it is masked like every other text taken from a log.
+func TestInfoLevelErrorMessageRedacted(t *testing.T) {
+	now := time.Now().UTC()
+	r := NewReconstructor("mgr.log")
+	line := fmt.Sprintf(`{"level":"ERROR","time":%q,"message":"calling https://user:PASSWORD123@api.example/x failed","controller":"widget","Widget":{"name":"shop","namespace":"demo"},"namespace":"demo","name":"shop","reconcileID":"r1"}`,
+		now.Format(time.RFC3339Nano))
+	recs := append(r.Feed([]byte(line), now), r.Flush()...)
+	if len(recs) != 1 {
+		t.Fatalf("%d reconciles, want 1: %+v", len(recs), recs)
+	}
+	if strings.Contains(recs[0].Error, "PASSWORD123") || !strings.Contains(recs[0].Error, "failed") {
+		t.Errorf("error %q: want the message, its password masked", recs[0].Error)
+	}
+}
+
+// Reconciles that never end (distinct reconcileIDs, no end line, read faster than they go
+// quiet) are held at most MaxOpen at once: each one beyond closes an open one, counted.
+func TestOpenReconcilesBounded(t *testing.T) {
+	now := time.Now().UTC()
+	ts := now.Format(time.RFC3339Nano)
+	r := NewReconstructor("mgr.log")
+	var closed int
+	const n = MaxOpen + 1000
+	for i := range n {
+		line := fmt.Sprintf(`{"level":"INFO","time":%q,"message":"working","controller":"widget","namespace":"demo","name":"w%d","Widget":{"name":"w%d","namespace":"demo"},"reconcileID":"id-%d"}`, ts, i, i, i)
+		closed += len(r.Feed([]byte(line), now))
+	}
+	if len(r.open) > MaxOpen {
+		t.Errorf("%d reconciles open, want at most %d", len(r.open), MaxOpen)
+	}
+	if closed != n-MaxOpen || r.Stats.EndedEarly != n-MaxOpen {
+		t.Errorf("%d closed early (counted %d), want %d", closed, r.Stats.EndedEarly, n-MaxOpen)
+	}
+}

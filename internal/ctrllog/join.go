@@ -310,7 +310,7 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 	k := objKey{kind, r.Object.Namespace, r.Object.Name}
 	info := &watch.ReconcileInfo{Controller: r.Controller, ReconcileID: r.ReconcileID, Kind: r.Object.Kind, Result: r.Result,
 		Error: r.Error, RequeueAfter: r.RequeueAfter, Duration: r.Duration, DurationKnown: r.DurationKnown,
-		Source: r.Source, Format: string(r.Format), Lines: r.Lines, UntrustedTime: r.UntrustedTime}
+		Source: r.Source, Format: string(r.Format), Lines: r.Lines, UntrustedTime: r.UntrustedTime, Bounds: r.Bounds}
 	ev := watch.Event{Type: watch.ControllerReconcile, Time: r.Start, Namespace: r.Object.Namespace, Name: r.Object.Name,
 		Key: r.Object.Key(), Reconcile: info}
 	if watched {

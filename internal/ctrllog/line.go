@@ -1,5 +1,6 @@
 // Package ctrllog reads a running controller's own log: it detects the format of each line
-// (controller-runtime's zap JSON and console encoders, klog text, klog/component-base JSON),
+// (controller-runtime's zap JSON and console encoders, klog text, klog/component-base JSON, any
+// other JSON or logfmt logger's, its keys found or named),
 // rebuilds the controller's reconciles from it, and joins each reconcile to the watched events
 // that caused it (Join). Lines that are not part of a reconcile are counted, never fatal.
 package ctrllog
@@ -21,6 +22,8 @@ const (
 	FormatZapConsole Format = "zap-console" // controller-runtime, zap's console encoder (--zap-devel)
 	FormatKlogText   Format = "klog-text"   // klog's text format (client-go controllers, kube-controller-manager)
 	FormatKlogJSON   Format = "klog-json"   // component-base's JSON format (--logging-format=json)
+	FormatJSON       Format = "json"        // another JSON logger's (zap configured otherwise, logrus, slog, ...): keys found or named
+	FormatLogfmt     Format = "logfmt"      // key=value lines (logrus's text formatter, go-kit, slog's TextHandler)
 )
 
 // Line is one parsed log line.
@@ -57,59 +60,121 @@ func (l *Line) Str(key string) string {
 // in none of them (a stack trace, a panic, plain text). year is the year klog text lines are in
 // (klog's header has none).
 func ParseLine(b []byte, year int) (Line, bool) {
+	l, ok := parseLine(b, year, nil)
+	if !ok {
+		return Line{}, false
+	}
+	return l, true
+}
+
+// parseLine is ParseLine with the keys --controller-log-keys names. A JSON or logfmt line it
+// does not take (no message under any key) comes back with its Fields, for the diagnosis.
+func parseLine(b []byte, year int, keys *Keys) (Line, bool) {
 	b = bytes.TrimRight(b, "\r")
-	// A controller run under a supervisor may prefix lines (kubectl logs --prefix, make's
-	// output): the format starts at the first '{' only when the line is JSON at all.
 	if len(b) == 0 {
 		return Line{}, false
 	}
 	switch {
 	case b[0] == '{':
-		return parseJSON(b)
+		return parseJSON(b, keys)
 	case isKlogHeader(b):
 		return parseKlogText(b, year)
 	case b[0] >= '0' && b[0] <= '9':
 		return parseConsole(b)
+	case isKeyStart(b[0]):
+		return parseLogfmt(b, keys)
 	}
 	return Line{}, false
 }
 
-// parseJSON parses a zap JSON or component-base JSON line.
-func parseJSON(b []byte) (Line, bool) {
+// parseJSON parses a JSON line: zap's (controller-runtime), component-base's (klog), or any
+// other logger's whose keys are found (keys.go) or named.
+func parseJSON(b []byte, keys *Keys) (Line, bool) {
 	var m map[string]any
 	d := json.NewDecoder(bytes.NewReader(b))
 	if err := d.Decode(&m); err != nil || m == nil {
 		return Line{}, false
 	}
-	l := Line{Fields: m}
-	l.Msg, _ = m["msg"].(string)
-	if l.Msg == "" {
-		if _, has := m["msg"]; !has {
-			return Line{}, false
-		}
+	return structured(m, true, keys)
+}
+
+// parseLogfmt parses a logfmt line (key=value pairs, values quoted when they hold a space:
+// logrus's text formatter, go-kit, slog's TextHandler).
+func parseLogfmt(b []byte, keys *Keys) (Line, bool) {
+	m := map[string]any{}
+	parseKV(string(b), m)
+	if len(m) == 0 {
+		return Line{}, false
 	}
-	l.Logger, _ = m["logger"].(string)
-	if lvl, ok := m["level"].(string); ok {
+	return structured(m, false, keys)
+}
+
+func isKeyStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '@'
+}
+
+// structured reads the parts of a JSON or logfmt line from its keys: the message (a line
+// without one is not taken), the level, the time, the logger; then the keys the
+// reconstruction reads are filled from other spellings (normalize).
+func structured(m map[string]any, isJSON bool, keys *Keys) (Line, bool) {
+	var named Keys
+	if keys != nil {
+		named = *keys
+	}
+	l := Line{Fields: m, Format: FormatLogfmt}
+	if isJSON {
+		l.Format = FormatJSON
+	}
+	msgKey, mv := firstKey(m, named.Message, messageKeys)
+	msg, isStr := mv.(string)
+	if msgKey == "" || !isStr {
+		return l, false
+	}
+	l.Msg = msg
+	levelKey, lv := firstKey(m, named.Level, levelKeys)
+	_, levelName := lv.(string)
+	switch {
+	case isJSON && msgKey == "msg" && levelKey == "level" && levelName:
 		l.Format = FormatZapJSON
-		l.Error = lvl == "error" || lvl == "dpanic" || lvl == "panic" || lvl == "fatal"
-	} else {
+	case isJSON && msgKey == "msg" && levelKey == "":
 		l.Format = FormatKlogJSON
+	}
+	if l.Format == FormatKlogJSON {
 		// component-base writes "v" on info lines only; an error line has "err" and no "v".
 		_, info := m["v"]
 		l.Error = !info
+	} else {
+		l.Error = isErrorLevel(lv)
 	}
-	switch ts := m["ts"].(type) {
-	case string:
-		l.Time, l.Precise = parseTextTime(ts)
-	case float64:
-		l.Time, l.Precise = epochTime(ts), true
+	l.Time, l.Precise = timeOf(m, named.Time)
+	_, lg := firstKey(m, named.Logger, loggerKeys)
+	l.Logger, _ = lg.(string)
+	normalize(m, keys)
+	return l, true
+}
+
+// timeOf reads the line's time from the first of its time keys that holds one: RFC 3339 (or
+// ISO 8601) text, or a number of seconds, milliseconds or nanoseconds since the epoch.
+func timeOf(m map[string]any, named string) (time.Time, bool) {
+	keys := timeKeys
+	if named != "" {
+		keys = append([]string{named}, timeKeys...)
 	}
-	if l.Time.IsZero() {
-		if ts, ok := m["time"].(string); ok {
-			l.Time, l.Precise = parseTextTime(ts)
+	for _, k := range keys {
+		v, ok := lookup(m, k)
+		if !ok {
+			continue
+		}
+		switch ts := v.(type) {
+		case string:
+			if t, precise := parseTextTime(ts); !t.IsZero() {
+				return t, precise
+			}
+		case float64:
+			return epochTime(ts), true
 		}
 	}
-	return l, true
+	return time.Time{}, false
 }
 
 // epochTime reads a number as seconds (zap's epoch encoders), milliseconds (component-base) or

@@ -20,6 +20,17 @@ const (
 	ResultUnknown = "unknown"
 )
 
+// Bounds of a reconcile: what its start and end are.
+const (
+	// BoundsLogged: the controller logged its start and its end ("Reconciling" and "Reconcile
+	// successful" or "Reconciler error", controller-runtime at verbosity 5; a klog sync line
+	// with its duration).
+	BoundsLogged = "logged"
+	// BoundsLines: its start and end are the first and last of its lines the log shows (a
+	// controller logging at info): it began no later and ended no sooner.
+	BoundsLines = "lines"
+)
+
 // Reconcile is one reconcile rebuilt from a controller's log.
 type Reconcile struct {
 	Controller  string
@@ -37,6 +48,9 @@ type Reconcile struct {
 	Result       string
 	Error        string
 	RequeueAfter time.Duration
+	// Bounds says whether Start and End are the ones the controller logged (BoundsLogged) or
+	// its first and last lines seen (BoundsLines).
+	Bounds string
 	// Lines is how many lines of the log it is made of.
 	Lines  int
 	Format Format
@@ -75,7 +89,17 @@ type Stats struct {
 	Reconciles int            // reconciles rebuilt
 	// UntrustedTimes counts the lines whose timestamp was not trusted (the read time stood for it).
 	UntrustedTimes int
+	// NoObject: reconciles (lines with a reconcileID) none of whose lines names an object.
+	NoObject int
+	// EndedEarly counts the reconciles closed before their log went quiet, because MaxOpen
+	// reconciles were open at once: their end is not known.
+	EndedEarly int
 }
+
+// MaxOpen bounds the reconciles open at once (lines with a reconcileID and no end line yet):
+// a log of endless distinct reconcileIDs read faster than they go quiet closes one, without its
+// end, for each new one beyond it (Stats.EndedEarly).
+const MaxOpen = 65536
 
 // syncMerge is how close an "Error syncing" line must follow a "Finished syncing" line of the
 // same object (by the log's clock) to be the same sync (kube-controller-manager logs both).
@@ -86,8 +110,11 @@ const syncMerge = time.Second
 type Reconstructor struct {
 	Source string
 	// Year of klog text lines (their header has none); default: this year.
-	Year  int
+	Year int
+	// Keys are the keys --controller-log-keys names (nil: found by themselves).
+	Keys  *Keys
 	Stats Stats
+	diag  diagnosis
 
 	open    map[string]*Reconcile // by reconcileID
 	lastIn  map[string]time.Time  // reconcileID -> when its last line was read
@@ -103,7 +130,8 @@ func NewReconstructor(source string) *Reconstructor {
 // Feed reads one line, read at now, and returns the reconciles it completes.
 func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	r.Stats.Lines++
-	l, ok := ParseLine(b, r.Year)
+	l, ok := parseLine(b, r.Year, r.Keys)
+	r.diag.note(&l, ok, b, now)
 	if !ok {
 		r.Stats.Other++
 		return nil
@@ -123,6 +151,16 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	}
 	id := l.Str("reconcileID")
 	rec := r.open[id]
+	var early []Reconcile
+	if rec == nil && len(r.open) >= MaxOpen {
+		for old := range r.open {
+			r.Stats.EndedEarly++
+			if rc, ok := r.close(old, false); ok {
+				early = append(early, rc)
+			}
+			break
+		}
+	}
 	if rec == nil {
 		obj, _ := objectOf(&l, "")
 		rec = &Reconcile{Controller: clean(l.Str("controller")), Object: cleanRef(obj), ReconcileID: clean(id), Start: l.Time, End: l.Time,
@@ -136,12 +174,20 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	switch kind {
 	case kindStart:
 		rec.DurationKnown = true // its start is the start
-		return nil
+		return early
 	case kindInReconcile:
-		if l.Error && rec.Error == "" {
-			rec.Error = errorText(&l)
+		if l.Error {
+			// Below verbosity 5 its error lines are all the log says of how it ended; a
+			// "Reconcile successful" after them still makes it ok.
+			rec.Result = ResultError
+			if rec.Error == "" {
+				rec.Error = errorText(&l)
+				if rec.Error == "" {
+					rec.Error = clean(l.Msg)
+				}
+			}
 		}
-		return nil
+		return early
 	case kindOK:
 		rec.Result = ResultOK
 	case kindError:
@@ -151,19 +197,34 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	case kindRequeueAfter:
 		rec.Result, rec.RequeueAfter = ResultRequeueAfter, requeueAfter(l.Msg)
 	}
-	return []Reconcile{r.close(id)}
+	if rc, ok := r.close(id, true); ok {
+		return append(early, rc)
+	}
+	return early
 }
 
-// close ends the open reconcile id.
-func (r *Reconstructor) close(id string) Reconcile {
+// close ends the open reconcile id: by its end line (ended), or as its log went quiet. A
+// reconcile none of whose lines names its object (a singleton controller's) is only counted
+// (Stats.NoObject): it cannot be joined to the watch.
+func (r *Reconstructor) close(id string, ended bool) (Reconcile, bool) {
 	rec := r.open[id]
 	delete(r.open, id)
 	delete(r.lastIn, id)
+	rec.Bounds = BoundsLines
+	if !ended {
+		// Its start line may have been logged, its end was not: the duration is not known.
+		rec.DurationKnown = false
+	}
 	if rec.DurationKnown {
 		rec.Duration = rec.End.Sub(rec.Start)
+		rec.Bounds = BoundsLogged
+	}
+	if rec.Object.Name == "" {
+		r.Stats.NoObject++
+		return Reconcile{}, false
 	}
 	r.Stats.Reconciles++
-	return *rec
+	return *rec, true
 }
 
 // sync makes one reconcile of a klog controller's "synced" or "error syncing" line.
@@ -211,10 +272,10 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time,
 		out = append(out, *p)
 	}
 	rec := &Reconcile{Controller: controller, Object: obj, Start: l.Time, End: l.Time, Precise: l.Precise,
-		Format: l.Format, Source: r.Source, Read: now, LastRead: now, Lines: 1, Result: ResultOK, UntrustedTime: untrusted}
+		Format: l.Format, Source: r.Source, Read: now, LastRead: now, Lines: 1, Result: ResultOK, UntrustedTime: untrusted, Bounds: BoundsLines}
 	if d, ok := durationOf(l); ok {
 		if start := l.Time.Add(-d); d >= 0 && trusted(start, now) {
-			rec.Duration, rec.DurationKnown, rec.Start = d, true, start
+			rec.Duration, rec.DurationKnown, rec.Start, rec.Bounds = d, true, start, BoundsLogged
 		} else {
 			rec.UntrustedTime = true // a duration no sync took: its start is not known
 		}
@@ -237,7 +298,9 @@ func (r *Reconstructor) Due(now time.Time, idle time.Duration) []Reconcile {
 	var out []Reconcile
 	for id, last := range r.lastIn {
 		if now.Sub(last) >= idle {
-			out = append(out, r.close(id))
+			if rc, ok := r.close(id, false); ok {
+				out = append(out, rc)
+			}
 		}
 	}
 	for key, p := range r.pending {

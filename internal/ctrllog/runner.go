@@ -23,8 +23,11 @@ type Config struct {
 	// Feeds are logs read otherwise (a workload's pods through the API server).
 	Feeds []Feed
 	Join  JoinConfig
-	// Notice is told, once each, of a file not there yet and of a source that failed.
+	// Notice is told, once each, of a file not there yet, of a source that failed, and of a
+	// log that shows no reconcile (Reconstructor.Silent).
 	Notice func(string)
+	// Keys are the keys --controller-log-keys names; nil: found by themselves.
+	Keys *Keys
 }
 
 // A Feed reads logs that are not files (the pods of a workload, through the API server) until
@@ -64,6 +67,8 @@ type Runner struct {
 	// room is closed by Take: a reader waiting for out to shrink goes on.
 	room   chan struct{}
 	ready  chan struct{}
+	keys   *Keys
+	notice func(string)
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -87,6 +92,7 @@ func Start(ctx context.Context, cfg Config) *Runner {
 	if notice == nil {
 		notice = func(string) {}
 	}
+	r.keys, r.notice = cfg.Keys, notice
 	for _, src := range cfg.Sources {
 		line := r.newSource(src)
 		if src == "-" {
@@ -146,6 +152,7 @@ func (r *Runner) newSource(source string) func([]byte, time.Time) {
 // addSource is newSource with srcMu held.
 func (r *Runner) addSource(source string) func([]byte, time.Time) {
 	rc, mu := NewReconstructor(source), &sync.Mutex{}
+	rc.Keys = r.keys
 	r.recs, r.locks = append(r.recs, rc), append(r.locks, mu)
 	return func(b []byte, now time.Time) {
 		mu.Lock()
@@ -221,7 +228,11 @@ func (r *Runner) tick(ctx context.Context) {
 			for i, rc := range recs {
 				locks[i].Lock()
 				done := rc.Due(now, idle)
+				silent := rc.Silent(now)
 				locks[i].Unlock()
+				if silent != "" {
+					r.notice(silent)
+				}
 				r.add(done)
 			}
 			var open []span

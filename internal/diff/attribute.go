@@ -91,7 +91,7 @@ func Attribute(old, cur map[string]any, changes []Change) Attribution {
 		return Attribution{Rule: RuleUnknown, NoOp: true, Why: "no-op: nothing but metadata.resourceVersion and managedFields changed"}
 	}
 	newEntries, order := managedFields(cur)
-	if bound(relevant) && len(ownersOf(newEntries, order, relevant[0])) == 0 {
+	if node, ok := bound(relevant); ok && len(ownersOf(newEntries, order, node)) == 0 {
 		return Attribution{Rule: RuleBinding, Why: "bound to a node through pods/binding (a scheduler), which records no manager"}
 	}
 	if len(newEntries) == 0 {
@@ -130,20 +130,32 @@ func Attribute(old, cur map[string]any, changes []Change) Attribution {
 	return a
 }
 
-// bound reports whether changes are a pod binding: spec.nodeName set where there was none, and
-// at most the PodScheduled condition that the binding sets with it.
-func bound(changes []Change) bool {
-	if len(changes) == 0 || changes[0].Path != "spec.nodeName" || changes[0].HasOld {
-		return false
-	}
-	for _, c := range changes[1:] {
-		scheduled := strings.HasPrefix(c.Path, "status.conditions[type=PodScheduled]") ||
-			(c.Path == "status.conditions" && onlyPodScheduled(c.New))
-		if !scheduled {
-			return false
+// bound reports whether changes are a pod binding, and returns its spec.nodeName change: the
+// node set where there was none, with at most the PodScheduled condition the binding sets and
+// labels added (from v1.37 the binding also copies the node's topology labels,
+// topology.kubernetes.io/zone and region, to the pod).
+func bound(changes []Change) (Change, bool) {
+	var node Change
+	for _, c := range changes {
+		switch {
+		case c.Path == "spec.nodeName" && !c.HasOld:
+			node = c
+		case strings.HasPrefix(c.Path, "status.conditions[type=PodScheduled]"),
+			c.Path == "status.conditions" && onlyPodScheduled(c.New),
+			labelAdded(c):
+		default:
+			return Change{}, false
 		}
 	}
-	return true
+	return node, node.Path != ""
+}
+
+// labelAdded reports whether c adds a label (or the first labels) and changes no other.
+func labelAdded(c Change) bool {
+	if c.HasOld || !c.HasNew {
+		return false
+	}
+	return c.Path == "metadata.labels" || strings.HasPrefix(c.Path, "metadata.labels.") || strings.HasPrefix(c.Path, "metadata.labels[")
 }
 
 func onlyPodScheduled(v any) bool {

@@ -96,6 +96,14 @@ func TestAttributeServerSide(t *testing.T) {
 		{"a binding and its first condition", `{"metadata":{` + managed + `},"spec":{},"status":{"phase":"Pending"}}`,
 			`{"metadata":{` + managed + `},"spec":{"nodeName":"n1"},"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"True"}]}}`, RuleBinding},
 		{"a graceful delete", `{"metadata":{` + managed + `}}`, `{"metadata":{"deletionTimestamp":"2026-01-01T10:00:30Z","deletionGracePeriodSeconds":30,` + managed + `}}`, RuleDelete},
+		{"a binding that sets the node's zone (v1.37)", `{"metadata":{"labels":{"app":"web"},` + managed + `},"spec":{}}`,
+			`{"metadata":{"labels":{"app":"web","topology.kubernetes.io/zone":"zone-a","topology.kubernetes.io/region":"r1"},` + managed + `},"spec":{"nodeName":"n1"},"status":{"conditions":[{"type":"PodScheduled","status":"True"}]}}`, RuleBinding},
+		{"a binding that gives an unlabelled pod its zone", `{"metadata":{` + managed + `},"spec":{}}`,
+			`{"metadata":{"labels":{"topology.kubernetes.io/zone":"zone-a"},` + managed + `},"spec":{"nodeName":"n1"}}`, RuleBinding},
+		{"a node set with a label changed is not a binding", `{"metadata":{"labels":{"app":"web"},` + managed + `},"spec":{}}`,
+			`{"metadata":{"labels":{"app":"api"},` + managed + `},"spec":{"nodeName":"n1"}}`, RuleUnknown},
+		{"labels added alone are not a binding", `{"metadata":{` + managed + `},"spec":{"nodeName":"n1"}}`,
+			`{"metadata":{"labels":{"topology.kubernetes.io/zone":"zone-a"},` + managed + `},"spec":{"nodeName":"n1"}}`, RuleUnknown},
 		{"a node moved is not a binding", `{"metadata":{` + managed + `},"spec":{"nodeName":"n0"}}`, `{"metadata":{` + managed + `},"spec":{"nodeName":"n1"}}`, RuleUnknown},
 	}
 	for _, tt := range tests {

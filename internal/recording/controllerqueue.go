@@ -43,6 +43,8 @@ type controllerQueueExtra struct {
 	ReconcilesPerSecond      *float64           `json:"reconcilesPerSecond,omitempty"`
 	ReconcileErrorsPerSecond *float64           `json:"reconcileErrorsPerSecond,omitempty"`
 	FoldedScrapes            int                `json:"foldedScrapes,omitempty"`
+	SteadyScrapes            int                `json:"steadyScrapes,omitempty"`
+	LogShows                 *int               `json:"logShows,omitempty"`
 	Insecure                 bool               `json:"insecure,omitempty"`
 	From                     string             `json:"from,omitempty"`
 }
@@ -88,7 +90,10 @@ func controllerQueueOf(ev *watch.Event) any {
 			x.ReconcilesPerSecond, x.ReconcileErrorsPerSecond = ptr(q.ReconcilesPerSecond), ptr(q.ReconcileErrorsPerSecond)
 		}
 	}
-	x.FoldedScrapes, x.Insecure, x.From = q.Folded, q.Insecure, q.From
+	x.FoldedScrapes, x.SteadyScrapes, x.Insecure, x.From = q.Folded, q.Steady, q.Insecure, q.From
+	if q.HasLogShows {
+		x.LogShows = ptr(q.LogShows)
+	}
 	return r
 }
 
@@ -109,7 +114,10 @@ func (x *controllerQueueExtra) sampleExtra(s *scrape.QueueSample) {
 		s.AddsPerSecond, s.RetriesPerSecond = deref(x.AddsPerSecond), deref(x.RetriesPerSecond)
 		s.ReconcilesPerSecond, s.ReconcileErrorsPerSecond = deref(x.ReconcilesPerSecond), deref(x.ReconcileErrorsPerSecond)
 	}
-	s.Folded, s.Insecure, s.From = x.FoldedScrapes, x.Insecure, x.From
+	s.Folded, s.Steady, s.Insecure, s.From = x.FoldedScrapes, x.SteadyScrapes, x.Insecure, x.From
+	if x.LogShows != nil {
+		s.LogShows, s.HasLogShows = *x.LogShows, true
+	}
 }
 
 // event is the inverse of controllerQueueOf.

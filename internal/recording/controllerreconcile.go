@@ -33,6 +33,8 @@ type controllerReconcileRecord struct {
 	Source        string `json:"source"`
 	Format        string `json:"format"`
 	Lines         int    `json:"lines"`
+	// Bounds: logged (its start and end lines), lines (its first and last lines seen).
+	Bounds string `json:"bounds,omitempty"`
 	// FilteredTriggers: the triggers a --predicate keeps out of the workqueue.
 	FilteredTriggers int `json:"filteredTriggers,omitempty"`
 	// UntrustedTime: a timestamp of the log was not trusted; time is when it was read.
@@ -48,7 +50,7 @@ func controllerReconcileOf(ev *watch.Event) any {
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key,
 		Controller: r.Controller, ReconcileID: r.ReconcileID, ObjectKind: r.Kind, Result: r.Result, Message: r.Error,
 		TriggerCount: ev.TriggerCount, Triggers: triggersOf(ev.Triggers), Reason: ev.Reason, ReasonMessage: r.ReasonMessage,
-		Source: r.Source, Format: r.Format, Lines: r.Lines, FilteredTriggers: r.FilteredTriggers, UntrustedTime: r.UntrustedTime,
+		Source: r.Source, Format: r.Format, Lines: r.Lines, FilteredTriggers: r.FilteredTriggers, UntrustedTime: r.UntrustedTime, Bounds: r.Bounds,
 	}
 	if r.RequeueAfter > 0 {
 		rec.RequeueAfterSeconds = ptr(r.RequeueAfter.Seconds())
@@ -68,7 +70,7 @@ func (r *controllerReconcileRecord) event(ev *watch.Event) error {
 	ev.Resource.Namespaced = r.Namespace != ""
 	info := &watch.ReconcileInfo{Controller: r.Controller, ReconcileID: r.ReconcileID, Kind: r.ObjectKind, Result: r.Result,
 		Error: r.Message, ReasonMessage: r.ReasonMessage, Source: r.Source, Format: r.Format, Lines: r.Lines,
-		FilteredTriggers: r.FilteredTriggers, UntrustedTime: r.UntrustedTime}
+		FilteredTriggers: r.FilteredTriggers, UntrustedTime: r.UntrustedTime, Bounds: r.Bounds}
 	if r.RequeueAfterSeconds != nil {
 		info.RequeueAfter = time.Duration(*r.RequeueAfterSeconds * float64(time.Second))
 	}

@@ -195,7 +195,7 @@ type QueueSeries struct {
 	// LastDepth is the last sample's depth.
 	LastDepth float64
 	// Carried: a bucket without a sample has the last sample's depth. True for scraped queues
-	// (an unchanged queue's scrapes are folded, so no line means no change) and for simulated
+	// (a change of depth always gets a line, so no line means the same depth) and for simulated
 	// ones whose recording has Reconciled lines (the depth after each Done); without them the
 	// depth is only known when a key is enqueued, and buckets without one are left empty.
 	Carried bool

@@ -106,6 +106,14 @@ type QueueSample struct {
 	// Folded is how many scrapes in a row, before this one, found the queue unchanged since its
 	// previous line (Tracker prints no line for them).
 	Folded int
+	// LogShows is how many of the controller's reconciles its logs (--controller-logs) had
+	// shown when the line was made, set by the summary when logs are read (HasLogShows).
+	LogShows    int
+	HasLogShows bool
+	// Steady is how many scrapes since its previous line found its figures moved only steadily
+	// (counters at an unchanged rate, no change of depth, no failure): Tracker gives such a
+	// queue a line a minute.
+	Steady int
 }
 
 // Page is what one scrape found: the queues, and how many metric families the page had in all

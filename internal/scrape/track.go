@@ -2,9 +2,14 @@ package scrape
 
 import "time"
 
+// SteadyEvery is how often a queue whose figures only move steadily (requeue timers: adds and
+// reconciles at an unchanged rate, no change of depth, no failure) gets a line.
+const SteadyEvery = time.Minute
+
 // Tracker follows one endpoint's queues from scrape to scrape: it computes rates between
 // scrapes and folds repeats, so that a quiet controller does not print the same line every
-// interval. Not safe for concurrent use.
+// interval, nor a controller whose requeue timers move its counters steadily more than one a
+// minute. Not safe for concurrent use.
 type Tracker struct {
 	prev map[queueKey]tracked
 	at   time.Time
@@ -13,7 +18,12 @@ type Tracker struct {
 type tracked struct {
 	scraped QueueSample // at the previous scrape
 	shown   QueueSample // at the queue's last line
-	folded  int         // scrapes since then that found it unchanged
+	shownAt time.Time
+	// addsRate is the adds per second from the line before the last to the last (-1: not known,
+	// the last line was the first).
+	addsRate float64
+	folded   int // scrapes since the last line that found the queue unchanged
+	steady   int // scrapes since the last line that found it moved only steadily
 }
 
 // NewTracker returns a Tracker that has seen nothing yet.
@@ -32,7 +42,7 @@ func (t *Tracker) Next(now time.Time, queues []QueueSample) []QueueSample {
 		seen[k] = true
 		p, ok := t.prev[k]
 		if !ok {
-			t.prev[k] = tracked{scraped: q, shown: q}
+			t.prev[k] = tracked{scraped: q, shown: q, shownAt: now, addsRate: -1}
 			out = append(out, q)
 			continue
 		}
@@ -45,8 +55,17 @@ func (t *Tracker) Next(now time.Time, queues []QueueSample) []QueueSample {
 			t.prev[k] = p
 			continue
 		}
-		q.Folded = p.folded
-		p.shown, p.folded = q, 0
+		rate := -1.0 // adds per second since the last line
+		if since := now.Sub(p.shownAt).Seconds(); since > 0 && q.Adds >= p.shown.Adds {
+			rate = (q.Adds - p.shown.Adds) / since
+		}
+		if !meaningful(q, p.shown, rate, p.addsRate) && now.Sub(p.shownAt) < SteadyEvery {
+			p.steady++
+			t.prev[k] = p
+			continue
+		}
+		q.Folded, q.Steady = p.folded, p.steady
+		p.shown, p.shownAt, p.addsRate, p.folded, p.steady = q, now, rate, 0, 0
 		t.prev[k] = p
 		out = append(out, q)
 	}
@@ -78,6 +97,25 @@ func setRates(q *QueueSample, prev QueueSample, dt float64) {
 	if !q.HasRates {
 		q.AddsPerSecond, q.RetriesPerSecond, q.ReconcilesPerSecond, q.ReconcileErrorsPerSecond = 0, 0, 0, 0
 	}
+}
+
+// meaningful reports whether q, seen since the line of shown, is worth a line before a minute
+// is over: its depth changed, a failure was counted (retries, errors, panics), the
+// concurrency changed, or its adds started, stopped, or changed their rate (rate, since the
+// last line) by more than half against the rate of the last line (was; -1 when not known).
+func meaningful(q, shown QueueSample, rate, was float64) bool {
+	if q.Depth != shown.Depth || q.Retries != shown.Retries || q.ReconcileErrors != shown.ReconcileErrors ||
+		q.TerminalReconcileErrors != shown.TerminalReconcileErrors || q.ReconcilePanics != shown.ReconcilePanics ||
+		q.Reconciles.Error != shown.Reconciles.Error || q.MaxConcurrentReconciles != shown.MaxConcurrentReconciles {
+		return true
+	}
+	switch {
+	case rate < 0 || was < 0:
+		return true
+	case was == 0 || rate == 0:
+		return (was == 0) != (rate == 0)
+	}
+	return rate > 2*was || rate < was/2
 }
 
 // sameFigures reports whether nothing a line shows changed: counters, depth, workers and the

@@ -111,10 +111,11 @@ func TestTracker(t *testing.T) {
 		{4 * time.Second, []QueueSample{q(14, 12)}, nil},
 		{6 * time.Second, []QueueSample{q(14, 12)}, nil},
 		{8 * time.Second, []QueueSample{q(14, 12)}, nil},
-		// Moves again: the line says three scrapes were folded; the rate is since the last scrape.
-		{10 * time.Second, []QueueSample{q(24, 12)}, []QueueSample{func() QueueSample {
-			s := q(24, 12)
-			s.HasRates, s.AddsPerSecond, s.Folded = true, 5, 3
+		// Moves again, faster than before: the line says three scrapes were folded; the rate is
+		// since the last scrape.
+		{10 * time.Second, []QueueSample{q(54, 12)}, []QueueSample{func() QueueSample {
+			s := q(54, 12)
+			s.HasRates, s.AddsPerSecond, s.Folded = true, 20, 3
 			return s
 		}()}},
 		// A restart (counters went down): a line without rates.
@@ -124,6 +125,66 @@ func TestTracker(t *testing.T) {
 		got := tr.Next(t0.Add(st.at), st.in)
 		if diff := cmp.Diff(st.want, got); diff != "" {
 			t.Errorf("step %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+// A controller whose requeue timers move its counters at a steady rate gets a line a minute;
+// a change of depth, a failure, or adds since the last line at more than twice its rate get
+// one at once.
+func TestTrackerSteady(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	tr := NewTracker()
+	var adds, reconciles, retries, depth float64
+	var lines []time.Duration
+	var last QueueSample
+	scrape := func(at time.Duration) {
+		got := tr.Next(t0.Add(at), []QueueSample{{Name: "w", Controller: "w", Adds: adds, Retries: retries, Depth: depth,
+			HasReconciles: true, Reconciles: Reconciles{RequeueAfter: reconciles}}})
+		if len(got) > 0 {
+			lines, last = append(lines, at), got[0]
+		}
+	}
+	at := time.Duration(0)
+	step := func(n int, perScrape float64) {
+		for range n {
+			at += 5 * time.Second
+			adds += perScrape
+			reconciles += perScrape
+			scrape(at)
+		}
+	}
+	scrape(0)
+	step(36, 5) // three minutes of 1 add a second
+	// The first line, the one that has a rate to compare with, then one a minute.
+	want := []time.Duration{0, 5 * time.Second, 65 * time.Second, 125 * time.Second}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Fatalf("lines at (-want +got):\n%s", diff)
+	}
+	if last.Steady != 11 || last.Folded != 0 {
+		t.Errorf("last line: %d steady, %d folded scrapes before it; want 11, 0", last.Steady, last.Folded)
+	}
+	for _, tt := range []struct {
+		name   string
+		change func()
+	}{
+		{"depth", func() { depth++ }},
+		{"a failure", func() { retries++ }},
+		{"a burst of adds", func() { adds += 100 }},
+	} {
+		lines = nil
+		step(1, 5)
+		tt.change()
+		step(1, 5)
+		if len(lines) == 0 || lines[len(lines)-1] != at {
+			t.Errorf("%s: lines at %v, want one at %v", tt.name, lines, at)
+		}
+		step(1, 5) // back to steady; the baseline rate settles
+		step(1, 5)
+		lines = nil
+		step(3, 5)
+		if len(lines) != 0 {
+			t.Errorf("%s, then steady again: lines at %v, want none", tt.name, lines)
 		}
 	}
 }

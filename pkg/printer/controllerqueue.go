@@ -28,6 +28,9 @@ func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
 		r := q.Reconciles
 		fmt.Fprintf(b, " reconciles=%g%s (success=%g error=%g requeue=%g requeue_after=%g) errors=%g",
 			r.Total(), rateOf(q.HasRates, q.ReconcilesPerSecond), r.Success, r.Error, r.Requeue, r.RequeueAfter, q.ReconcileErrors)
+		if q.HasLogShows {
+			fmt.Fprintf(b, " (its log shows %d of them so far)", q.LogShows)
+		}
 		if q.TerminalReconcileErrors > 0 {
 			fmt.Fprintf(b, " terminal=%g", q.TerminalReconcileErrors)
 		}
@@ -59,6 +62,9 @@ func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
 	}
 	if q.Folded > 0 {
 		notes = append(notes, fmt.Sprintf("unchanged for %d scrapes before", q.Folded))
+	}
+	if q.Steady > 0 {
+		notes = append(notes, fmt.Sprintf("%d scrapes before moved only steadily: a line a minute unless depth, adds or failures change", q.Steady))
 	}
 	fmt.Fprintf(b, "  (%s)", Escape(strings.Join(append([]string{ev.URL}, notes...), "; ")))
 }

@@ -24,7 +24,7 @@ func controllerRuntimeQueue() watch.Event {
 		HasWorkers: true, ActiveWorkers: 1, MaxConcurrentReconciles: 2,
 		HasReconcileTime: true, ReconcileP50: 0.004, ReconcileP99: 0.25,
 		HasRates: true, AddsPerSecond: 2.5, RetriesPerSecond: 1, ReconcilesPerSecond: 2, ReconcileErrorsPerSecond: 1,
-		Folded: 3, Insecure: true,
+		Folded: 3, Steady: 11, Insecure: true,
 	}}
 }
 
@@ -43,7 +43,7 @@ func TestControllerQueueHuman(t *testing.T) {
 		{
 			name: "controller-runtime: reconciles, workers, rates, folded, insecure",
 			ev:   controllerRuntimeQueue(),
-			want: "ControllerQueue widget  depth=1 adds=40 (+2.5/s) retries=12 (+1/s) reconciles=35 (+2/s) (success=20 error=12 requeue=1 requeue_after=2) errors=12 terminal=1 workers=1/2 reconcile p50=4ms p99=250ms  (https://127.0.0.1:8443/metrics; certificate not verified; unchanged for 3 scrapes before)",
+			want: "ControllerQueue widget  depth=1 adds=40 (+2.5/s) retries=12 (+1/s) reconciles=35 (+2/s) (success=20 error=12 requeue=1 requeue_after=2) errors=12 terminal=1 workers=1/2 reconcile p50=4ms p99=250ms  (https://127.0.0.1:8443/metrics; certificate not verified; unchanged for 3 scrapes before; 11 scrapes before moved only steadily: a line a minute unless depth, adds or failures change)",
 		},
 		{
 			name: "a page without workqueue metrics",
@@ -77,6 +77,7 @@ func TestControllerQueueJSON(t *testing.T) {
 		"addsPerSecond":           2.5,
 		"reconcilesPerSecond":     2.0,
 		"foldedScrapes":           3.0,
+		"steadyScrapes":           11.0,
 		"insecure":                true,
 	}
 	for k, v := range want {
@@ -86,7 +87,7 @@ func TestControllerQueueJSON(t *testing.T) {
 	}
 	// A kube-controller-manager queue has none of controller-runtime's fields.
 	plain := encodeLines(t, Options{Output: "json"}, []watch.Event{{Type: watch.ControllerQueue, Time: t0, URL: "u", Sample: &scrape.QueueSample{Name: "deployment"}}})[0]
-	for _, absent := range []string{"reconciles", "activeWorkers", "addsPerSecond", "foldedScrapes", "insecure"} {
+	for _, absent := range []string{"reconciles", "activeWorkers", "addsPerSecond", "foldedScrapes", "steadyScrapes", "insecure"} {
 		if bytes.Contains(plain, []byte(`"`+absent+`"`)) {
 			t.Errorf("%s in a line without it: %s", absent, plain)
 		}

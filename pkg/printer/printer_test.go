@@ -242,7 +242,7 @@ func TestSummary(t *testing.T) {
 	for _, want := range []string{
 		"events: Added 3 (Added 1, Replaced 2); Updated 3 (Updated 1, Replaced 1, Sync 1); Deleted 2 (Deleted 2)",
 		"informer: 2 lists (1 streaming), 1 relists, 0 watch restarts, 1 watch closes, 1 errors, 1 resyncs, 1 bookmarks",
-		"queue: 3 adds, 1 retries, depth max 2, final 1; 1 reconciles (1 failed), wait p50 1.5ms p99 1.5ms, work p50 200ms p99 200ms",
+		"simulated queue (the plugin's own workqueue, not your controller's): 3 adds, 1 retries, depth max 2, final 1; 1 simulated reconciles (1 failed), wait p50 1.5ms p99 1.5ms, work p50 200ms p99 200ms",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)

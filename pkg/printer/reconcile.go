@@ -47,6 +47,14 @@ func (p *Printer) controllerReconcileDetail(b *strings.Builder, ev *watch.Event)
 	if r.UntrustedTime {
 		b.WriteString(" (its log's time was far from this machine's: the time it was read stands for it)")
 	}
+	if r.Bounds == "lines" {
+		// A controller logging at info: its start and end are not in the log.
+		if r.Lines == 1 {
+			b.WriteString(" (from 1 line of it; its start and end not logged)")
+		} else {
+			fmt.Fprintf(b, " (from %d lines of it; its start and end not logged)", r.Lines)
+		}
+	}
 	if s := triggerSummary(ev); s != "" {
 		b.WriteString("; " + s)
 	} else if r.ReasonMessage != "" {

@@ -90,7 +90,7 @@ func TestSummaryControllerReconciles(t *testing.T) {
 	for _, want := range []string{
 		"controller widget (from its log): 2 reconciles (1 error, 1 ok), 1.00 events per reconcile, 1 with no trigger; most reconciled: demo/shop (2)",
 		"  --predicate generation would have saved 1 of them: every event that triggered them is one it drops",
-		"  its metrics count 6 reconciles since it started, its log shows 2: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)",
+		"  its log shows 2 of 6 reconciles its metrics count since it started (33%): to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)",
 		"controller deployment (from its log): 1 reconciles (1 requeueAfter), 0.00 events per reconcile, 1 with no trigger; most reconciled: demo/web (1)",
 	} {
 		if !strings.Contains(b.String(), want) {
@@ -112,5 +112,54 @@ func TestSummaryPodLogErrors(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
 		}
+	}
+}
+
+// A controller logging at info: its reconciles' lines say their start and end are not logged,
+// and with its metrics scraped the summary states how many of its reconciles the log shows and
+// why not the rest; a log read that shows none of a counted controller's reconciles is said.
+func TestSummaryCoverageAtInfo(t *testing.T) {
+	ev := watch.Event{Type: watch.ControllerReconcile, Time: t0, Resource: widgetRes, Namespace: "demo", Name: "shop", Key: "demo/shop",
+		Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "a2", Kind: "Widget", Result: "unknown", Bounds: "lines", Source: "mgr.log", Format: "json", Lines: 3}}
+	if got, want := ControllerReconcileText(&ev), "demo/shop  by widget (reconcile a2): unknown (from 3 lines of it; its start and end not logged)"; !strings.HasPrefix(got, want) {
+		t.Errorf("line %q, want it to start %q", got, want)
+	}
+	s := analysis.NewSummary()
+	s.LogsRead = true
+	for range 69 {
+		s.Add(&ev)
+	}
+	queue := watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 1900, Error: 55}}}
+	s.Add(&queue)
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "nodeclaim", Controller: "nodeclaim", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 12}}})
+	// Each ControllerQueue line of a controller whose log is read says how many it showed so far.
+	if out := render(t, Options{Timestamps: "none", NoHeaders: true}, []watch.Event{queue}); !strings.Contains(out, "reconciles=1955 (success=1900 error=55 requeue=0 requeue_after=0) errors=0 (its log shows 69 of them so far)") {
+		t.Errorf("queue line %q", out)
+	}
+	var b strings.Builder
+	if err := WriteSummary(&b, "summary", s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  its log shows 69 of 1,955 reconciles its metrics count since it started (4%): it logs at info, so a reconcile shows only when it logs a line; for every reconcile run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)",
+		"controller nodeclaim: its log shows 0 of 12 reconciles its metrics count",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
+		}
+	}
+	// Logs read, none of which shows a reconcile: the counted controller is still said.
+	s = analysis.NewSummary()
+	s.LogsRead = true
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 1955}}})
+	b.Reset()
+	if err := WriteSummary(&b, "summary", s); err != nil {
+		t.Fatal(err)
+	}
+	if want := "controller widget: its log shows 0 of 1,955 reconciles its metrics count"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
+	}
+	if got := thousands(1234567); got != "1,234,567" {
+		t.Errorf("thousands: %s", got)
 	}
 }

@@ -13,6 +13,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
+// simulatedQueue heads the simulated workqueue's figures: they are the plugin's, never a
+// running controller's.
+const simulatedQueue = "simulated queue (the plugin's own workqueue, not your controller's)"
+
 // writeQueue writes the simulated workqueue's figures, without the line's end.
 func writeQueue(b *strings.Builder, s *analysis.Summary) {
 	var final, adds, retries int64
@@ -24,11 +28,11 @@ func writeQueue(b *strings.Builder, s *analysis.Summary) {
 	if s.FromRecording && s.Reconciles == 0 {
 		// The depth after the last enqueue is not the final depth, and 0 reconciles would
 		// contradict the run that was recorded.
-		fmt.Fprintf(b, "queue: %d adds, %d retries, depth max %d; reconciles not recorded (no Reconciled lines: record with --show-reconciles)",
-			adds, retries, s.MaxDepth)
+		fmt.Fprintf(b, "%s: %d adds, %d retries, depth max %d; simulated reconciles not recorded (no Reconciled lines: record with --show-reconciles)",
+			simulatedQueue, adds, retries, s.MaxDepth)
 	} else {
-		fmt.Fprintf(b, "queue: %d adds, %d retries, depth max %d, final %d; %d reconciles (%d failed)",
-			adds, retries, s.MaxDepth, final, s.Reconciles, s.Failed)
+		fmt.Fprintf(b, "%s: %d adds, %d retries, depth max %d, final %d; %d simulated reconciles (%d failed)",
+			simulatedQueue, adds, retries, s.MaxDepth, final, s.Reconciles, s.Failed)
 	}
 	if s.Reconciles > 0 {
 		fmt.Fprintf(b, ", wait p50 %s p99 %s, work p50 %s p99 %s",
@@ -188,9 +192,10 @@ func writeLogged(b *strings.Builder, s *analysis.Summary) {
 	for _, name := range names {
 		l := s.Logged[name]
 		if l.Reconciles == 0 {
-			if l.Counted >= 0 && read {
-				// Scraped, and other controllers' logs read, but no line of this one's.
-				fmt.Fprintf(b, "controller %s: its metrics count %.0f reconciles; no log of it read shows one\n", Escape(name), l.Counted)
+			if l.Counted >= 0 && (read || s.LogsRead) {
+				// Scraped, and logs read, but no reconcile of this one in them.
+				fmt.Fprintf(b, "controller %s: its log shows 0 of %s reconciles its metrics count: no line read names a reconcile of it (stderr said what each log held); is its log among --controller-logs? For every reconcile run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)\n",
+					Escape(name), thousands(l.Counted))
 			}
 			continue
 		}
@@ -211,10 +216,37 @@ func writeLogged(b *strings.Builder, s *analysis.Summary) {
 		if l.Saved > 0 && s.Predicates != nil {
 			fmt.Fprintf(b, "  --predicate %s would have saved %d of them: every event that triggered them is one it drops\n", Escape(s.Predicates.Predicates), l.Saved)
 		}
-		if l.Counted >= 0 && float64(l.Reconciles) < l.Counted {
-			fmt.Fprintf(b, "  its metrics count %.0f reconciles since it started, its log shows %d: to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog), and follow its log from its start\n", l.Counted, l.Reconciles)
-		} else if l.Counted >= 0 {
-			fmt.Fprintf(b, "  its metrics count %.0f reconciles since it started: its log shows every one\n", l.Counted)
+		if l.Counted >= 0 {
+			b.WriteString("  " + coverage(l) + "\n")
 		}
 	}
+}
+
+// coverage says how many of the reconciles a controller's metrics count its log showed, and
+// why not every one.
+func coverage(l *analysis.LoggedReconciles) string {
+	if float64(l.Reconciles) >= l.Counted {
+		return fmt.Sprintf("its log shows every one of the %s reconciles its metrics count since it started", thousands(l.Counted))
+	}
+	s := fmt.Sprintf("its log shows %s of %s reconciles its metrics count since it started (%.0f%%)",
+		thousands(float64(l.Reconciles)), thousands(l.Counted), 100*float64(l.Reconciles)/l.Counted)
+	if l.FromLines == l.Reconciles {
+		// No reconcile's start or end was logged: verbosity 5 is off.
+		return s + ": it logs at info, so a reconcile shows only when it logs a line; for every reconcile run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)"
+	}
+	return s + ": to see every one, run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog), and follow its log from its start"
+}
+
+// thousands writes a count with thousands separators: 1,955.
+func thousands(f float64) string {
+	s := fmt.Sprintf("%.0f", f)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }

@@ -36,8 +36,8 @@ func TestSummaryFromRecordingWithoutReconciles(t *testing.T) {
 		if err := writeSummary(&b, s); err != nil {
 			t.Fatal(err)
 		}
-		unknown := strings.Contains(b.String(), "queue: 1 adds, 0 retries, depth max 1; reconciles not recorded")
-		if unknown != fromRecording || strings.Contains(b.String(), "0 reconciles") == fromRecording {
+		unknown := strings.Contains(b.String(), "simulated queue (the plugin's own workqueue, not your controller's): 1 adds, 0 retries, depth max 1; simulated reconciles not recorded")
+		if unknown != fromRecording || strings.Contains(b.String(), "0 simulated reconciles") == fromRecording {
 			t.Errorf("FromRecording %v:\n%s", fromRecording, b.String())
 		}
 	}

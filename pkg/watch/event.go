@@ -398,6 +398,9 @@ type ReconcileInfo struct {
 	// Duration is how long it took, when the log says (DurationKnown).
 	Duration      time.Duration
 	DurationKnown bool
+	// Bounds is "logged" when the controller logged its start and end, "lines" when they are
+	// the first and last of its lines the log showed (a controller logging at info).
+	Bounds string
 	// Source is the log it came from (a file, "-" for stdin); Format its encoding; Lines how
 	// many of its lines it is made of.
 	Source string

@@ -10,14 +10,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // A controller's /metrics (controller-runtime's text format, histograms included) shows up as
 // ControllerQueue lines next to the informer's own events; an unreachable URL is said once per
-// failure streak and the watch goes on; a queue that does not change gets no new line (a moving
-// one does, with rates); a page without workqueue metrics says so once; the summary counts
+// failure streak and the watch goes on; a queue that does not change gets no new line, one that
+// moves steadily its first line, one with its rate, then a line a minute; a page without workqueue metrics says so once; the summary counts
 // scrape errors apart from the informer's.
 func TestMetricsScrape(t *testing.T) {
 	root, err := testenv.ModuleRoot()
@@ -50,6 +51,7 @@ func TestMetricsScrape(t *testing.T) {
 
 	ctx := context.Background()
 	ns := newNamespace(t, cluster)
+	began := time.Now() // a steady queue's lines are counted against it
 	p := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json",
 		"--metrics-url", srv.URL+"/metrics", "--metrics-url", dead, "--metrics-url", noQueues.URL+"/metrics", "--metrics-interval", "100ms")
 	q := p.AwaitJSON(t, await, func(m map[string]any) bool {
@@ -68,17 +70,18 @@ func TestMetricsScrape(t *testing.T) {
 	// The watch goes on while one URL fails.
 	createConfigMaps(t, cluster.Clientset, ns, "after")
 	p.AwaitJSON(t, await, is("Added", "after"))
-	// Several scrape rounds later (the ticking queue has a line each round, with its rate), the
-	// dead URL was reported exactly once, and the unchanging queues had one line each.
-	for range 4 {
-		q := p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "ControllerQueue" && m["controller"] == "ticking" })
-		if adds, _ := q["adds"].(float64); adds > 10 {
-			if rate, _ := q["addsPerSecond"].(float64); rate <= 0 {
-				t.Errorf("a moving queue without a rate: %v", q)
-			}
+	// The ticking queue moves steadily on every scrape (as requeue timers move a controller's
+	// counters): its first line, then one with its rate, then none within the minute.
+	ticking := func(m map[string]any) bool { return m["type"] == "ControllerQueue" && m["controller"] == "ticking" }
+	from := ticks.Load()
+	// 15 scrapes later (the server counts them), the dead URL was reported exactly once, the
+	// unchanging queues had one line each, the steady one two.
+	for deadline := time.Now().Add(await); ticks.Load() < from+15; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the metrics server was scraped %d times in %s, want 15", ticks.Load()-from, await)
 		}
 	}
-	var deadErrors, cronjobLines, emptyLines int
+	var deadErrors, cronjobLines, emptyLines, tickingLines int
 	for _, m := range p.JSON() {
 		msg, _ := m["message"].(string)
 		switch {
@@ -86,6 +89,12 @@ func TestMetricsScrape(t *testing.T) {
 			deadErrors++
 		case m["type"] == "ControllerQueue" && m["controller"] == "cronjob":
 			cronjobLines++
+		case ticking(m):
+			if tickingLines++; tickingLines == 2 {
+				if rate, _ := m["addsPerSecond"].(float64); rate <= 0 {
+					t.Errorf("a moving queue's second line without a rate: %v", m)
+				}
+			}
 		case m["type"] == "ControllerQueue" && m["url"] == noQueues.URL+"/metrics":
 			emptyLines++
 			if !strings.Contains(msg, "no workqueue metrics on this page (1 metric families") {
@@ -98,6 +107,9 @@ func TestMetricsScrape(t *testing.T) {
 	}
 	if cronjobLines != 1 {
 		t.Errorf("the unchanging cronjob queue had %d lines, want 1 (repeats folded)", cronjobLines)
+	}
+	if elapsed := time.Since(began); elapsed < time.Minute && tickingLines != 2 {
+		t.Errorf("the steadily moving queue had %d lines in %s, want 2 (its first, its rate; then a line a minute)", tickingLines, elapsed)
 	}
 	if emptyLines != 1 {
 		t.Errorf("the page without workqueue metrics was reported %d times, want once", emptyLines)

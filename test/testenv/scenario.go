@@ -5,9 +5,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-informer/kubectl-informer/internal/controlplane"
 )
 
 // Widget is a Widget (WidgetCRD) to build or create: its zero fields are left out.
@@ -100,4 +103,29 @@ func (c *Cluster) Relist(t testing.TB, ctx context.Context, ch RelistChanges) Re
 		t.Fatalf("relist: %v", err)
 	}
 	return res
+}
+
+// ZonedNodeTaint keeps other pods off the nodes AddZonedNode makes: only a pod that tolerates it
+// is scheduled there.
+const ZonedNodeTaint = "example.com/zoned"
+
+// AddZonedNode creates a Node that kwok manages, labelled topology.kubernetes.io/zone=zone and
+// tainted ZonedNodeTaint:NoSchedule, and removes it when the test ends. The cluster must run kwok
+// (RealControlPlane).
+func (c *Cluster) AddZonedNode(t testing.TB, name, zone string) {
+	t.Helper()
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("256Gi"), corev1.ResourcePods: resource.MustParse("110"),
+	}
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{controlplane.KwokNodeAnnotation: "fake"},
+			Labels: map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok",
+				"topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": "region-1"}},
+		Spec:   corev1.NodeSpec{Taints: []corev1.Taint{{Key: ZonedNodeTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
+		Status: corev1.NodeStatus{Allocatable: capacity, Capacity: capacity.DeepCopy()},
+	}
+	if _, err := c.Clientset.CoreV1().Nodes().Create(context.Background(), node, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create node %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = c.Clientset.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
 }
