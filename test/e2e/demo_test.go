@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,10 +62,11 @@ func TestDemoClusterOnlyStops(t *testing.T) {
 			})
 			demo := cmd.Process.Pid
 			if tt.parent {
-				f := strings.Fields(strings.SplitN(stderr.String(), "\n", 2)[0])
-				if demo, err = strconv.Atoi(f[len(f)-1]); err != nil {
-					t.Fatalf("the demo's pid: %v\n%s", err, stderr.String())
+				m := regexp.MustCompile(`(?m)^demo (\d+)$`).FindStringSubmatch(stderr.String())
+				if m == nil {
+					t.Fatalf("the shell did not say the demo's pid:\n%s", stderr.String())
 				}
+				demo, _ = strconv.Atoi(m[1])
 			}
 			pids := children(demo)
 			names := map[string]bool{}
