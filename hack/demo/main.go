@@ -46,7 +46,7 @@ func main() {
 	plugin := flag.String("plugin", "", "kubectl-informer binary (default: build ./cmd/kubectl-informer)")
 	genOnly := flag.Bool("generator-only", false, "run only the cluster and the story")
 	verbose := flag.Bool("v", false, "say every step of the story (always on with -generator-only)")
-	operatorLog := flag.String("operator-log", "", "also write widget-operator's log (at --zap-log-level=5) to this file, for kubectl informer watch --controller-logs")
+	operatorLog := flag.String("operator-log", "", "also write widget-operator's log (JSON lines at --zap-log-level=5) to this file, for kubectl informer watch --controller-logs")
 	clusterOnly := flag.Bool("cluster-only", false, "start only the control plane, print its kubeconfig and context (a target for kubectl informer reenact --context), and wait for Ctrl-C")
 	flag.Parse()
 	if *clusterOnly {
@@ -99,7 +99,7 @@ func run(resource, plugin, operatorLog string, genOnly, verbose bool, pluginArgs
 	// kubebuilder v4's (HTTPS, authenticated).
 	opts := testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true}
 	if operatorLog != "" {
-		opts.LogFile, opts.Args = operatorLog, []string{"--zap-log-level=5"}
+		opts.LogFile, opts.Args = operatorLog, []string{"--zap-log-level=5", "--zap-devel=false", "--zap-time-encoding=rfc3339nano"}
 	}
 	op, err := c.StartOperator(ctx, opts)
 	if err != nil {
