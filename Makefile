@@ -13,15 +13,27 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GORELEASER_VERSION ?= v2.15.0
 GORELEASER := $(BIN)/goreleaser-$(GORELEASER_VERSION)
 
-.PHONY: all build install test unit mutate fuzz e2e testcluster chromium tmux demo lint fmt vet tidy clean
+.PHONY: all help build install test check unit mutate fuzz e2e testcluster krew chromium tmux demo lint vet tidy clean
 
 all: build
+
+# The targets a contributor needs, in the order they need them: `make help` prints each with
+# its ## comment (and fails when one has none).
+HELP_TARGETS := build install demo check unit vet lint e2e test mutate fuzz bench dist tidy clean
+help: ## these targets, in the order a contributor needs them
+	@for t in $(HELP_TARGETS); do \
+	  line=$$(grep -m1 -E "^$$t:.*## " $(firstword $(MAKEFILE_LIST))) || { echo "make help: target $$t has no ## comment" >&2; exit 1; }; \
+	  printf '  %-8s %s\n' "$$t" "$${line#*## }"; \
+	done
 
 build: ## the plugin binary, ./bin/kubectl-informer
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-informer ./cmd/kubectl-informer
 
 install: ## install kubectl-informer into GOBIN (or GOPATH/bin), so kubectl finds it on PATH
 	$(GO) install -trimpath -ldflags "$(LDFLAGS)" ./cmd/kubectl-informer
+
+krew: ## build the pinned krew from the module proxy into the cache (once); test/dist installs the release with it
+	@hack/krew/build.sh >/dev/null
 
 testcluster: ## build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok from the module proxy into the cache (once)
 	@hack/testcluster/build.sh >/dev/null
@@ -40,7 +52,10 @@ chromium: ## headless Chromium for the report's browser test (apt-get install ch
 test: vet unit ## everything CI runs
 	@GO="$(GO)" MAKE="$(MAKE)" hack/test-beside.sh
 
-vet:
+check: ## the edit-test loop: gofmt, vet and unit tests of the packages changed since main (minutes on a warm machine)
+	@GO="$(GO)" hack/check.sh
+
+vet: ## gofmt and go vet of every package
 	@test -z "$$(gofmt -l cmd pkg internal test hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal test hack; exit 1; }
 	$(GO) vet ./...
 
@@ -82,8 +97,8 @@ e2e: testcluster chromium tmux ## end-to-end tests: the built plugin as `kubectl
 # .ci/run builds goreleaser and the release platforms in the background (hack/ci-prebuild.sh);
 # dist-test waits for them (await-prebuild) before its prerequisites build anything a second time.
 .PHONY: dist-test await-prebuild
-dist-test: await-prebuild $(GORELEASER) ## test/dist: a release by goreleaser with .goreleaser.yaml, checked as krew would
-	GORELEASER=$(GORELEASER) $(GO) test -count=1 -timeout 30m ./test/dist/
+dist-test: await-prebuild $(GORELEASER) krew ## test/dist: a release by goreleaser with .goreleaser.yaml, installed, run and uninstalled by krew
+	GORELEASER=$(GORELEASER) KREW=$$(hack/krew/build.sh) $(GO) test -count=1 -timeout 30m ./test/dist/
 
 await-prebuild:
 	@hack/await-prebuild.sh
@@ -97,7 +112,7 @@ SOAK_RUN ?= .
 e2e-soak: testcluster chromium ## the e2e suite SOAK_N times (one beside a CPU-burning neighbour): each test's pass rate
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/soak -n $(SOAK_N) -run '$(value SOAK_RUN)'
 
-demo: testcluster ## a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
+demo: testcluster ## the demo: a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
 
 .PHONY: bench
@@ -133,14 +148,14 @@ goreleaser: $(GORELEASER) ## install the pinned goreleaser into ./bin
 $(GORELEASER):
 	@mkdir -p $(BIN) && tmp=$$(mktemp -d) && GOBIN=$$tmp $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) && mv $$tmp/goreleaser $@ && rmdir $$tmp
 
-lint: $(BIN)/golangci-lint
+lint: $(BIN)/golangci-lint ## golangci-lint (pinned, installed into ./bin) on every package
 	$(BIN)/golangci-lint run ./...
 
 $(BIN)/golangci-lint:
 	GOBIN=$(BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
-tidy:
+tidy: ## go mod tidy
 	$(GO) mod tidy
 
-clean:
+clean: ## remove ./bin and ./dist
 	rm -rf $(BIN) dist

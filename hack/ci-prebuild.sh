@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The slow builds of `make e2e`, run by .ci/run in the background while vet, lint and the tests
-# run: the control plane (hack/testcluster/build.sh) and Jaeger (build-jaeger.sh), the pinned goreleaser,
+# run: the control plane (hack/testcluster/build.sh) and Jaeger (build-jaeger.sh), the pinned krew
+# (hack/krew/build.sh, for test/dist's install), the pinned goreleaser,
 # and a throwaway release of HEAD (hack/dist.sh into a temporary directory), which compiles the
 # plugin for the five release platforms into the Go build cache. test/dist then builds its own
 # release from that cache (links and archives only) instead of compiling five platforms from
@@ -28,6 +29,7 @@ say() { echo "prebuild: $* ($(($(date +%s) - started)) s)"; }
 jaeger=$!
 if hack/testcluster/build.sh >/dev/null; then say "control plane built"; else say "control plane build failed"; fi
 wait "$jaeger"
+if hack/krew/build.sh >/dev/null; then say "krew built"; else say "krew build failed"; fi
 if make --no-print-directory goreleaser >/dev/null; then say "goreleaser built"; else say "goreleaser build failed"; exit 0; fi
 
 out=$(mktemp -d)

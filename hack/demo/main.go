@@ -17,6 +17,7 @@
 //     go run ./hack/demo -generator-only         # just the cluster and the story
 //     go run ./hack/demo -- -o json              # arguments after -- go to the plugin
 //     go run ./hack/demo -cluster-only           # just the cluster: a target for kubectl informer reenact
+//     go run ./hack/demo -operator-log op.log    # the operator's log too, for --controller-logs op.log
 package main
 
 import (
@@ -46,6 +47,7 @@ func main() {
 	genOnly := flag.Bool("generator-only", false, "run only the cluster and the story")
 	verbose := flag.Bool("v", false, "say every step of the story (always on with -generator-only)")
 	flag.BoolVar(&auditLog, "audit", false, "turn the API server's audit log on (test/testenv's AuditPolicy) and pass it to the plugin as --audit-log: every line names who made it")
+	operatorLog := flag.String("operator-log", "", "also write widget-operator's log (JSON lines at --zap-log-level=5) to this file, for kubectl informer watch --controller-logs")
 	clusterOnly := flag.Bool("cluster-only", false, "start only the control plane, print its kubeconfig and context (a target for kubectl informer reenact --context), and wait for Ctrl-C")
 	flag.Parse()
 	if *clusterOnly {
@@ -55,17 +57,18 @@ func main() {
 		}
 		return
 	}
-	if err := run(*resource, *plugin, *genOnly, *verbose || *genOnly, flag.Args()); err != nil {
+	if err := run(*resource, *plugin, *operatorLog, *genOnly, *verbose || *genOnly, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) error {
+func run(resource, plugin, operatorLog string, genOnly, verbose bool, pluginArgs []string) error {
 	// Ctrl-C reaches the plugin (same process group) and us; the control plane runs in
 	// process groups of its own, so it keeps running until we stop it below.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	dieWithParent()
 
 	var pluginDir string
 	if !genOnly {
@@ -86,6 +89,8 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 		return err
 	}
 	defer stopCluster()
+	// Run first: a second signal while the cluster stops ends the demo at once.
+	defer stop()
 	c.PluginDir = pluginDir
 	if _, err := c.Clientset.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
@@ -93,7 +98,11 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 	fmt.Fprintln(os.Stderr, "demo: building and starting widget-operator...")
 	// Plain-HTTP metrics until the plugin scrapes HTTPS with a token; the operator's default is
 	// kubebuilder v4's (HTTPS, authenticated).
-	op, err := c.StartOperator(ctx, testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true})
+	opts := testenv.OperatorOptions{Namespace: ns, InsecureMetrics: true}
+	if operatorLog != "" {
+		opts.LogFile, opts.Args = operatorLog, []string{"--zap-log-level=5", "--zap-devel=false", "--zap-time-encoding=rfc3339nano"}
+	}
+	op, err := c.StartOperator(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -131,15 +140,19 @@ func run(resource, plugin string, genOnly, verbose bool, pluginArgs []string) er
 	return fmt.Errorf("kubectl informer exited: %v", err)
 }
 
-// runCluster starts the control plane, says how to reach it, and stops it on Ctrl-C.
+// runCluster starts the control plane, says how to reach it, and stops it on Ctrl-C or SIGTERM
+// (to the demo, or to the `go run` that started it).
 func runCluster() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	dieWithParent()
 	c, stopCluster, err := startCluster(ctx)
 	if err != nil {
 		return err
 	}
 	defer stopCluster()
+	// Run first: a second signal while the cluster stops ends the demo at once.
+	defer stop()
 	cfg, err := clientcmd.LoadFromFile(c.KubeconfigPath)
 	if err != nil {
 		return err
@@ -154,7 +167,9 @@ func runCluster() error {
 // auditLog is -audit: the API server writes an audit log, and the plugin reads it.
 var auditLog bool
 
-// startCluster starts the control plane; the function it returns stops it.
+// startCluster starts the control plane; the function it returns stops it. The cluster's
+// watchdog (test/testenv) kills what is left when the demo exits before that returns: a
+// second signal, unhandled by then, ends the demo at once.
 func startCluster(ctx context.Context) (*testenv.Cluster, func(), error) {
 	fmt.Fprintln(os.Stderr, "demo: starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (2 nodes)...")
 	opts := testenv.RealControlPlane(2)
@@ -167,7 +182,7 @@ func startCluster(ctx context.Context) (*testenv.Cluster, func(), error) {
 		fmt.Fprintln(os.Stderr, "demo: the API server's audit log:", c.AuditLogPath)
 	}
 	return c, func() {
-		fmt.Fprintln(os.Stderr, "demo: stopping the cluster")
+		fmt.Fprintln(os.Stderr, "demo: stopping the cluster (Ctrl-C again to kill it at once)")
 		if err := c.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "demo: stop:", err)
 		}

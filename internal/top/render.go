@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
@@ -88,18 +89,18 @@ func TableLines(r Ranking, t Table, limit int) (header string, rows, notes []str
 			if !more() {
 				break
 			}
-			loop := o.Loop
+			loop := printer.Escape(o.Loop)
 			if loop == "" {
 				loop = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\n", i+1, o.Resource, printer.Escape(ObjectName(o.Namespace, o.Name)),
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\n", i+1, printer.Escape(o.Resource), printer.Escape(ObjectName(o.Namespace, o.Name)),
 				o.Rate, o.Writes, o.Heartbeats, countList(o.Managers, 3), loop, countList(o.Paths, 2))
 			var note []string
 			if o.Suggestion != "" {
-				note = append(note, "   "+o.Loop+": "+printer.Escape(o.Suggestion))
+				note = append(note, "   "+loop+": "+printer.Escape(o.Suggestion))
 			}
 			if o.LastChanges != "" {
-				note = append(note, "   last: "+o.LastChanges+" (by "+o.LastBy+")")
+				note = append(note, "   last: "+printer.Escape(o.LastChanges)+" (by "+printer.Escape(o.LastBy)+")")
 			}
 			notes = append(notes, strings.Join(note, "\n"))
 		}
@@ -118,7 +119,7 @@ func TableLines(r Ranking, t Table, limit int) (header string, rows, notes []str
 			if !more() || rr.Writes+rr.Heartbeats+rr.Creates+rr.Deletes == 0 {
 				break
 			}
-			fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\n", rr.Resource, rr.Rate, rr.Writes, rr.Heartbeats, rr.Written, rr.Objects, rr.Creates, rr.Deletes)
+			fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%d\t%d\t%d\n", printer.Escape(rr.Resource), rr.Rate, rr.Writes, rr.Heartbeats, rr.Written, rr.Objects, rr.Creates, rr.Deletes)
 			notes = append(notes, "")
 		}
 	}
@@ -159,11 +160,12 @@ func countList(cs []Count, n int) string {
 	return printer.Escape(strings.Join(parts, ","))
 }
 
-// DrillIn is the command that shows an object's updates with their diffs and writers.
+// DrillIn is the command that shows an object's updates with their diffs and writers: each name
+// one shell word (a pasted command runs what it says), control characters escaped.
 func DrillIn(o ObjectRank) string {
-	cmd := "kubectl informer watch " + o.Resource + " " + o.Name
+	cmd := "kubectl informer watch " + shell.Quote(o.Resource) + " " + shell.Quote(o.Name)
 	if o.Namespace != "" {
-		cmd += " -n " + o.Namespace
+		cmd += " -n " + shell.Quote(o.Namespace)
 	}
 	return printer.Escape(cmd + " --diff")
 }

@@ -368,3 +368,46 @@ func TestWatchable(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// A drill-in command is pasted into a shell: every name in it is one shell word, so a name with
+// `;`, `$(...)`, spaces or quotes runs nothing (and a control character is escaped as well).
+func TestDrillInQuotesNames(t *testing.T) {
+	tests := []struct {
+		name string
+		o    ObjectRank
+		want string
+	}{
+		{"plain", ObjectRank{Resource: "replicasets.apps", Namespace: "shop", Name: "web-1"},
+			"kubectl informer watch replicasets.apps web-1 -n shop --diff"},
+		{"command separator", ObjectRank{Resource: "clusterroles.rbac.authorization.k8s.io", Name: "x; touch PWNED #"},
+			"kubectl informer watch clusterroles.rbac.authorization.k8s.io 'x; touch PWNED #' --diff"},
+		{"substitution and quote", ObjectRank{Resource: "roles.rbac.authorization.k8s.io", Namespace: "a$(id)", Name: "it's`id`"},
+			`kubectl informer watch roles.rbac.authorization.k8s.io 'it'\''s` + "`id`" + `' -n 'a$(id)' --diff`},
+		{"terminal escape", ObjectRank{Resource: "clusterroles.rbac.authorization.k8s.io", Name: "t\x1b]0;PWN\ax"},
+			`kubectl informer watch clusterroles.rbac.authorization.k8s.io 't^[]0;PWN\x07x' --diff`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DrillIn(tt.o); got != tt.want {
+				t.Errorf("DrillIn = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	// The final text and the JSON's watch field are the same command.
+	o := tests[1].o
+	o.Writes, o.Rate = 3, 1
+	r := Ranking{Window: time.Minute, Objects: []ObjectRank{o}}
+	var b bytes.Buffer
+	if err := WriteFinal(&b, r, 3); err != nil || !strings.Contains(b.String(), "  1  "+tests[1].want+"\n") {
+		t.Errorf("final text (%v):\n%s", err, b.String())
+	}
+	b.Reset()
+	said := 0
+	var rec struct{ Watch string }
+	if err := WriteJSON(&b, r, 3, true, &said); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(b.String(), "\n", 2)[0]), &rec); err != nil || rec.Watch != tests[1].want {
+		t.Errorf("Top.watch %q (%v), want %q", rec.Watch, err, tests[1].want)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/top"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
 // Drill starts following one object; the TUI stops it by cancelling ctx.
@@ -162,7 +163,8 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 func (m *Model) startDrill(o top.ObjectRank) {
 	ctx, stop := context.WithCancel(context.Background())
 	m.stop = stop
-	m.title = o.Resource + " " + top.ObjectName(o.Namespace, o.Name)
+	// The title is drawn raw: a name's OSC sequence would set the terminal's title or clipboard.
+	m.title = printer.Escape(o.Resource + " " + top.ObjectName(o.Namespace, o.Name))
 	send := m.send
 	m.drilled = m.drill(ctx, o, func() {
 		if send != nil {
@@ -247,9 +249,9 @@ func (m *Model) View() string {
 	}
 	status := "sort: " + sorts[t][m.sortBy[t]]
 	if m.editing {
-		status += "   filter: " + m.filter + "_"
+		status += "   filter: " + printer.Escape(m.filter) + "_"
 	} else if m.filter != "" {
-		status += "   filter: " + m.filter
+		status += "   filter: " + printer.Escape(m.filter)
 	}
 	b.WriteString(strings.Join(tabs, "  ") + "   " + status + "\n\n")
 	// Leave room for the title, the tabs, the help line; a row may take two lines (its fix).

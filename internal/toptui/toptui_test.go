@@ -2,9 +2,11 @@ package toptui
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -122,5 +124,59 @@ func TestDrill(t *testing.T) {
 	}
 	if _, ok := cmd().(tea.QuitMsg); !ok {
 		t.Error("q does not quit")
+	}
+}
+
+// hostile holds the control sequences a name can carry (names of ClusterRoles and Roles are path
+// segments: ESC and BEL are allowed): a window title (OSC 0), the clipboard (OSC 52), a cursor move,
+// a C1 CSI and a right-to-left override.
+const hostile = "t\x1b]0;PWNTITLE\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\u009b31m\u202ex"
+
+// sgr is the styling the TUI writes itself (lipgloss: bold, reverse, colors).
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// rawControl is the first control character in s that is not a newline or the TUI's own styling.
+func rawControl(s string) (rune, bool) {
+	for _, r := range sgr.ReplaceAllString(s, "") {
+		if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// Every server-derived string the TUI shows is escaped: the rows of each table, their notes, the
+// filter, and the drill's title (an OSC sequence there set the terminal's title, OSC 52 its
+// clipboard).
+func TestHostileNamesEscaped(t *testing.T) {
+	r := ranking()
+	r.Objects = append([]top.ObjectRank{{Resource: "clusterroles.rbac.authorization.k8s.io" + hostile, Ref: rs, Namespace: hostile, Name: hostile,
+		Writes: 30, Rate: 3, Managers: []top.Count{{Name: hostile, Writes: 30}}, Paths: []top.Count{{Name: "metadata.labels." + hostile, Writes: 30}},
+		Loop: "fight" + hostile, Suggestion: hostile, LastBy: hostile, LastChanges: "metadata.labels.a: " + hostile}}, r.Objects...)
+	r.Writers = append([]top.WriterRank{{Manager: hostile, Writes: 30, Resources: []top.Count{{Name: hostile, Writes: 30}}}}, r.Writers...)
+	r.Resources = append([]top.ResourceRank{{Resource: hostile, Writes: 30, Objects: 1}}, r.Resources...)
+	m := New(func(context.Context, top.ObjectRank, func()) *top.Drill { return nil })
+	m.Update(r)
+	for _, table := range []string{"1", "2", "3"} {
+		keys(m, table)
+		if c, ok := rawControl(m.View()); ok {
+			t.Errorf("table %s: raw %U in the view:\n%q", table, c, m.View())
+		}
+	}
+	keys(m, "1", "/")
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("\x1b]0;typed\x07"), Paste: true})
+	if c, ok := rawControl(m.View()); ok {
+		t.Errorf("filter: raw %U in the view:\n%q", c, m.View())
+	}
+	keys(m, "esc", "enter")
+	v := m.View()
+	if !strings.Contains(v, "history of clusterroles") {
+		t.Fatalf("not drilled in:\n%q", v)
+	}
+	if c, ok := rawControl(v); ok {
+		t.Errorf("drill: raw %U in the view:\n%q", c, v)
+	}
+	if !strings.Contains(v, `t^[]0;PWNTITLE\x07`) {
+		t.Errorf("drill title does not show the name escaped:\n%q", v)
 	}
 }

@@ -1,13 +1,20 @@
 package e2e
 
 import (
-	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
 
 // tmuxSession is a terminal a test types into and reads, as a user sees it: its own tmux server
@@ -121,5 +128,63 @@ func TestRealTopTerminal(t *testing.T) {
 	}
 	if mode := strings.TrimSpace(s.run("display-message", "-p", "-t", "top", "#{cursor_flag}")); mode != "1" {
 		t.Errorf("the cursor is still hidden (cursor_flag=%s)", mode)
+	}
+}
+
+// A ClusterRole whose name holds a window-title sequence (OSC 0) and a command separator, written
+// again and again so that top ranks it: drilling into it on a terminal leaves the terminal's
+// title as it was (the drill's title showed the name raw), and the drill-in command printed
+// after q quotes the name as one shell word.
+func TestTopTerminalHostileName(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	name := "tui; touch PWNED #\x1b]0;PWNTITLE\x07x"
+	roles := cluster.Clientset.RbacV1().ClusterRoles()
+	if _, err := roles.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = roles.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for i := 0; ctx.Err() == nil; i++ {
+			patch := fmt.Sprintf(`{"metadata":{"labels":{"n":"%d"}}}`, i)
+			if _, err := roles.Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && ctx.Err() == nil {
+				t.Errorf("patch: %v", err)
+				return
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	defer func() { cancel(); <-written }()
+
+	s := startTmux(t, cluster.Environ(), "kubectl informer top clusterroles --window 30s --interval 1s")
+	s.run("select-pane", "-t", "top", "-T", "CLEANTITLE")
+	title := func() string { return strings.TrimSpace(s.run("display-message", "-p", "-t", "top", "#{pane_title}")) }
+	s.await("the role in the table, escaped", func(sc string) bool { return strings.Contains(sc, `tui; touch PWNED #^[]0;PWNTITLE\x07x`) })
+	s.keys("/", "touch", "Enter")
+	s.await("the filter applied", func(sc string) bool {
+		return strings.Contains(sc, "filter: touch") && !strings.Contains(sc, "filter: touch_")
+	})
+	s.keys("Enter")
+	drill := s.await("the role's history", func(sc string) bool {
+		return strings.Contains(sc, `history of clusterroles.rbac.authorization.k8s.io tui; touch PWNED #^[]0;PWNTITLE\x07x (live)`)
+	})
+	t.Logf("the drill:\n%s", drill)
+	if got := title(); got != "CLEANTITLE" {
+		t.Errorf("the terminal's title is %q after drilling in, want it unchanged (CLEANTITLE)", got)
+	}
+	s.keys("q")
+	s.await("the exit", func(sc string) bool { return strings.Contains(sc, "EXIT=") })
+	final := s.scrollback()
+	t.Logf("after q:\n%s", final)
+	if want := `kubectl informer watch clusterroles.rbac.authorization.k8s.io 'tui; touch PWNED #^[]0;PWNTITLE\x07x' --diff`; !strings.Contains(final, want) {
+		t.Errorf("no shell-quoted drill-in command %q after q:\n%s", want, final)
+	}
+	if got := title(); got != "CLEANTITLE" {
+		t.Errorf("the terminal's title is %q after q, want it unchanged (CLEANTITLE)", got)
 	}
 }

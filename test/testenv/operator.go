@@ -98,6 +98,12 @@ func (h *hackBinary) build(ctx context.Context) (string, error) {
 
 var operatorBuild = &hackBinary{name: OperatorName}
 
+var demoBuild = &hackBinary{name: "demo"}
+
+// BuildDemoOnce builds ./hack/demo once per process (beside the plugin build, removed by
+// RemoveBuiltPlugin) and returns the binary.
+func BuildDemoOnce(ctx context.Context) (string, error) { return demoBuild.build(ctx) }
+
 // BuildOperatorOnce builds ./hack/widget-operator once per process (into the directory of the
 // plugin build, removed by RemoveBuiltPlugin) and returns the binary.
 func BuildOperatorOnce(ctx context.Context) (string, error) { return operatorBuild.build(ctx) }
