@@ -111,21 +111,29 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		atEnd = true
 		sleep(ctx, pollEvery)
 	}
-	if f != nil && atEnd {
-		// The run ends while it waited at the end: what the file holds by now is read (up to
-		// maxFinalRead), so lines written before the stop are not lost to the poll's wait. A
-		// reading still behind the file's end stops where it is (the run is over).
+	if f != nil && (atEnd || unread(f, off) <= int64(len(buf))) {
+		// The run ends while it waited at the end, or had all but a read's worth of the file:
+		// what the file holds by now is read (up to maxFinalRead), so lines written before the
+		// stop are not lost to the poll's wait or to the read it was between. A reading still
+		// far behind the file's end stops where it is (the run is over).
 		rest, _ := io.ReadAll(io.LimitReader(f, maxFinalRead))
 		lines(append(partial, rest...), line)
 	}
 	return nil
 }
 
+// unread is how many bytes of f are after off (0 when f cannot be read).
+func unread(f *os.File, off int64) int64 {
+	st, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return max(0, st.Size()-off)
+}
+
 // storeLag keeps in lag how many bytes of f are after off.
 func storeLag(lag *atomic.Int64, f *os.File, off int64) {
-	if st, err := f.Stat(); err == nil {
-		lag.Store(max(0, st.Size()-off))
-	}
+	lag.Store(unread(f, off))
 }
 
 // maxFinalRead bounds the last read of a followed file when the run ends.
