@@ -41,7 +41,7 @@ func run(out string, n int) error {
 	if err != nil {
 		return err
 	}
-	defer c.Stop()
+	defer func() { _ = c.Stop() }()
 	cms, secrets := c.Clientset.CoreV1().ConfigMaps("default"), c.Clientset.CoreV1().Secrets("default")
 	for i := range n / 4 {
 		name := fmt.Sprint("capture-", i)
