@@ -37,6 +37,9 @@ type Stats struct {
 	Already, Conflicts, Missing int
 	// NoOps counts recorded updates that changed nothing a client writes.
 	NoOps int
+	// Bound counts the recorded bindings of pods played through pods/binding (among Updated);
+	// Unplayable counts recorded writes the target made impossible (each stated).
+	Bound, Unplayable int
 	// Unplayed counts the steps not reached: the run was stopped first.
 	Unplayed int
 	// Refused counts the recorded writes the reenactment would not make (guard.go): each was
@@ -217,6 +220,21 @@ func (p *player) update(ctx context.Context, s *Step) error {
 		p.stats.NoOps++
 		return nil
 	}
+	if node := bindingNode(s, patch); node != "" {
+		res, err := p.bindStep(ctx, s, node)
+		if err != nil || res == bindDone {
+			return err
+		}
+		if patch = withoutNodeName(patch); len(patch) == 0 {
+			switch res {
+			case bindBound:
+				p.stats.Updated++
+			case bindHeld:
+				p.stats.Already++
+			}
+			return nil
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		err := p.updateOnce(ctx, s, patch, undo, sub)
 		if apierrors.IsConflict(err) && attempt < 5 {
@@ -384,6 +402,12 @@ func (s *Stats) report(cfg *Config) {
 	}
 	if s.Refused > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: refused %d recorded writes (each stated above)\n", s.Refused)
+	}
+	if s.Bound > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: %d of the updates bound a pod to its recorded node (pods/binding)\n", s.Bound)
+	}
+	if s.Unplayable > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: %d recorded writes could not be played on the target (each stated above)\n", s.Unplayable)
 	}
 	if s.NoOps > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: %d recorded updates changed nothing a client writes (not played)\n", s.NoOps)

@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/kubectl-informer/kubectl-informer/test/testenv"
+)
+
+// recordPods records `watch deployments,replicasets,pods` in ns while a Deployment's controller
+// creates three pods and then, scaled to zero, deletes them: every pod create and delete is the
+// controllers' (kube-controller-manager), the pods named by generateName and owned by the
+// ReplicaSet. It returns the recording.
+func recordPods(t *testing.T, c *testenv.Cluster, ns string) string {
+	t.Helper()
+	ctx := context.Background()
+	rec := filepath.Join(t.TempDir(), "pods.ndjson")
+	p := c.RunPlugin(t, ctx, "watch", "deployments,replicasets,pods", "-n", ns, "-o", "json", "--record", rec)
+	p.AwaitJSON(t, await, func(m map[string]any) bool { return m["type"] == "Synced" && m["resource"] == "pods" })
+	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=3"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, await, "three pods created", func() (bool, error) {
+		return p.Count(func(m map[string]any) bool { return m["type"] == "Added" && m["resource"] == "pods" }) == 3, nil
+	})
+	if _, err := c.Kubectl(ctx, "scale", "deployment", "web", "-n", ns, "--replicas=0"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, await, "three pods deleted", func() (bool, error) {
+		return p.Count(func(m map[string]any) bool { return m["type"] == "Deleted" && m["resource"] == "pods" }) == 3, nil
+	})
+	p.Stop(t)
+	return rec
+}
+
+var playedLine = regexp.MustCompile(`(?m)^reenact: played (\d+) initial objects, (\d+) creates, (\d+) updates, (\d+) deletes$`)
+
+// A recording of a controller's pod creates, the scheduler's bindings and the pods' deletes,
+// reenacted into a control plane of its own (no scheduler, no controllers): every recorded
+// create and delete is played and counted, each binding through pods/binding, and the run
+// exits 0.
+func TestReenactPodCreatesDeletes(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	rec := recordPods(t, c, ns)
+	creates, deletes := 0, 0
+	for _, m := range testenv.ReadNDJSON(t, rec) {
+		switch m["type"] {
+		case "Added":
+			creates++
+		case "Deleted":
+			deletes++
+		}
+	}
+	target := ns + "-p"
+	r := c.RunPlugin(t, ctx, "reenact", rec, "--control-plane", "--namespace-map", ns+"="+target, "--speed", "0", "--settle", "1s")
+	code, err := r.Wait()
+	stderr := r.Stderr()
+	t.Logf("reenact of %d creates and %d deletes, exit %d (%v), stderr:\n%s", creates, deletes, code, err, stderr)
+	if code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	m := playedLine.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("stderr does not say what was played")
+	}
+	if m[2] != strconv.Itoa(creates) || m[4] != strconv.Itoa(deletes) {
+		t.Errorf("played %s creates and %s deletes, want the recording's %d and %d", m[2], m[4], creates, deletes)
+	}
+	if !regexp.MustCompile(`(?m)^reenact: [1-9]\d* of the updates bound a pod to its recorded node \(pods/binding\)$`).MatchString(stderr) {
+		t.Errorf("no binding played")
+	}
+}
