@@ -80,8 +80,9 @@ func stepClient(c *Clients, cfg *Config, t *target, s *Step) dynamic.ResourceInt
 
 // initial creates the objects of the initial lists, owners first where the recording has them
 // in another order (a second pass for those whose owners came later).
+// Interrupted (ctx ended), it counts what it did not create as unplayed and returns no error.
 func (p *player) initial(ctx context.Context, steps []Step) error {
-	pending := steps
+	pending, done := steps, 0
 	for pass := 0; pass < 3 && len(pending) > 0; pass++ {
 		var later []Step
 		for _, s := range pending {
@@ -89,9 +90,15 @@ func (p *player) initial(ctx context.Context, steps []Step) error {
 				later = append(later, s)
 				continue
 			}
-			if err := p.create(ctx, &s, true); err != nil {
+			err := p.create(ctx, &s, true)
+			if ctx.Err() != nil { // the run was stopped: what was played is reported
+				p.stats.Unplayed = len(steps) - done
+				return nil
+			}
+			if err != nil {
 				return err
 			}
+			done++
 		}
 		pending = later
 	}
@@ -126,7 +133,7 @@ func (p *player) play(ctx context.Context, plan *Plan) error {
 			_ = pacer.Wait(ctx, s.Time, func() error { return nil })
 		}
 		if ctx.Err() != nil { // the run was stopped: what was played is reported
-			p.stats.Unplayed = len(plan.Steps) - i
+			p.stats.Unplayed += len(plan.Steps) - i
 			return nil
 		}
 		var err error
@@ -398,7 +405,7 @@ func (s *Stats) report(cfg *Config) {
 	fmt.Fprintf(cfg.Log, "reenact: %d conflicts: %d writes the target already held (not written), %d over values the target had changed (written as recorded), %d of objects the target did not have\n",
 		s.Conflicted(), s.Already, s.Conflicts, s.Missing)
 	if s.Unplayed > 0 {
-		fmt.Fprintf(cfg.Log, "reenact: stopped before the last %d recorded writes\n", s.Unplayed)
+		fmt.Fprintf(cfg.Log, "reenact: stopped before the last %d recorded writes (interrupted)\n", s.Unplayed)
 	}
 	if s.Refused > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: refused %d recorded writes (each stated above)\n", s.Refused)

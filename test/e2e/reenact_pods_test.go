@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
@@ -74,4 +78,62 @@ func TestReenactPodCreatesDeletes(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^reenact: [1-9]\d* of the updates bound a pod to its recorded node \(pods/binding\)$`).MatchString(stderr) {
 		t.Errorf("no binding played")
 	}
+}
+
+// Interrupted while it plays (SIGINT, SIGTERM), reenact --control-plane says what it played and
+// left unplayed, prints its --compare table, stops every process of its control plane and
+// removes its directory, and exits 0 as an interrupted watch does.
+func TestReenactInterrupted(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	rec := recordPods(t, c, ns)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			// A hundredth of the recorded pace: still playing when the signal comes.
+			r := c.RunPlugin(t, ctx, "reenact", rec, "--control-plane", "--namespace-map", ns+"="+ns+"-i",
+				"--speed", "0.01", "--compare", rec)
+			r.AwaitStderr(t, await, "the control plane's kubeconfig", kubeconfigLine.MatchString)
+			kc := kubeconfigLine.FindStringSubmatch(r.Stderr())[1]
+			server := serverOf(t, kc)
+			r.AwaitStderr(t, await, "the reenactment playing", func(e string) bool { return strings.Contains(e, " writes\n") })
+			if err := r.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			code, err := r.Wait()
+			stderr := r.Stderr()
+			t.Logf("reenact after %s: exit %d (%v), stderr:\n%s", sig, code, err, stderr)
+			if code != 0 {
+				t.Errorf("exit %d after %s, want 0", code, sig)
+			}
+			for _, want := range []string{"reenact: played ", "reenact: stopped before the last ", "compare: the original recording"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q", want)
+				}
+			}
+			assertControlPlaneGone(t, stderr, kc, server)
+		})
+	}
+}
+
+// assertControlPlaneGone fails unless reenact said it stopped its control plane, every pid it
+// named is gone, its directory (of kubeconfig kc) is removed and server no longer listens.
+func assertControlPlaneGone(t *testing.T, stderr, kc, server string) {
+	t.Helper()
+	m := stoppingLine.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Errorf("stderr does not say it stops the control plane")
+	} else {
+		for _, s := range strings.Fields(m[1]) {
+			pid, _ := strconv.Atoi(s)
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("process %d after reenact ended: kill -0: %v, want ESRCH", pid, err)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(filepath.Dir(kc))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the control plane's directory after reenact ended: %v, want it removed", err)
+	}
+	assertNotListening(t, server)
 }
