@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/test/testenv"
 )
@@ -136,4 +137,46 @@ func assertControlPlaneGone(t *testing.T, stderr, kc, server string) {
 		t.Errorf("the control plane's directory after reenact ended: %v, want it removed", err)
 	}
 	assertNotListening(t, server)
+}
+
+// The etcd of reenact --control-plane dies while it plays: reenact ends with one line naming
+// it (no stack trace), having stopped the rest of its control plane and removed its directory.
+func TestReenactControlPlaneEtcdDies(t *testing.T) {
+	c := realControlPlane(t)
+	ctx := context.Background()
+	ns := newNamespace(t, c)
+	rec := recordPods(t, c, ns)
+	r := c.RunPlugin(t, ctx, "reenact", rec, "--control-plane", "--namespace-map", ns+"="+ns+"-d",
+		"--speed", "0.01", "--compare", rec)
+	r.AwaitStderr(t, await, "the control plane's kubeconfig", kubeconfigLine.MatchString)
+	kc := kubeconfigLine.FindStringSubmatch(r.Stderr())[1]
+	server := serverOf(t, kc)
+	r.AwaitStderr(t, await, "the reenactment playing", func(e string) bool { return strings.Contains(e, " writes\n") })
+	m := regexp.MustCompile(`etcd pid (\d+)`).FindStringSubmatch(r.Stderr())
+	if m == nil {
+		t.Fatalf("no etcd pid in stderr:\n%s", r.Stderr())
+	}
+	etcd, _ := strconv.Atoi(m[1])
+	if err := syscall.Kill(etcd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.Done():
+	case <-time.After(await):
+		_ = r.Signal(syscall.SIGKILL)
+		t.Fatalf("reenact still running %s after its etcd died; stderr:\n%s", await, r.Stderr())
+	}
+	code, _ := r.Wait()
+	stderr := r.Stderr()
+	t.Logf("reenact after its etcd died: exit %d, stderr:\n%s", code, stderr)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !regexp.MustCompile(`(?m)^error: the control plane's etcd \(pid \d+\) exited[^\n]*\n?$`).MatchString(stderr) {
+		t.Errorf("the last line does not say etcd exited")
+	}
+	if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, ".go:") {
+		t.Errorf("a stack trace on stderr")
+	}
+	assertControlPlaneGone(t, stderr, kc, server)
 }
