@@ -40,6 +40,9 @@ type Stats struct {
 	// Bound counts the recorded bindings of pods played through pods/binding (among Updated);
 	// Unplayable counts recorded writes the target made impossible (each stated).
 	Bound, Unplayable int
+	// Creates and Deletes count the recorded creates and deletes reached (after the initial
+	// lists): each is played, skipped, refused or stated as not played.
+	Creates, Deletes int
 	// Unplayed counts the steps not reached: the run was stopped first.
 	Unplayed int
 	// Refused counts the recorded writes the reenactment would not make (guard.go): each was
@@ -139,10 +142,12 @@ func (p *player) play(ctx context.Context, plan *Plan) error {
 		var err error
 		switch s.Op {
 		case OpCreate:
+			p.stats.Creates++
 			err = p.create(ctx, s, false)
 		case OpUpdate:
 			err = p.update(ctx, s)
 		case OpDelete:
+			p.stats.Deletes++
 			err = p.delete(ctx, s)
 		}
 		if err != nil && ctx.Err() == nil {
@@ -166,9 +171,15 @@ func (p *player) create(ctx context.Context, s *Step, initial bool) error {
 	out, err := p.client(s).Create(ctx, obj, metav1.CreateOptions{FieldManager: s.Manager})
 	if apierrors.IsAlreadyExists(err) {
 		p.stats.Already++
+		why := "the target has it already"
 		if cur, gerr := p.client(s).Get(ctx, s.Name, metav1.GetOptions{}); gerr == nil {
 			p.uids[string(s.Object.GetUID())] = string(cur.GetUID())
+			if !p.cfg.owns(cur) {
+				m, _ := creator(cur)
+				why += ", created there by " + m + " (not by this reenactment: its later writes are refused)"
+			}
 		}
+		p.notPlayed(s, why)
 		return nil
 	}
 	if err != nil {
@@ -317,6 +328,12 @@ func (p *player) refused(s *Step) bool {
 	return true
 }
 
+// notPlayed states a recorded create or delete the target made unnecessary or impossible
+// (counted by the caller).
+func (p *player) notPlayed(s *Step, why string) {
+	fmt.Fprintln(p.cfg.Log, printer.Escape("reenact: not played "+p.cfg.describe(s)+": "+why))
+}
+
 // refuseNotOwned states and counts the refusal of a write to an object the reenactment did
 // not create.
 func (p *player) refuseNotOwned(s *Step) {
@@ -360,6 +377,7 @@ func (p *player) delete(ctx context.Context, s *Step) error {
 	}
 	if apierrors.IsNotFound(err) {
 		p.stats.Missing++
+		p.notPlayed(s, "the target does not have it (its create was not played, or it is gone already)")
 		return nil
 	}
 	if err != nil {
@@ -395,6 +413,7 @@ func (p *player) key(s *Step) string {
 // report says what was played, skipped and met on cfg.Log.
 func (s *Stats) report(cfg *Config) {
 	fmt.Fprintf(cfg.Log, "reenact: played %d initial objects, %d creates, %d updates, %d deletes\n", s.Initial, s.Created, s.Updated, s.Deleted)
+	fmt.Fprintf(cfg.Log, "reenact: recorded creates %d: %d played; recorded deletes %d: %d played (the rest skipped, refused or not played, each counted here and stated above)\n", s.Creates, s.Created, s.Deletes, s.Deleted)
 	if len(s.Skipped) > 0 {
 		var parts []string
 		for _, m := range slices.Sorted(maps.Keys(s.Skipped)) {
