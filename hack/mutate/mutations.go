@@ -15,6 +15,46 @@ type mutation struct {
 // a mutation rewrites, `make mutate` fails saying so: rewrite the mutation, do not drop it.
 var mutations = []mutation{
 	{
+		name: "reenact binds a pod it did not create",
+		file: "internal/reenact/binding.go",
+		old:  "if !p.cfg.owns(target) {",
+		new:  "if false {",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPlayBindsThroughBinding"},
+	},
+	{
+		name: "reenact plays a recorded binding as a patch the server refuses",
+		file: "internal/reenact/binding.go",
+		old:  "if !isPod(s) {",
+		new:  "if true {",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPlayBindsThroughBinding"},
+	},
+	{
+		name: "reenact interrupted in its initial objects ends in an error, without its --compare",
+		file: "internal/reenact/play.go",
+		old:  "if ctx.Err() != nil { // the run was stopped: what was played is reported\n\t\t\t\tp.stats.Unplayed = len(steps) - done",
+		new:  "if false {\n\t\t\t\tp.stats.Unplayed = len(steps) - done",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPlayInterruptedInInitial"},
+	},
+	{
+		name: "reenact passes over a recorded delete it did not play in silence",
+		file: "internal/reenact/play.go",
+		old:  "p.notPlayed(s, \"the target does not have it (its create was not played, or it is gone already)\")",
+		new:  "",
+		pkg:  "./internal/reenact",
+		run:  []string{"TestPlayStatesUnplayedDelete"},
+	},
+	{
+		name: "a dying control plane process shows its stack trace, not its one line",
+		file: "internal/cmd/reenact_controlplane.go",
+		old:  "return printer.Escape(line)",
+		new:  "return printer.Escape(line + \"\\n\" + s.Text())",
+		pkg:  "./internal/cmd",
+		run:  []string{"TestFailLine"},
+	},
+	{
 		name: "reenact writes into a namespace it did not create",
 		file: "internal/reenact/target.go",
 		old:  "case !cfg.IntoExisting:",

@@ -186,7 +186,7 @@ func (o *ReenactOptions) Validate() error {
 }
 
 // Run reads the recording, then plays it and watches the reenacted objects (or cleans up).
-func (o *ReenactOptions) Run(ctx context.Context) error {
+func (o *ReenactOptions) Run(ctx context.Context) (retErr error) {
 	// The one command that writes objects: its explicit opt-in to internal/readonly's check.
 	readonly.Permit(readonly.Allow{Writes: true})
 	if err := checkKubeconfig(o.configFlags); err != nil && o.cp.Mode == "" {
@@ -202,12 +202,22 @@ func (o *ReenactOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.cp.Mode != "" {
-		kubeconfig, kubeContext, stop, err := o.controlPlane(ctx)
+		// A process of the control plane that dies ends the run, and that is its error.
+		parent := ctx
+		cpCtx, died := context.WithCancelCause(ctx)
+		defer died(nil)
+		kubeconfig, kubeContext, stop, err := o.controlPlane(cpCtx, died)
 		if err != nil {
 			return err
 		}
 		defer stop()
 		o.configFlags.KubeConfig, o.configFlags.Context = &kubeconfig, &kubeContext
+		defer func() {
+			if cause := context.Cause(cpCtx); cause != nil && parent.Err() == nil && !errors.Is(cause, context.Canceled) {
+				retErr = cause
+			}
+		}()
+		ctx = cpCtx
 	}
 	restCfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {

@@ -7,13 +7,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/controlplane"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
 // options are the control plane's options for the mode, with the binaries it needs.
@@ -27,12 +32,91 @@ func (f *ControlPlaneFlags) options() (controlplane.Options, []string) {
 
 // controlPlane starts the control plane of --control-plane (see startControlPlane) and returns
 // its kubeconfig and context, with the function that stops it.
-func (o *ReenactOptions) controlPlane(ctx context.Context) (kubeconfig, kubeContext string, stop func(), err error) {
-	cp, stop, err := o.startControlPlane(ctx)
+// While ctx lasts, a process of it that exits ends the run: died is called with the error that
+// names it.
+func (o *ReenactOptions) controlPlane(ctx context.Context, died func(error)) (kubeconfig, kubeContext string, stop func(), err error) {
+	cp, stopCP, err := o.startControlPlane(ctx)
 	if err != nil {
 		return "", "", nil, err
 	}
-	return cp.KubeconfigPath, cp.Context, stop, nil
+	pids := cp.PIDs()
+	dead := make(chan struct{})
+	go watchProcesses(ctx, pids, filepath.Join(filepath.Dir(cp.Dir), "control-plane.log"), func(err error) {
+		close(dead)
+		died(err)
+	})
+	return cp.KubeconfigPath, cp.Context, func() {
+		select {
+		case <-dead: // the rest cannot stop gracefully (a kube-apiserver without its etcd waits long)
+			killAll(pids)
+		default:
+		}
+		stopCP()
+	}, nil
+}
+
+// killAll kills the process groups of pids (each process leads its own), and the processes.
+func killAll(pids map[string]int) {
+	for _, pid := range pids {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// processPoll is how often watchProcesses looks at the control plane's processes.
+const processPoll = 500 * time.Millisecond
+
+// watchProcesses calls died, once, when a process of pids (by name) is gone, with an error naming
+// it and the line of its output (logPath) that says why, if one does; it returns when ctx ends.
+func watchProcesses(ctx context.Context, pids map[string]int, logPath string, died func(error)) {
+	tick := time.NewTicker(processPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for _, name := range slices.Sorted(maps.Keys(pids)) {
+			if err := syscall.Kill(pids[name], 0); errors.Is(err, syscall.ESRCH) {
+				msg := fmt.Sprintf("the control plane's %s (pid %d) exited", name, pids[name])
+				if line := failLine(logPath); line != "" {
+					msg += ": " + line
+				}
+				died(errors.New(msg))
+				return
+			}
+		}
+	}
+}
+
+// failPatterns mark the line of a process's output that says why it died (Go's runtime, a
+// panic, etcd's and klog's fatal lines).
+var failPatterns = []string{"fatal error:", "panic:", "out of memory", "cannot allocate memory", `"level":"fatal"`, `"level":"panic"`, "F0", "Error:"}
+
+// failLine is the first line of the file at path that says why a process died (a runtime
+// error, a panic, a fatal log line), cut to one short line; "" when none does. A stack trace
+// is never part of it.
+func failLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 64<<10), 1<<20)
+	for s.Scan() {
+		line := strings.TrimSpace(s.Text())
+		for _, p := range failPatterns {
+			if i := strings.Index(line, p); i >= 0 && (p != "F0" || i == 0) {
+				if len(line) > 200 {
+					line = line[:200] + "..."
+				}
+				return printer.Escape(line)
+			}
+		}
+	}
+	return ""
 }
 
 // startControlPlane starts the control plane of --control-plane, says on stderr where its
@@ -61,18 +145,23 @@ func (o *ReenactOptions) startControlPlane(ctx context.Context) (*controlplane.C
 	fmt.Fprintf(o.ErrOut, "reenact: starting %s from %s\n", strings.Join(processNames(opts), ", "), assets)
 	cp, err := controlplane.Start(ctx, opts)
 	if err != nil {
-		err = fmt.Errorf("--control-plane: %w%s", err, lastLines(logPath, 10))
+		if line := failLine(logPath); line != "" {
+			err = fmt.Errorf("%w (%s)", err, line)
+		}
+		err = fmt.Errorf("--control-plane: %w", err)
 		os.RemoveAll(tmp)
 		return nil, nil, err
 	}
 	fmt.Fprintf(o.ErrOut, "reenact: control plane ready (%s); for the controller under test:\n    export KUBECONFIG=%s\n",
 		pidList(cp.PIDs(), true), cp.KubeconfigPath)
-	return cp, func() { o.stopControlPlane(cp, tmp) }, nil
+	started := cp.PIDs()
+	return cp, func() { o.stopControlPlane(cp, tmp, started) }, nil
 }
 
-// stopControlPlane stops cp and removes tmp, or, --keep-control-plane, says how to.
-func (o *ReenactOptions) stopControlPlane(cp *controlplane.ControlPlane, tmp string) {
-	pids := pidList(cp.PIDs(), false)
+// stopControlPlane stops cp (started: its processes' pids) and removes tmp, or,
+// --keep-control-plane, says how to.
+func (o *ReenactOptions) stopControlPlane(cp *controlplane.ControlPlane, tmp string, started map[string]int) {
+	pids := pidList(started, false)
 	if o.cp.Keep {
 		// KILL: a kube-apiserver whose etcd went first may wait long in its graceful shutdown;
 		// nothing of a throw-away cluster needs saving.
@@ -120,26 +209,4 @@ func pidList(pids map[string]int, named bool) string {
 		sep = ", "
 	}
 	return strings.Join(parts, sep)
-}
-
-// lastLines is "\n" and the last n lines of the file at path ("" when it is empty).
-func lastLines(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	var lines []string
-	s := bufio.NewScanner(f)
-	s.Buffer(make([]byte, 64<<10), 1<<20)
-	for s.Scan() {
-		lines = append(lines, s.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	if len(lines) == 0 {
-		return ""
-	}
-	return "\n" + strings.Join(lines, "\n")
 }

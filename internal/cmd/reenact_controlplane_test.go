@@ -55,15 +55,31 @@ func TestPidList(t *testing.T) {
 	}
 }
 
-func TestLastLines(t *testing.T) {
+// A process that died with a stack trace (etcd out of memory) is named by one line: the
+// runtime's, never the trace.
+func TestFailLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "log")
-	if err := os.WriteFile(path, []byte("a\nb\nc\n"), 0o600); err != nil {
+	trace := `{"level":"info","msg":"starting etcd"}
+fatal error: runtime: cannot allocate memory
+
+goroutine 1 [running]:
+runtime.throw({0x1, 0x2})
+	/usr/local/go/src/runtime/panic.go:1101 +0x48
+main.main()
+`
+	if err := os.WriteFile(path, []byte(trace), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := lastLines(path, 2); got != "\nb\nc" {
-		t.Errorf("lastLines = %q", got)
+	if got, want := failLine(path), "fatal error: runtime: cannot allocate memory"; got != want {
+		t.Errorf("failLine = %q, want %q", got, want)
 	}
-	if got := lastLines(filepath.Join(t.TempDir(), "none"), 2); got != "" {
-		t.Errorf("lastLines of no file = %q", got)
+	if err := os.WriteFile(path, []byte("all well\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := failLine(path); got != "" {
+		t.Errorf("failLine of a calm log = %q", got)
+	}
+	if got := failLine(filepath.Join(t.TempDir(), "none")); got != "" {
+		t.Errorf("failLine of no file = %q", got)
 	}
 }

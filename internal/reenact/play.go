@@ -37,6 +37,12 @@ type Stats struct {
 	Already, Conflicts, Missing int
 	// NoOps counts recorded updates that changed nothing a client writes.
 	NoOps int
+	// Bound counts the recorded bindings of pods played through pods/binding (among Updated);
+	// Unplayable counts recorded writes the target made impossible (each stated).
+	Bound, Unplayable int
+	// Creates and Deletes count the recorded creates and deletes reached (after the initial
+	// lists): each is played, skipped, refused or stated as not played.
+	Creates, Deletes int
 	// Unplayed counts the steps not reached: the run was stopped first.
 	Unplayed int
 	// Refused counts the recorded writes the reenactment would not make (guard.go): each was
@@ -77,8 +83,9 @@ func stepClient(c *Clients, cfg *Config, t *target, s *Step) dynamic.ResourceInt
 
 // initial creates the objects of the initial lists, owners first where the recording has them
 // in another order (a second pass for those whose owners came later).
+// Interrupted (ctx ended), it counts what it did not create as unplayed and returns no error.
 func (p *player) initial(ctx context.Context, steps []Step) error {
-	pending := steps
+	pending, done := steps, 0
 	for pass := 0; pass < 3 && len(pending) > 0; pass++ {
 		var later []Step
 		for _, s := range pending {
@@ -86,9 +93,15 @@ func (p *player) initial(ctx context.Context, steps []Step) error {
 				later = append(later, s)
 				continue
 			}
-			if err := p.create(ctx, &s, true); err != nil {
+			err := p.create(ctx, &s, true)
+			if ctx.Err() != nil { // the run was stopped: what was played is reported
+				p.stats.Unplayed = len(steps) - done
+				return nil
+			}
+			if err != nil {
 				return err
 			}
+			done++
 		}
 		pending = later
 	}
@@ -123,16 +136,18 @@ func (p *player) play(ctx context.Context, plan *Plan) error {
 			_ = pacer.Wait(ctx, s.Time, func() error { return nil })
 		}
 		if ctx.Err() != nil { // the run was stopped: what was played is reported
-			p.stats.Unplayed = len(plan.Steps) - i
+			p.stats.Unplayed += len(plan.Steps) - i
 			return nil
 		}
 		var err error
 		switch s.Op {
 		case OpCreate:
+			p.stats.Creates++
 			err = p.create(ctx, s, false)
 		case OpUpdate:
 			err = p.update(ctx, s)
 		case OpDelete:
+			p.stats.Deletes++
 			err = p.delete(ctx, s)
 		}
 		if err != nil && ctx.Err() == nil {
@@ -156,9 +171,15 @@ func (p *player) create(ctx context.Context, s *Step, initial bool) error {
 	out, err := p.client(s).Create(ctx, obj, metav1.CreateOptions{FieldManager: s.Manager})
 	if apierrors.IsAlreadyExists(err) {
 		p.stats.Already++
+		why := "the target has it already"
 		if cur, gerr := p.client(s).Get(ctx, s.Name, metav1.GetOptions{}); gerr == nil {
 			p.uids[string(s.Object.GetUID())] = string(cur.GetUID())
+			if !p.cfg.owns(cur) {
+				m, _ := creator(cur)
+				why += ", created there by " + m + " (not by this reenactment: its later writes are refused)"
+			}
 		}
+		p.notPlayed(s, why)
 		return nil
 	}
 	if err != nil {
@@ -216,6 +237,21 @@ func (p *player) update(ctx context.Context, s *Step) error {
 	if len(patch) == 0 {
 		p.stats.NoOps++
 		return nil
+	}
+	if node := bindingNode(s, patch); node != "" {
+		res, err := p.bindStep(ctx, s, node)
+		if err != nil || res == bindDone {
+			return err
+		}
+		if patch = withoutNodeName(patch); len(patch) == 0 {
+			switch res {
+			case bindBound:
+				p.stats.Updated++
+			case bindHeld:
+				p.stats.Already++
+			}
+			return nil
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		err := p.updateOnce(ctx, s, patch, undo, sub)
@@ -292,6 +328,12 @@ func (p *player) refused(s *Step) bool {
 	return true
 }
 
+// notPlayed states a recorded create or delete the target made unnecessary or impossible
+// (counted by the caller).
+func (p *player) notPlayed(s *Step, why string) {
+	fmt.Fprintln(p.cfg.Log, printer.Escape("reenact: not played "+p.cfg.describe(s)+": "+why))
+}
+
 // refuseNotOwned states and counts the refusal of a write to an object the reenactment did
 // not create.
 func (p *player) refuseNotOwned(s *Step) {
@@ -335,6 +377,7 @@ func (p *player) delete(ctx context.Context, s *Step) error {
 	}
 	if apierrors.IsNotFound(err) {
 		p.stats.Missing++
+		p.notPlayed(s, "the target does not have it (its create was not played, or it is gone already)")
 		return nil
 	}
 	if err != nil {
@@ -370,6 +413,7 @@ func (p *player) key(s *Step) string {
 // report says what was played, skipped and met on cfg.Log.
 func (s *Stats) report(cfg *Config) {
 	fmt.Fprintf(cfg.Log, "reenact: played %d initial objects, %d creates, %d updates, %d deletes\n", s.Initial, s.Created, s.Updated, s.Deleted)
+	fmt.Fprintf(cfg.Log, "reenact: recorded creates %d: %d played; recorded deletes %d: %d played (the rest skipped, refused or not played, each counted here and stated above)\n", s.Creates, s.Created, s.Deletes, s.Deleted)
 	if len(s.Skipped) > 0 {
 		var parts []string
 		for _, m := range slices.Sorted(maps.Keys(s.Skipped)) {
@@ -380,10 +424,16 @@ func (s *Stats) report(cfg *Config) {
 	fmt.Fprintf(cfg.Log, "reenact: %d conflicts: %d writes the target already held (not written), %d over values the target had changed (written as recorded), %d of objects the target did not have\n",
 		s.Conflicted(), s.Already, s.Conflicts, s.Missing)
 	if s.Unplayed > 0 {
-		fmt.Fprintf(cfg.Log, "reenact: stopped before the last %d recorded writes\n", s.Unplayed)
+		fmt.Fprintf(cfg.Log, "reenact: stopped before the last %d recorded writes (interrupted)\n", s.Unplayed)
 	}
 	if s.Refused > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: refused %d recorded writes (each stated above)\n", s.Refused)
+	}
+	if s.Bound > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: %d of the updates bound a pod to its recorded node (pods/binding)\n", s.Bound)
+	}
+	if s.Unplayable > 0 {
+		fmt.Fprintf(cfg.Log, "reenact: %d recorded writes could not be played on the target (each stated above)\n", s.Unplayable)
 	}
 	if s.NoOps > 0 {
 		fmt.Fprintf(cfg.Log, "reenact: %d recorded updates changed nothing a client writes (not played)\n", s.NoOps)

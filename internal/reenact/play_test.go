@@ -92,3 +92,57 @@ func TestPlayWriters(t *testing.T) {
 		t.Errorf("skipped %v, want 3 by widget-operator", stats.Skipped)
 	}
 }
+
+// Interrupted while it creates the initial objects (the signal cancels the request in flight),
+// Play reports what it played and what it left, and returns no error: the run goes on to its
+// summary and --compare as an interrupted watch does.
+func TestPlayInterruptedInInitial(t *testing.T) {
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{widgets.GVR(): "WidgetList"})
+	ctx, cancel := context.WithCancel(context.Background())
+	dyn.PrependReactor("create", "*", func(clienttesting.Action) (bool, runtime.Object, error) {
+		cancel()
+		return true, nil, ctx.Err()
+	})
+	var log strings.Builder
+	cfg := &Config{Name: "r1", NamespaceMap: map[string]string{"demo": "repro"}, Log: &log}
+	plan := NewPlan(recordedEvents())
+	pl := newPlayer(&Clients{Dynamic: dyn}, cfg, &target{status: map[schema.GroupVersionResource]bool{widgets.GVR(): true}, namespaced: map[schema.GroupVersionResource]bool{widgets.GVR(): true}})
+	r := &Reenactment{cfg: cfg, plan: plan, pl: pl}
+	stats, err := r.Play(ctx)
+	if err != nil {
+		t.Fatalf("Play interrupted: %v, want no error", err)
+	}
+	if want := len(plan.Initial) + len(plan.Steps); stats.Unplayed != want {
+		t.Errorf("unplayed %d, want %d", stats.Unplayed, want)
+	}
+	if !strings.Contains(log.String(), "reenact: stopped before the last") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// A recorded delete of an object the target does not have (its create left out) is stated, with
+// why, and counted.
+func TestPlayStatesUnplayedDelete(t *testing.T) {
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{widgets.GVR(): "WidgetList"})
+	var log strings.Builder
+	cfg := &Config{Name: "r1", NamespaceMap: map[string]string{"demo": "repro"}, SkipManagers: []string{"kubectl-create"}, Log: &log}
+	plan := NewPlan(recordedEvents())
+	pl := newPlayer(&Clients{Dynamic: dyn}, cfg, &target{status: map[schema.GroupVersionResource]bool{widgets.GVR(): true}, namespaced: map[schema.GroupVersionResource]bool{widgets.GVR(): true}})
+	stats, err := (&Reenactment{cfg: cfg, plan: plan, pl: pl}).Play(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"reenact: not played delete widgets.example.com repro/loop: the target does not have it",
+		"reenact: recorded creates 1: 0 played; recorded deletes 1: 0 played",
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if stats.Deletes != 1 || stats.Missing == 0 {
+		t.Errorf("stats %+v", stats)
+	}
+}
