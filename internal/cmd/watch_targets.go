@@ -155,7 +155,7 @@ func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reo
 		TypedObjects:  true,
 		Client:        t.client,
 		Resources:     t.resources,
-		Namespace:     o.namespace,
+		Namespace:     o.informerNamespace(t),
 		LabelSelector: o.LabelSelector,
 		FieldSelector: o.fieldSelector(),
 		Name:          o.name,
@@ -208,6 +208,21 @@ func (t *watchTargets) accounted() []discovery.Resource {
 		out = append(out, *t.eventsRes)
 	}
 	return out
+}
+
+// informerNamespace is the namespace scope of the informers: the watch's, but every namespace
+// when --owned or --events follows cluster-scoped roots only and no -n was given (the namespaced
+// objects a cluster-scoped owner owns, and the Events about it, may be in any namespace).
+func (o *WatchOptions) informerNamespace(t *watchTargets) string {
+	if (t.owned == nil && t.eventsRes == nil) || (o.configFlags.Namespace != nil && *o.configFlags.Namespace != "") {
+		return o.namespace
+	}
+	for _, r := range t.resources {
+		if r.Namespaced {
+			return o.namespace
+		}
+	}
+	return ""
 }
 
 // metadataOnlyNotes says on stderr what --owned and --events cannot do with --metadata-only.

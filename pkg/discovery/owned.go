@@ -3,6 +3,7 @@ package discovery
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -65,9 +66,6 @@ func (r *Resolver) ResolveOwned(roots []Resource, extra []string) (*Owned, error
 		if err != nil {
 			return nil, fmt.Errorf("--owned-resources: %w", err)
 		}
-		if !res.Namespaced {
-			return nil, fmt.Errorf("--owned-resources: %s is cluster-scoped; --owned follows namespaced objects only", res)
-		}
 		extras = append(extras, res)
 	}
 	o := &Owned{Children: map[schema.GroupKind][]Resource{}}
@@ -92,7 +90,7 @@ func (r *Resolver) ResolveOwned(roots []Resource, extra []string) (*Owned, error
 			kids = append(kids, res)
 		}
 		for _, res := range extras {
-			if res.GVR() != owner.GVR() && !slices.ContainsFunc(kids, func(k Resource) bool { return k.GVR() == res.GVR() }) {
+			if mayOwn(owner, res) && res.GVR() != owner.GVR() && !slices.ContainsFunc(kids, func(k Resource) bool { return k.GVR() == res.GVR() }) {
 				kids = append(kids, res)
 			}
 		}
@@ -105,5 +103,30 @@ func (r *Resolver) ResolveOwned(roots []Resource, extra []string) (*Owned, error
 			queue = append(queue, k)
 		}
 	}
+	for _, res := range extras {
+		if !seen[res.GVR()] {
+			return nil, fmt.Errorf("--owned-resources: %s is cluster-scoped, and only a cluster-scoped owner can own it (%s namespaced)", res, namespacedRoots(roots))
+		}
+	}
 	return o, nil
+}
+
+// mayOwn reports whether objects of owner may own objects of child, as the garbage collector
+// takes ownerReferences: a cluster-scoped object only by cluster-scoped owners, a namespaced one
+// by cluster-scoped owners or by namespaced owners of its own namespace.
+func mayOwn(owner, child Resource) bool {
+	return child.Namespaced || !owner.Namespaced
+}
+
+// namespacedRoots names the watched resources for an error: "deployments.apps is",
+// "deployments.apps, configmaps are".
+func namespacedRoots(roots []Resource) string {
+	names := make([]string, len(roots))
+	for i, r := range roots {
+		names[i] = r.String()
+	}
+	if len(names) == 1 {
+		return names[0] + " is"
+	}
+	return strings.Join(names, ", ") + " are"
 }

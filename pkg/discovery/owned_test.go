@@ -15,6 +15,7 @@ func workloadResources() []*metav1.APIResourceList {
 			{Name: "pods", SingularName: "pod", Namespaced: true, Kind: "Pod", ShortNames: []string{"po"}, Verbs: verbs},
 			{Name: "configmaps", SingularName: "configmap", Namespaced: true, Kind: "ConfigMap", ShortNames: []string{"cm"}, Verbs: verbs},
 			{Name: "namespaces", SingularName: "namespace", Kind: "Namespace", ShortNames: []string{"ns"}, Verbs: verbs},
+			{Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"}, Verbs: verbs},
 		}},
 		{GroupVersion: "apps/v1", APIResources: []metav1.APIResource{
 			{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment", ShortNames: []string{"deploy"}, Verbs: verbs},
@@ -59,7 +60,16 @@ func TestResolveOwned(t *testing.T) {
 	}, {
 		name: "unknown extra", roots: "deploy", extra: []string{"gizmos"}, wantErr: `--owned-resources: the server doesn't have a resource type "gizmos"`,
 	}, {
-		name: "cluster-scoped extra", roots: "deploy", extra: []string{"ns"}, wantErr: "--owned-resources: namespaces is cluster-scoped",
+		name:  "a cluster-scoped owner owns cluster-scoped and namespaced objects; a namespaced one only namespaced objects",
+		roots: "ns", extra: []string{"nodes", "cm"},
+		wantAll:      []string{"nodes", "configmaps"},
+		wantChildren: map[string][]string{"Namespace": {"nodes", "configmaps"}, "Node": {"configmaps"}, "ConfigMap": nil},
+	}, {
+		name: "cluster-scoped extra below namespaced roots only", roots: "deploy", extra: []string{"ns"},
+		wantErr: "--owned-resources: namespaces is cluster-scoped, and only a cluster-scoped owner can own it (deployments.apps is namespaced)",
+	}, {
+		name: "cluster-scoped extras below namespaced roots own each other, but nothing of the tree owns them", roots: "deploy,cm", extra: []string{"ns", "nodes"},
+		wantErr: "--owned-resources: namespaces is cluster-scoped, and only a cluster-scoped owner can own it (deployments.apps, configmaps are namespaced)",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,6 +44,7 @@ type ownerTree struct {
 type ownerNode struct {
 	self   Owner
 	key    string
+	ns     string     // "" for a cluster-scoped object
 	owners []ownerRef // the controller first
 	root   bool
 	gone   bool
@@ -83,7 +84,7 @@ func (t *ownerTree) observe(ev Event, root bool) []Event {
 	}
 	n := t.nodes[uid]
 	if n == nil {
-		n = &ownerNode{self: Owner{Kind: ev.Resource.Kind, Name: ev.Name, UID: string(uid)}, key: key}
+		n = &ownerNode{self: Owner{Kind: ev.Resource.Kind, Name: ev.Name, UID: string(uid)}, key: key, ns: ev.Namespace}
 		t.nodes[uid] = n
 		t.keys[key] = uid
 	}
@@ -159,6 +160,9 @@ func (t *ownerTree) chain(uid types.UID, depth int) ([]Owner, bool) {
 		return nil, false
 	}
 	for _, o := range n.owners {
+		if on := t.nodes[o.uid]; on == nil || !ownsByGC(on, n) {
+			continue
+		}
 		if c, ok := t.chain(o.uid, depth+1); ok {
 			return append(c, t.nodes[o.uid].self), true
 		}
@@ -176,6 +180,9 @@ func (t *ownerTree) mayReachRoot(n *ownerNode, depth int) bool {
 	}
 	for _, o := range n.owners {
 		if on := t.nodes[o.uid]; on != nil {
+			if !ownsByGC(on, n) {
+				continue
+			}
 			if on.root || t.mayReachRoot(on, depth+1) {
 				return true
 			}
@@ -186,6 +193,14 @@ func (t *ownerTree) mayReachRoot(n *ownerNode, depth int) bool {
 		}
 	}
 	return false
+}
+
+// ownsByGC reports whether the garbage collector takes owner as an owner of n: a cluster-scoped
+// owner owns objects of any scope; a namespaced one only objects of its own namespace (a
+// cluster-scoped object naming it has an unresolvable ownerReference, a namespaced object of
+// another namespace one treated as absent).
+func ownsByGC(owner, n *ownerNode) bool {
+	return owner.ns == "" || owner.ns == n.ns
 }
 
 // hold keeps a line until the chain of its object completes.

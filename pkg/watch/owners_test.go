@@ -22,7 +22,17 @@ var (
 	deployRes = discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
 	rsRes     = discovery.Resource{Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true}
 	podRes    = discovery.Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
+	cmRes     = discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
+	poolRes   = discovery.Resource{Group: "example.com", Version: "v1", Resource: "pools", Kind: "Pool"}
+	claimRes  = discovery.Resource{Group: "example.com", Version: "v1", Resource: "claims", Kind: "Claim"}
 )
+
+// inNamespace is ev of an object in ns ("": a cluster-scoped one).
+func inNamespace(ns string, ev Event) Event {
+	ev.Namespace = ns
+	ev.Object.SetNamespace(ns)
+	return ev
+}
 
 type ref struct{ kind, apiVersion, uid string }
 
@@ -61,9 +71,12 @@ func summary(evs []Event) []string {
 }
 
 func TestOwnerTree(t *testing.T) {
-	kinds := []schema.GroupKind{{Group: "apps", Kind: "Deployment"}, {Group: "apps", Kind: "ReplicaSet"}, {Kind: "Pod"}}
+	kinds := []schema.GroupKind{{Group: "apps", Kind: "Deployment"}, {Group: "apps", Kind: "ReplicaSet"}, {Kind: "Pod"},
+		{Kind: "ConfigMap"}, {Group: "example.com", Kind: "Pool"}, {Group: "example.com", Kind: "Claim"}}
 	dep := ref{"Deployment", "apps/v1", "d1"}
 	rs := ref{"ReplicaSet", "apps/v1", "r1"}
+	pool := ref{"Pool", "example.com/v1", "pl1"}
+	claim := ref{"Claim", "example.com/v1", "cl1"}
 	type step struct {
 		ev   Event
 		root bool
@@ -135,6 +148,23 @@ func TestOwnerTree(t *testing.T) {
 		steps: []step{
 			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
 			{ev: objEvent(Added, rsRes, "web-1", "r1", ref{"ReplicaSet", "apps/v1", "r0"}, dep), want: []string{"Added web-1 <Deployment/web"}},
+		},
+	}, {
+		name: "across scopes: a cluster-scoped root, its cluster-scoped child, a namespaced grandchild, in any order",
+		steps: []step{
+			{ev: inNamespace("", objEvent(Added, poolRes, "p", "pl1")), root: true, want: []string{"Added p"}},
+			{ev: objEvent(Added, cmRes, "cm", "cm1", claim)},
+			{ev: inNamespace("", objEvent(Added, claimRes, "c", "cl1", pool)), want: []string{"Added c <Pool/p", "Added cm <Pool/p <Claim/c"}},
+			{ev: inNamespace("other", objEvent(Added, cmRes, "cm2", "cm2", claim)), want: []string{"Added cm2 <Pool/p <Claim/c"}},
+		},
+	}, {
+		name: "owners the garbage collector ignores: a namespaced owner of a cluster-scoped object or of another namespace's",
+		steps: []step{
+			{ev: objEvent(Added, deployRes, "web", "d1"), root: true, want: []string{"Added web"}},
+			{ev: objEvent(Added, rsRes, "web-1", "r1", dep), want: []string{"Added web-1 <Deployment/web"}},
+			{ev: inNamespace("", objEvent(Added, claimRes, "c", "cl1", dep))},
+			{ev: inNamespace("other", objEvent(Added, podRes, "web-1-a", "p1", rs))},
+			{ev: objEvent(Updated, rsRes, "web-1", "r1", dep), want: []string{"Updated web-1 <Deployment/web"}},
 		},
 	}, {
 		name: "an ownerReferences cycle ends",

@@ -444,7 +444,7 @@ func TestOwnedBadInput(t *testing.T) {
 		{"unknown owned resource", []string{"watch", "deploy", "--owned", "--owned-resources", "notakind", "-n", ns},
 			1, `error: --owned-resources: the server doesn't have a resource type "notakind"`},
 		{"cluster-scoped owned resource", []string{"watch", "deploy", "--owned", "--owned-resources", "nodes", "-n", ns},
-			1, `error: --owned-resources: nodes is cluster-scoped; --owned follows namespaced objects only`},
+			1, `error: --owned-resources: nodes is cluster-scoped, and only a cluster-scoped owner can own it (deployments.apps is namespaced)`},
 		{"--owned-resources without --owned", []string{"watch", "deploy", "--owned-resources", "cm", "-n", ns},
 			1, `error: --owned-resources requires --owned`},
 		{"nothing known to be owned", []string{"watch", "cm", "--owned", "-n", ns, "--timeout", "1s", "--no-summary"},

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -142,4 +143,21 @@ func waitReady(ctx context.Context, cfg *rest.Config, timeout time.Duration) err
 		_, err := disc.RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		return err == nil, nil
 	})
+}
+
+// ClusterScopedCRD returns a fresh cluster-scoped CRD <plural>.<group> (kind kind, version v1)
+// whose objects keep any spec and status: an owner tree of cluster-scoped custom resources, as
+// operators that own claims and Nodes build it.
+func ClusterScopedCRD(group, plural, kind string) *apiextensionsv1.CustomResourceDefinition {
+	preserve := true
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group, Scope: apiextensionsv1.ClusterScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: plural, Singular: strings.ToLower(kind), Kind: kind, ListKind: kind + "List"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: &preserve}}}},
+		},
+	}
 }
