@@ -225,10 +225,26 @@ var mutations = []mutation{
 	{
 		name: "a watched object owned by another watched object's is shown without its owner chain",
 		file: "pkg/watch/owners.go",
-		old:  "for _, o := range n.owners {\n\t\tif c, ok := t.chain(o.uid, depth+1); ok {",
-		new:  "if n.root {\n\t\treturn nil, true\n\t}\n\tfor _, o := range n.owners {\n\t\tif c, ok := t.chain(o.uid, depth+1); ok {",
+		old:  "for _, o := range n.owners {\n\t\tif on := t.nodes[o.uid]; on == nil",
+		new:  "if n.root {\n\t\treturn nil, true\n\t}\n\tfor _, o := range n.owners {\n\t\tif on := t.nodes[o.uid]; on == nil",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestOwnerTree"},
+	},
+	{
+		name: "an object is shown below an owner the garbage collector ignores (a namespaced owner of a cluster-scoped object, or of another namespace's)",
+		file: "pkg/watch/owners.go",
+		old:  "return owner.ns == \"\" || owner.ns == n.ns",
+		new:  "return true",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestOwnerTree"},
+	},
+	{
+		name: "--owned follows a cluster-scoped resource below a namespaced owner, which cannot own it",
+		file: "pkg/discovery/owned.go",
+		old:  "if mayOwn(owner, res) && ",
+		new:  "if ",
+		pkg:  "./pkg/discovery",
+		run:  []string{"TestResolveOwned"},
 	},
 	{
 		name: "a fight is strict alternation of the object's last two writers, not two writers flipping one field",
