@@ -239,6 +239,14 @@ var mutations = []mutation{
 		run:  []string{"TestOwnerTree"},
 	},
 	{
+		name: "what a cluster-scoped root owns is followed in the kubeconfig's namespace only, not in every namespace",
+		file: "internal/cmd/watch_targets.go",
+		old:  "\treturn \"\"\n}\n\n// metadataOnlyNotes",
+		new:  "\treturn o.namespace\n}\n\n// metadataOnlyNotes",
+		pkg:  "./internal/cmd",
+		run:  []string{"TestInformerNamespace"},
+	},
+	{
 		name: "--owned follows a cluster-scoped resource below a namespaced owner, which cannot own it",
 		file: "pkg/discovery/owned.go",
 		old:  "if mayOwn(owner, res) && ",

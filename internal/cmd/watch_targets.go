@@ -214,7 +214,7 @@ func (t *watchTargets) accounted() []discovery.Resource {
 // when --owned or --events follows cluster-scoped roots only and no -n was given (the namespaced
 // objects a cluster-scoped owner owns, and the Events about it, may be in any namespace).
 func (o *WatchOptions) informerNamespace(t *watchTargets) string {
-	if (t.owned == nil && t.eventsRes == nil) || (o.configFlags.Namespace != nil && *o.configFlags.Namespace != "") {
+	if (t.owned == nil && t.eventsRes == nil) || (o.configFlags != nil && o.configFlags.Namespace != nil && *o.configFlags.Namespace != "") {
 		return o.namespace
 	}
 	for _, r := range t.resources {
