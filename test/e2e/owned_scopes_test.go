@@ -16,7 +16,7 @@ import (
 )
 
 // An owner tree across scopes, as an operator that owns cluster-scoped claims builds it: a
-// cluster-scoped Pool owns a cluster-scoped Claim, which owns a ConfigMap in a namespace.
+// cluster-scoped Pool owns a cluster-scoped Claim, which owns a Node and a ConfigMap in a namespace.
 // watch POOL --owned follows both levels (the ConfigMaps of every namespace, -n not given),
 // each line with its chain from the Pool; a Claim that names a namespaced owner (which the
 // garbage collector ignores) is not part of the tree.
@@ -32,7 +32,7 @@ func TestOwnedAcrossScopes(t *testing.T) {
 	pools := cluster.Dynamic.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "pools"})
 	claims := cluster.Dynamic.Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "claims"})
 	pool, claim, stray := "pool-"+ns, "claim-"+ns, "stray-"+ns
-	p := cluster.RunPlugin(t, ctx, "watch", "pools", pool, "--owned", "--owned-resources", "claims,configmaps", "-o", "json")
+	p := cluster.RunPlugin(t, ctx, "watch", "pools", pool, "--owned", "--owned-resources", "claims,configmaps,nodes", "-o", "json")
 	p.AwaitJSON(t, await, is("Synced", ""))
 
 	create := func(c dynamic.ResourceInterface, kind, name string, owner *unstructured.Unstructured) *unstructured.Unstructured {
@@ -56,6 +56,13 @@ func TestOwnedAcrossScopes(t *testing.T) {
 	if _, err := cluster.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-" + ns, OwnerReferences: []metav1.OwnerReference{ownerRef(cl)}}}
+	if _, err := cluster.Clientset.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cluster.Clientset.CoreV1().Nodes().Delete(context.Background(), node.Name, metav1.DeleteOptions{})
+	})
 	// A namespaced owner of a cluster-scoped object: the ConfigMap is in the Pool's tree, but
 	// the garbage collector does not take it as the stray Claim's owner, and neither does --owned.
 	nsCM, err := cluster.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, "of-claim", metav1.GetOptions{})
@@ -74,6 +81,9 @@ func TestOwnedAcrossScopes(t *testing.T) {
 	awaitSeen(t, p, await, "the namespaced ConfigMap owned by the Claim, two owners deep", func(m map[string]any) bool {
 		return m["type"] == "Added" && m["resource"] == "configmaps" && m["namespace"] == ns && m["name"] == "of-claim" &&
 			chainIs("Pool/"+pool, "Claim/"+claim)(m)
+	})
+	awaitSeen(t, p, await, "the Node owned by the Claim, two owners deep", func(m map[string]any) bool {
+		return m["type"] == "Added" && m["resource"] == "nodes" && m["name"] == "node-"+ns && chainIs("Pool/"+pool, "Claim/"+claim)(m)
 	})
 	// A later line of the tree, after the stray Claim's: it was never shown.
 	if _, err := claims.Patch(ctx, claim, types.MergePatchType, []byte(`{"metadata":{"labels":{"touched":"yes"}}}`), metav1.PatchOptions{}); err != nil {
