@@ -201,7 +201,7 @@ func checkMadeBy(t *testing.T, want map[string]string, got map[string]map[string
 // TestTopAuditRanksThePoller: top --audit-log ranks a client polling GET every 10ms first and
 // a client relisting every second (the ConfigMaps, Secrets and ServiceAccounts of every
 // namespace, as an informer of each would) second, above every controller of
-// kube-controller-manager, with requests/s within 10% of their requests counted in the audit
+// kube-controller-manager (its deployment and replicaset controllers busy with a Deployment), with requests/s within 10% of their requests counted in the audit
 // log by this test over the ranking's window; the relister's LISTs are among the costliest.
 func TestTopAuditRanksThePoller(t *testing.T) {
 	c := testenv.StartT(t, testenv.Options{Audit: true, Controllers: true})
@@ -244,11 +244,31 @@ func TestTopAuditRanksThePoller(t *testing.T) {
 	started := time.Now()
 	const window = 10 * time.Second
 	p := c.RunPlugin(t, ctx, "top", "configmaps", "-o", "json", "--audit-log", c.AuditLogPath, "--window", window.String(), "--interval", "1s", "--limit", "0")
-	// A ranking whose whole window is the clients'.
-	first := p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool {
-		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["auditTime"]))
-		return m["type"] == "TopClient" && m["rank"] == 1.0 && err == nil && at.After(started.Add(window+2*time.Second))
+	after := func(d time.Duration) func(map[string]any) bool {
+		return func(m map[string]any) bool {
+			at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["auditTime"]))
+			return m["type"] == "TopClient" && err == nil && at.After(started.Add(d))
+		}
+	}
+	// Halfway through the first window, a Deployment of five pods keeps kube-controller-manager's
+	// deployment and replicaset controllers busy for a while.
+	p.AwaitJSON(t, 2*time.Minute, after(window/2))
+	if _, err := c.Clientset.AppsV1().Deployments(ns).Create(ctx, deployment(ns, "busy", 5), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A ranking whose whole window is the clients', with the replicaset controller in it.
+	rsc := p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool {
+		return after(window+2*time.Second)(m) && strings.HasSuffix(fmt.Sprint(m["userAgent"]), "/replicaset-controller")
 	})
+	var first map[string]any
+	for _, m := range p.JSON() {
+		if m["type"] == "TopClient" && m["auditTime"] == rsc["auditTime"] && m["rank"] == 1.0 {
+			first = m
+		}
+	}
+	if first == nil {
+		t.Fatalf("no client ranked first at %v", rsc["auditTime"])
+	}
 	heavy := p.AwaitJSON(t, time.Minute, func(m map[string]any) bool { return m["type"] == "TopHeavyList" && m["userAgent"] == relisterUA })
 	stop()
 	<-done
