@@ -1325,6 +1325,14 @@ var mutations = []mutation{
 		run:  []string{"TestJoinMatches"},
 	},
 	{
+		name: "an object created by a server-side apply names no creator",
+		file: "internal/audit/join.go",
+		old:  "\t\tif e.Code() == 201 { // a server-side apply",
+		new:  "\t\tif false { // a server-side apply",
+		pkg:  "./internal/audit",
+		run:  []string{"TestJoinMatches"},
+	},
+	{
 		name: "a FIFO as --audit-log is followed (the run blocks before --timeout or a signal can end it)",
 		file: "internal/cmd/audit.go",
 		old:  "\tif !fi.Mode().IsRegular() {\n\t\treturn fmt.Errorf(\"--audit-log",

@@ -54,6 +54,9 @@ func classOf(e *Event) class {
 			return classUpdate
 		}
 	case "update", "patch":
+		if e.Code() == 201 { // a server-side apply (or an update) that created its object
+			return classCreate
+		}
 		return classUpdate
 	case "delete":
 		return classDelete

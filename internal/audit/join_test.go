@@ -128,6 +128,20 @@ func TestJoinMatches(t *testing.T) {
 			want:  []string{"Added cm rv=5: -"},
 		},
 		{
+			name: "a server-side apply that creates (patch, 201) made the Added line; the next apply the Updated one",
+			audit: []string{
+				line("p1", "patch", "bob", "cm", "20", 0, 201),
+				line("p2", "patch", "bob", "cm", "21", time.Second, 200),
+				line("p3", "patch", "carol", "md", "", 2*time.Second, 201),
+			},
+			lines: []watch.Event{
+				objectLine(watch.Added, "cm", "", "20", 0),
+				objectLine(watch.Updated, "cm", "20", "21", time.Second),
+				objectLine(watch.Added, "md", "", "30", 2*time.Second),
+			},
+			want: []string{"Added cm rv=20: bob patch p1 by resourceVersion", "Updated cm rv=21: bob patch p2 by resourceVersion", "Added md rv=30: carol patch p3 by time"},
+		},
+		{
 			name: "deletecollection",
 			audit: []string{
 				`{"auditID":"c1","stage":"ResponseComplete","verb":"deletecollection","user":{"username":"dora"},"objectRef":{"resource":"configmaps","namespace":"ns"},"responseStatus":{"code":200},"stageTimestamp":"2026-11-27T12:00:00Z"}`,

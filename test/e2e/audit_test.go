@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,39 +109,9 @@ func TestAuditNamesEveryWriter(t *testing.T) {
 	want["configmaps/dependent Added"], want["configmaps/dependent Deleted"] = "admin", gcUser
 
 	p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool { return m["type"] == "Deleted" && m["name"] == "dependent" })
-	got := map[string]map[string]any{}
-	for _, b := range p.All() {
-		var m map[string]any
-		if json.Unmarshal(b, &m) != nil || m["initialList"] == true {
-			continue
-		}
-		typ, _ := m["type"].(string)
-		if typ != "Added" && typ != "Updated" && typ != "Deleted" {
-			continue
-		}
-		key := fmt.Sprintf("%s/%s %s", m["resource"], m["name"], typ)
-		a, _ := m["audit"].(map[string]any)
-		if a == nil {
-			t.Errorf("%s: no audit: %s", key, b)
-			continue
-		}
-		if _, ok := want[key]; ok {
-			got[key] = a
-		}
-	}
-	for key, user := range want {
-		a := got[key]
-		if a == nil {
-			t.Errorf("%s: no line", key)
-			continue
-		}
-		by, _ := a["impersonatedUser"].(string)
-		if by == "" {
-			by, _ = a["user"].(string)
-		}
-		if by != user {
-			t.Errorf("%s: made by %q by the audit log, want %q: %v", key, by, user, a)
-		}
+	got := auditedLines(t, p, want)
+	checkMadeBy(t, want, got)
+	for key, a := range got {
 		switch {
 		case strings.HasPrefix(key, "configmaps/") && !strings.HasSuffix(key, "Deleted") && a["matched"] != "resourceVersion":
 			t.Errorf("%s at RequestResponse level matched by %v, want resourceVersion", key, a["matched"])
@@ -172,10 +143,66 @@ func TestAuditNamesEveryWriter(t *testing.T) {
 	}
 }
 
-// TestTopAuditRanksThePoller: top --audit-log ranks a client polling GET in a tight loop first
-// among every client of the API server (kube-controller-manager's included), with requests/s
-// within 10% of its requests counted in the audit log by this test over the ranking's window;
-// a client relisting every namespace's ConfigMaps each second is among the costliest LISTs.
+// auditedLines is the audit of each object line a write made in p's -o json output, by
+// "resource/name Type", for the keys of want; a line a write made without audit is an error.
+func auditedLines(t *testing.T, p *testenv.PluginRun, want map[string]string) map[string]map[string]any {
+	t.Helper()
+	got := map[string]map[string]any{}
+	for _, b := range p.All() {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil || m["initialList"] == true {
+			continue
+		}
+		typ, _ := m["type"].(string)
+		if typ != "Added" && typ != "Updated" && typ != "Deleted" {
+			continue
+		}
+		key := fmt.Sprintf("%s/%s %s", m["resource"], m["name"], typ)
+		a, _ := m["audit"].(map[string]any)
+		if a == nil {
+			t.Errorf("%s: no audit: %s", key, b)
+			continue
+		}
+		if _, ok := want[key]; ok {
+			got[key] = a
+		}
+	}
+	return got
+}
+
+// madeBy is who made a line by its audit: the impersonated user, else the user.
+func madeBy(a map[string]any) string {
+	if by, _ := a["impersonatedUser"].(string); by != "" {
+		return by
+	}
+	by, _ := a["user"].(string)
+	return by
+}
+
+// checkMadeBy checks every line of the script's ground truth (want: who made each line) is
+// there and named by the audit log as made by its maker; it logs how many were.
+func checkMadeBy(t *testing.T, want map[string]string, got map[string]map[string]any) {
+	t.Helper()
+	right := 0
+	for key, user := range want {
+		a := got[key]
+		switch {
+		case a == nil:
+			t.Errorf("%s: no line", key)
+		case madeBy(a) != user:
+			t.Errorf("%s: made by %q by the audit log, want %q: %v", key, madeBy(a), user, a)
+		default:
+			right++
+		}
+	}
+	t.Logf("%d of the script's %d lines named their maker", right, len(want))
+}
+
+// TestTopAuditRanksThePoller: top --audit-log ranks a client polling GET every 10ms first and
+// a client relisting every second (the ConfigMaps, Secrets and ServiceAccounts of every
+// namespace, as an informer of each would) second, above every controller of
+// kube-controller-manager (its deployment and replicaset controllers busy with a Deployment), with requests/s within 10% of their requests counted in the audit
+// log by this test over the ranking's window; the relister's LISTs are among the costliest.
 func TestTopAuditRanksThePoller(t *testing.T) {
 	c := testenv.StartT(t, testenv.Options{Audit: true, Controllers: true})
 	c.PluginDir = cluster.PluginDir
@@ -191,53 +218,93 @@ func TestTopAuditRanksThePoller(t *testing.T) {
 	defer stop()
 	done := make(chan struct{}, 2)
 	var sent []time.Time // when each of the poller's GETs was sent, by its own clock
-	go func() {
+	every := func(d time.Duration, do func()) {
 		defer func() { done <- struct{}{} }()
-		for clients.Err() == nil {
-			at := time.Now()
-			if _, err := poller.CoreV1().ConfigMaps(ns).Get(clients, "polled", metav1.GetOptions{}); err == nil {
-				sent = append(sent, at)
-			}
-		}
-	}()
-	go func() {
-		defer func() { done <- struct{}{} }()
-		tick := time.NewTicker(time.Second)
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for clients.Err() == nil {
-			_, _ = relister.CoreV1().ConfigMaps("").List(clients, metav1.ListOptions{})
+			do()
 			select {
 			case <-tick.C:
 			case <-clients.Done():
 			}
 		}
-	}()
+	}
+	go every(10*time.Millisecond, func() {
+		at := time.Now()
+		if _, err := poller.CoreV1().ConfigMaps(ns).Get(clients, "polled", metav1.GetOptions{}); err == nil {
+			sent = append(sent, at)
+		}
+	})
+	go every(time.Second, func() {
+		_, _ = relister.CoreV1().ConfigMaps("").List(clients, metav1.ListOptions{})
+		_, _ = relister.CoreV1().Secrets("").List(clients, metav1.ListOptions{})
+		_, _ = relister.CoreV1().ServiceAccounts("").List(clients, metav1.ListOptions{})
+	})
 	started := time.Now()
 	const window = 10 * time.Second
-	p := c.RunPlugin(t, ctx, "top", "configmaps", "-o", "json", "--audit-log", c.AuditLogPath, "--window", window.String(), "--interval", "1s")
-	// A ranking whose whole window is the poller's.
-	first := p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool {
-		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["auditTime"]))
-		return m["type"] == "TopClient" && m["rank"] == 1.0 && err == nil && at.After(started.Add(window+2*time.Second))
+	p := c.RunPlugin(t, ctx, "top", "configmaps", "-o", "json", "--audit-log", c.AuditLogPath, "--window", window.String(), "--interval", "1s", "--limit", "0")
+	after := func(d time.Duration) func(map[string]any) bool {
+		return func(m map[string]any) bool {
+			at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["auditTime"]))
+			return m["type"] == "TopClient" && err == nil && at.After(started.Add(d))
+		}
+	}
+	// Halfway through the first window, a Deployment of five pods keeps kube-controller-manager's
+	// deployment and replicaset controllers busy for a while.
+	p.AwaitJSON(t, 2*time.Minute, after(window/2))
+	if _, err := c.Clientset.AppsV1().Deployments(ns).Create(ctx, deployment(ns, "busy", 5), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A ranking whose whole window is the clients', with the replicaset controller in it.
+	rsc := p.AwaitJSON(t, 2*time.Minute, func(m map[string]any) bool {
+		return after(window+2*time.Second)(m) && strings.HasSuffix(fmt.Sprint(m["userAgent"]), "/replicaset-controller")
 	})
+	var first map[string]any
+	for _, m := range p.JSON() {
+		if m["type"] == "TopClient" && m["auditTime"] == rsc["auditTime"] && m["rank"] == 1.0 {
+			first = m
+		}
+	}
+	if first == nil {
+		t.Fatalf("no client ranked first at %v", rsc["auditTime"])
+	}
 	heavy := p.AwaitJSON(t, time.Minute, func(m map[string]any) bool { return m["type"] == "TopHeavyList" && m["userAgent"] == relisterUA })
 	stop()
 	<-done
 	<-done
-	if first["userAgent"] != pollerUA || first["user"] != "admin" {
-		t.Fatalf("ranked first: %v, want the poller", first)
-	}
 	if heavy["allNamespaces"] != true || heavy["resourceVersion"] != false {
 		t.Errorf("the relister's LIST: %v", heavy)
 	}
-	at, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(first["auditTime"]))
-	secs := first["windowSeconds"].(float64)
-	counted := countAudit(t, c.AuditLogPath, pollerUA, at.Add(-time.Duration(secs*float64(time.Second))), at)
-	want := float64(counted) / secs
-	got := first["rate"].(float64)
-	t.Logf("poller: %.1f requests/s ranked, %.1f/s counted in the audit log (%d in %.0fs)", got, want, counted, secs)
-	if want == 0 || got < want*0.9 || got > want*1.1 {
-		t.Errorf("poller's rate %.1f/s, want within 10%% of %.1f/s", got, want)
+	ranking := map[string]map[string]any{} // that ranking's clients by user agent
+	controllers, topController := 0, math.Inf(1)
+	for _, m := range p.JSON() {
+		if m["type"] == "TopClient" && m["auditTime"] == first["auditTime"] {
+			ranking[fmt.Sprint(m["userAgent"])] = m
+		}
+	}
+	for ua, m := range ranking {
+		if strings.HasPrefix(ua, "kube-controller-manager/") {
+			controllers++
+			topController = min(topController, m["rank"].(float64))
+			t.Logf("rank %v %.2f/s %s", m["rank"], m["rate"], ua)
+		}
+	}
+	if controllers == 0 {
+		t.Errorf("no kube-controller-manager controller in the ranking: %v", ranking)
+	}
+	for _, ua := range []string{pollerUA, relisterUA} {
+		m := ranking[ua]
+		if m == nil || m["rank"].(float64) >= topController || m["user"] != "admin" || (ua == pollerUA && m["rank"] != 1.0) {
+			t.Fatalf("%s ranked %v, want above every controller of kube-controller-manager (the first at %v), the poller first: %v", ua, m, topController, ranking)
+		}
+		secs := m["windowSeconds"].(float64)
+		counted := countAudit(t, c.AuditLogPath, ua, windowStart(m), atTime(m))
+		want, got := float64(counted)/secs, m["rate"].(float64)
+		t.Logf("%s: %.2f requests/s ranked, %.2f/s counted in the audit log (%d in %.0fs)", ua, got, want, counted, secs)
+		if want == 0 || got < want*0.9 || got > want*1.1 {
+			t.Errorf("%s's rate %.2f/s, want within 10%% of %.2f/s", ua, got, want)
+		}
 	}
 	// And by the poller's own count of what it sent then (the goroutine has ended: done).
 	own, from, to := 0, windowStart(first), atTime(first)
@@ -246,7 +313,7 @@ func TestTopAuditRanksThePoller(t *testing.T) {
 			own++
 		}
 	}
-	mine := float64(own) / secs
+	mine, got := float64(own)/first["windowSeconds"].(float64), first["rate"].(float64)
 	t.Logf("poller: %.1f requests/s by its own count", mine)
 	if got < mine*0.9 || got > mine*1.1 {
 		t.Errorf("poller's rate %.1f/s, want within 10%% of the %.1f/s it sent itself", got, mine)

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // AuditPolicy is the audit policy of a cluster started with Options.Audit: ConfigMaps' writes at
@@ -79,6 +81,15 @@ func (c *Cluster) GrantEdit(ctx context.Context, ns, kind, name string) error {
 // Secrets in ns (GrantEdit), and returns a clientset authenticated by a token of it
 // (TokenRequest), sending userAgent.
 func (c *Cluster) ServiceAccountClient(ctx context.Context, ns, name, userAgent string) (*kubernetes.Clientset, error) {
+	cfg, err := c.ServiceAccountConfig(ctx, ns, name, userAgent)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// ServiceAccountConfig is ServiceAccountClient's configuration (to impersonate with, say).
+func (c *Cluster) ServiceAccountConfig(ctx context.Context, ns, name, userAgent string) (*rest.Config, error) {
 	_, err := c.Clientset.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	if err != nil {
 		return nil, err
@@ -95,7 +106,41 @@ func (c *Cluster) ServiceAccountClient(ctx context.Context, ns, name, userAgent 
 	cfg := rest.AnonymousClientConfig(c.RESTConfig)
 	cfg.BearerToken = tr.Status.Token
 	cfg.UserAgent = userAgent
+	return cfg, nil
+}
+
+// UserClient adds a user called name (a client certificate, envtest's), able to write ConfigMaps
+// and Secrets in ns (GrantEdit), and returns a clientset authenticated as it, sending userAgent.
+func (c *Cluster) UserClient(ctx context.Context, ns, name, userAgent string) (*kubernetes.Clientset, error) {
+	user, err := c.Env.AddUser(envtest.User{Name: name}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("add user %s: %w", name, err)
+	}
+	if err := c.GrantEdit(ctx, ns, rbacv1.UserKind, name); err != nil {
+		return nil, err
+	}
+	cfg := user.Config()
+	cfg.UserAgent = userAgent
 	return kubernetes.NewForConfig(cfg)
+}
+
+// GrantImpersonate lets the service account ns/sa impersonate the user called user (the
+// "impersonate" verb on that user, by a ClusterRole and ClusterRoleBinding of their own).
+func (c *Cluster) GrantImpersonate(ctx context.Context, ns, sa, user string) error {
+	name := "impersonate-" + user + "-" + ns + "-" + sa
+	_, err := c.Clientset.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"users"}, Verbs: []string{"impersonate"}, ResourceNames: []string{user}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	_, err = c.Clientset.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
+	}, metav1.CreateOptions{})
+	return err
 }
 
 // ClientsetAs is the admin's clientset sending userAgent (a client the audit log tells apart).
