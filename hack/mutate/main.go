@@ -240,6 +240,10 @@ func goTest(dir, overlay string, timeout time.Duration, pkgs, run []string) resu
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if overlay != "" {
+		// The tests that run the go command themselves (hack/layout) see the rewrite too.
+		cmd.Env = append(cmd.Env, "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -overlay="+overlay))
+	}
 	b, err := cmd.CombinedOutput()
 	res := result{output: string(b)}
 	var exit *exec.ExitError

@@ -30,7 +30,8 @@ func TestMutationsApplyAndNameRealTests(t *testing.T) {
 		if m.old == m.new || len(m.run) == 0 {
 			t.Errorf("%q: no change, or no test to kill it", m.name)
 		}
-		if !strings.HasPrefix(filepath.ToSlash(filepath.Join(".", filepath.Dir(m.file))), strings.TrimPrefix(m.pkg, "./")) {
+		// hack/layout's tests read the whole tree's imports: their mutations are anywhere.
+		if m.pkg != "./hack/layout" && !strings.HasPrefix(filepath.ToSlash(filepath.Join(".", filepath.Dir(m.file))), strings.TrimPrefix(m.pkg, "./")) {
 			t.Errorf("%q: %s is not in %s", m.name, m.file, m.pkg)
 		}
 		tests, err := filepath.Glob(filepath.Join(root, m.pkg, "*_test.go"))

@@ -256,18 +256,18 @@ var mutations = []mutation{
 	},
 	{
 		name: "a fight is strict alternation of the object's last two writers, not two writers flipping one field",
-		file: "internal/diff/hotloop.go",
+		file: "pkg/diff/hotloop.go",
 		old:  "if slices.Contains(u.Paths, p) {",
 		new:  "if true {",
-		pkg:  "./internal/diff",
+		pkg:  "./pkg/diff",
 		run:  []string{"TestHotLoopFightAmidOtherWriters"},
 	},
 	{
 		name: "one write of a person during a controller's self-triggered loop makes it a fight",
-		file: "internal/diff/hotloop.go",
+		file: "pkg/diff/hotloop.go",
 		old:  "fight: k >= 2 && 4*min(a, b) > a+b}",
 		new:  "fight: k >= 2 && a+b > 0}",
-		pkg:  "./internal/diff",
+		pkg:  "./pkg/diff",
 		run:  []string{"TestHotLoopFightAmidOtherWriters"},
 	},
 	{
@@ -358,10 +358,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "the tombstone flag is lost in JSON",
-		file: "internal/recording/object.go",
+		file: "pkg/recording/object.go",
 		old:  "InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,",
 		new:  "InitialList: ev.InitialList, Delta: ev.Delta,",
-		pkg:  "./internal/recording",
+		pkg:  "./pkg/recording",
 		run:  []string{"TestObjectLineSaysWhereItCameFrom"},
 	},
 	{
@@ -510,10 +510,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a gzipped watch holds back its flushed events until a buffer fills",
-		file: "internal/apistats/gunzip.go",
+		file: "pkg/apistats/gunzip.go",
 		old:  "n, err := g.zr.Read(p)",
 		new:  "n, err := g.zr.Read(p)\n\tfor err == nil && n < len(p) {\n\t\tvar m int\n\t\tm, err = g.zr.Read(p[n:])\n\t\tn += m\n\t}",
-		pkg:  "./internal/apistats",
+		pkg:  "./pkg/apistats",
 		run:  []string{"TestGunzipBodyHandsOnFlushedEvents"},
 	},
 	{
@@ -534,10 +534,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "an update is attributed to every manager, not the one whose entry moved",
-		file: "internal/diff/managers.go",
+		file: "pkg/diff/managers.go",
 		old:  "if b, ok := before[id]; ok && equal(a.time, b.time) && !gained(a.fieldsV1, b.fieldsV1) {",
 		new:  "if b, ok := before[id]; ok && equal(a.time, b.time) && !gained(a.fieldsV1, b.fieldsV1) && false {",
-		pkg:  "./internal/diff",
+		pkg:  "./pkg/diff",
 		run:  []string{"TestAttribute", "TestAttributeEntry"},
 	},
 	{
@@ -574,10 +574,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "an update that changed only ignored fields is hidden without a count",
-		file: "internal/analysis/summary.go",
+		file: "pkg/summary/summary.go",
 		old:  "\t\tcase ev.Ignored:\n\t\t\ts.Ignored++",
 		new:  "\t\tcase ev.Ignored:",
-		pkg:  "./internal/analysis",
+		pkg:  "./pkg/summary",
 		run:  []string{"TestSummaryCounts"},
 	},
 	{
@@ -670,10 +670,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a hot loop whose writers no update names is said to be neither a fight nor a self-loop",
-		file: "internal/diff/hotloop.go",
+		file: "pkg/diff/hotloop.go",
 		old:  "	if named == 0 {",
 		new:  "	if named < 0 {",
-		pkg:  "./internal/diff",
+		pkg:  "./pkg/diff",
 		run:  []string{"TestClassifyNobodyNamed"},
 	},
 	{
@@ -990,10 +990,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "--record through a symbolic link truncates and chmods its target",
-		file: "internal/recording/writer.go",
+		file: "pkg/recording/writer.go",
 		old:  `if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {`,
 		new:  `if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 && false {`,
-		pkg:  "./internal/recording",
+		pkg:  "./pkg/recording",
 		run:  []string{"TestCreateRefusesSymlink"},
 	},
 	{
@@ -1062,18 +1062,18 @@ var mutations = []mutation{
 	},
 	{
 		name: "the informer cuts a pod's init containers, which the state reads",
-		file: "internal/state/typed.go",
+		file: "pkg/state/typed.go",
 		old:  `[]string{"InitContainers"}, []string{"Containers"}, true`,
 		new:  `nil, []string{"Containers"}, true`,
-		pkg:  "./internal/state",
+		pkg:  "./pkg/state",
 		run:  []string{"TestReadsIsAllOfTyped"},
 	},
 	{
 		name: "the informer cuts a pod's finalizers, which the state reads",
-		file: "internal/state/typed.go",
+		file: "pkg/state/typed.go",
 		old:  `"DeletionTimestamp", "DeletionGracePeriodSeconds", "Finalizers"},`,
 		new:  `"DeletionTimestamp", "DeletionGracePeriodSeconds"},`,
-		pkg:  "./internal/state",
+		pkg:  "./pkg/state",
 		run:  []string{"TestReadsIsAllOfTyped"},
 	},
 	{
@@ -1214,10 +1214,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a time outside RFC 3339's years is recorded, and the plugin's replay refuses its own recording",
-		file: "internal/recording/encode.go",
+		file: "pkg/recording/encode.go",
 		old:  "case t.Before(minRecordable):",
 		new:  "case false:",
-		pkg:  "./internal/recording",
+		pkg:  "./pkg/recording",
 		run:  []string{"TestTimesOutOfRangeRecordable"},
 	},
 	{
@@ -1422,10 +1422,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a pod binding that also sets the node's zone label (v1.37) is not a binding",
-		file: "internal/diff/attribute.go",
+		file: "pkg/diff/attribute.go",
 		old:  "\t\t\tlabelAdded(c):",
 		new:  "\t\t\tfalse:",
-		pkg:  "./internal/diff",
+		pkg:  "./pkg/diff",
 		run:  []string{"TestAttributeServerSide"},
 	},
 	{
@@ -1454,10 +1454,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a ControllerQueue line of a controller whose log is read does not say how many of its reconciles the log showed",
-		file: "internal/analysis/summary.go",
+		file: "pkg/summary/summary.go",
 		old:  "\t\t\tif s.LogsRead {\n",
 		new:  "\t\t\tif false {\n",
-		pkg:  "./internal/analysis",
+		pkg:  "./pkg/summary",
 		run:  []string{"TestSummaryLogShows"},
 	},
 	{
@@ -1475,5 +1475,21 @@ var mutations = []mutation{
 		new:  "if rec == nil && len(r.open) < 0 {",
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestOpenReconcilesBounded"},
+	},
+	{
+		name: "a public package leans on an internal one (a controller author cannot name its types)",
+		file: "pkg/shell/shell.go",
+		old:  "import \"strings\"",
+		new:  "import (\n\t\"strings\"\n\n\t_ \"github.com/kubectl-informer/kubectl-informer/internal/redact\"\n)",
+		pkg:  "./hack/layout",
+		run:  []string{"TestPkgImportsNoInternal"},
+	},
+	{
+		name: "a package besides the command package reads flags with cobra",
+		file: "pkg/shell/shell.go",
+		old:  "import \"strings\"",
+		new:  "import (\n\t\"strings\"\n\n\t_ \"github.com/spf13/cobra\"\n)",
+		pkg:  "./hack/layout",
+		run:  []string{"TestOnlyCmdImportsCobra"},
 	},
 }

@@ -9,8 +9,8 @@ package analysis
 import (
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/internal/noise"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/internal/noise"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -211,46 +211,5 @@ func TestHotLoopSkipsIgnored(t *testing.T) {
 		if f == nil && found != 1 {
 			t.Errorf("%d HotLoop events for 20 updates that are not ignored, want 1", found)
 		}
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	ds := []time.Duration{5, 1, 4, 2, 3, 10, 9, 8, 7, 6}
-	for _, tt := range []struct {
-		p    float64
-		want time.Duration
-	}{{0.5, 5}, {0.99, 10}, {0.1, 1}, {1, 10}} {
-		if got := Percentile(ds, tt.p); got != tt.want {
-			t.Errorf("Percentile(%v) = %v, want %v", tt.p, got, tt.want)
-		}
-	}
-	if Percentile(nil, 0.5) != 0 {
-		t.Error("empty percentile")
-	}
-}
-
-// The summary counts what the step marked and made: noise, hot loops and their ends, folded
-// updates (not as events).
-func TestSummaryCounts(t *testing.T) {
-	s := NewSummary()
-	for _, ev := range []watch.Event{
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, Ignored: true},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, Ignored: true},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, OutOfFocus: true},
-		{Type: watch.Updated, Delta: watch.DeltaReplaced},
-		{Type: watch.HotLoop, HotLoop: &watch.HotLoopInfo{Updates: 11}},
-		{Type: watch.HotLoopEnded, Key: "demo/c", HotLoop: &watch.HotLoopInfo{Updates: 20}},
-		{Type: watch.Folded, HotLoop: &watch.HotLoopInfo{Updates: 512}},
-		{Type: watch.Watch, Resource: cms}, {Type: watch.Watch, Resource: cms},
-		{Type: watch.List}, {Type: watch.Bookmark, InitialEventsEnd: true},
-		{Type: watch.Reconciled, TriggerCount: 3, Failed: true, Queue: &watch.QueueFigures{Depth: 4}},
-	} {
-		s.Add(&ev)
-	}
-	got := []int{s.Ignored, s.OutOfFocus, s.HotLoops, len(s.Ended), s.FoldedUpdates, s.FoldedLines, s.ByType[watch.Updated],
-		s.ByDelta[watch.Updated][watch.DeltaUpdated], s.Objects, s.WatchRestarts(), s.Lists(), s.Reconciles, s.Failed, s.Triggers, int(s.MaxDepth)}
-	want := []int{2, 1, 1, 1, 512, 1, 4, 3, 4, 1, 2, 1, 1, 3, 4}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("counts (-want +got):\n%s", diff)
 	}
 }

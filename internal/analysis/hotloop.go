@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

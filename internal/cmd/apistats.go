@@ -21,7 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )

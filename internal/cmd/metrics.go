@@ -126,7 +126,7 @@ type scrapers struct {
 func (s *scrapers) Wait() { s.wg.Wait() }
 
 // note keeps the reconcile totals of a scraped page's controllers.
-func (s *scrapers) note(queues []scrape.QueueSample) {
+func (s *scrapers) note(queues []watch.QueueSample) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, q := range queues {
@@ -300,7 +300,7 @@ func speaksTLS(ctx context.Context, port int) bool {
 
 // poll scrapes one URL until ctx ends. deniedMsg, when set, is said before the first scrape and
 // stands for the 403 streak it predicts.
-func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id scrape.Identity, deniedMsg string, send func(watch.Event), note func([]scrape.QueueSample)) {
+func (m *MetricsOptions) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id scrape.Identity, deniedMsg string, send func(watch.Event), note func([]watch.QueueSample)) {
 	// The URL as shown and recorded: a password or a token in it is masked.
 	u := redact.URL(sc.URL)
 	prefix := ""

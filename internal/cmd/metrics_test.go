@@ -70,7 +70,7 @@ func TestPollShowsNoURLCredentials(t *testing.T) {
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		events := make(chan watch.Event, 4)
-		go m.poll(ctx, &scrape.Scraper{URL: u}, endpoint{url: u}, scrape.AnonymousIdentity(), "", func(ev watch.Event) { events <- ev }, func([]scrape.QueueSample) {})
+		go m.poll(ctx, &scrape.Scraper{URL: u}, endpoint{url: u}, scrape.AnonymousIdentity(), "", func(ev watch.Event) { events <- ev }, func([]watch.QueueSample) {})
 		ev := <-events
 		cancel()
 		if ev.Type != watch.ControllerQueue && ev.Type != watch.Error {

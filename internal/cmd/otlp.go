@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 )
 
 // otlpShutdown bounds how long a run's end waits for the collector to take the spans still
@@ -54,14 +54,14 @@ func (o *OTLPOptions) start(ctx context.Context, cluster tracing.Config, errOut 
 
 // finishOTLP sends the spans still queued (for at most otlpShutdown) and puts the figures in the
 // summary.
-func finishOTLP(x *tracing.Exporter, summary *analysis.Summary) {
+func finishOTLP(x *tracing.Exporter, sum *summary.Summary) {
 	if x == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), otlpShutdown)
 	defer cancel()
 	s := x.Shutdown(ctx)
-	summary.Spans = &analysis.SpanReport{Spans: s.Spans, Exported: s.Exported, Dropped: s.Dropped}
+	sum.Spans = &summary.SpanReport{Spans: s.Spans, Exported: s.Exported, Dropped: s.Dropped}
 }
 
 // clusterIdentity is the cluster's identity for the spans: k8s.cluster.uid, the kube-system

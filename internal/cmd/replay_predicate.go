@@ -1,7 +1,7 @@
 package cmd
 
 import (
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -57,7 +57,7 @@ func (c *predicateCheck) reconcile(ev *watch.Event) {
 	c.saved++
 }
 
-func (c *predicateCheck) report() *analysis.PredicateReport {
-	return &analysis.PredicateReport{Predicates: predicateList(c.preds), Replay: true,
+func (c *predicateCheck) report() *summary.PredicateReport {
+	return &summary.PredicateReport{Predicates: predicateList(c.preds), Replay: true,
 		Reconciles: c.reconciles, Saved: c.saved, Unknown: c.unknown}
 }

@@ -10,10 +10,11 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -26,7 +27,7 @@ type replayState struct {
 	pOpts    printer.Options    // PluginVersion and ShowSecrets set by setPrinter
 	redacted bool               // the recording's Secret values were redacted when recorded
 	pipe     *pipeline.Pipeline // analysis, summary, noise and folding, then the printer
-	summary  *analysis.Summary
+	summary  *summary.Summary
 	preds    *predicateCheck  // --predicate
 	history  *printer.History // --history: one object's rows, printed at the end
 	filter   *replay.Filter
@@ -45,7 +46,7 @@ type replayState struct {
 
 func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replayState {
 	d := o.Display
-	summary := analysis.NewSummary()
+	summary := summary.New()
 	summary.FromRecording = true
 	s := &replayState{o: o, ctx: ctx, name: name, summary: summary, filter: &o.filter, warned: map[string]bool{}}
 	if len(d.predicates) > 0 {

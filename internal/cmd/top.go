@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
 	"github.com/kubectl-informer/kubectl-informer/internal/top"
 	"github.com/kubectl-informer/kubectl-informer/internal/toptui"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"

@@ -16,10 +16,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -353,7 +353,7 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	})
 	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
 	if cfg.PredicateStats != nil {
-		r.summary.Predicates = &analysis.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
+		r.summary.Predicates = &summary.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
 	}
 	// The scrapes end with the watch, also when it ends by itself (an error).
 	stopScrapes()

@@ -9,8 +9,9 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -21,7 +22,7 @@ type watchRun struct {
 	ctx        context.Context
 	pipe       *pipeline.Pipeline
 	out        *pipeline.Output
-	summary    *analysis.Summary
+	summary    *summary.Summary
 	progress   *printer.ProgressLine
 	stdoutGone *atomic.Bool
 	logs       *ctrllog.Runner // --controller-logs, --controller-logs-from; nil without them
@@ -43,7 +44,7 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	popts.OmitReconciles = omitReconciles
 	popts.PluginVersion = Version
 	p := printer.New(o.Out, popts)
-	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: analysis.NewSummary(), stdoutGone: new(atomic.Bool), start: time.Now(), printer: p}
+	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: summary.New(), stdoutGone: new(atomic.Bool), start: time.Now(), printer: p}
 	watchClosedStdout(ctx, o.Out, func() {
 		r.stdoutGone.Store(true)
 		cancel()

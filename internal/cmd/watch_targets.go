@@ -10,10 +10,10 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -57,7 +57,7 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 	}
 	// --request-timeout bounds discovery and the version check; a watch is long by design.
 	restCfg = dynamicConfig(restCfg)
-	// Every LIST and WATCH of the informers is accounted for (internal/apistats), in the transport
+	// Every LIST and WATCH of the informers is accounted for (pkg/apistats), in the transport
 	// and the client-side rate limiter.
 	stats := apistats.NewRecorder()
 	o.API.instrument(restCfg, stats)

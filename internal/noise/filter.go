@@ -7,7 +7,7 @@ package noise
 import (
 	"fmt"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -3,7 +3,7 @@ package pipeline
 import (
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"

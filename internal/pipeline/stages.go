@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/noise"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -22,7 +23,7 @@ type Config struct {
 	// Analysis configures the analysis step (changes, noise marks, hot loops).
 	Analysis analysis.Config
 	// Summary counts every kept line (and every Folded line human output shows).
-	Summary *analysis.Summary
+	Summary *summary.Summary
 	// Human output hides noise and, with Fold > 0, folds the updates of objects in a hot loop
 	// into Folded lines; other outputs get every line.
 	Human bool

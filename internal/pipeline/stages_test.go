@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -12,7 +12,7 @@ import (
 // emitted.
 func run(cfg Config, evs ...watch.Event) []watch.Event {
 	var out []watch.Event
-	cfg.Summary = analysis.NewSummary()
+	cfg.Summary = summary.New()
 	cfg.Emit = func(ev *watch.Event) error {
 		out = append(out, *ev)
 		return nil
@@ -66,7 +66,7 @@ func TestHotObjectsUpdatesFolded(t *testing.T) {
 	for i := range 5 {
 		evs = append(evs, watch.Event{Type: watch.Updated, Time: now.Add(time.Duration(i) * time.Millisecond), Name: "a", Namespace: "ns", ResourceVersion: string(rune('2' + i))})
 	}
-	summary := analysis.NewSummary()
+	summary := summary.New()
 	var folded int
 	p := New(Config{Summary: summary, Human: true, Fold: time.Hour, Emit: func(ev *watch.Event) error {
 		if ev.Type == watch.Folded {

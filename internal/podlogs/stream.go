@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
+	"github.com/kubectl-informer/kubectl-informer/pkg/shell"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

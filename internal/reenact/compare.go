@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )

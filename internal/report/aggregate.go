@@ -11,9 +11,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -23,7 +24,7 @@ type builder struct {
 	r       *Report
 	good    int
 	pipe    *pipeline.Pipeline
-	summary *analysis.Summary
+	summary *summary.Summary
 	// pluginVersion is the version of the plugin that recorded the line in the pipeline.
 	pluginVersion string
 	res           map[string]int // resource name -> index
@@ -43,7 +44,7 @@ type tick struct {
 }
 
 func newBuilder(source string) *builder {
-	summary := analysis.NewSummary()
+	summary := summary.New()
 	summary.FromRecording = true
 	b := &builder{
 		r:       &Report{Source: source},

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 )
 

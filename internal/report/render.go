@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
+	"github.com/kubectl-informer/kubectl-informer/pkg/shell"
 )
 
 // stdinSource is how the command names a recording read from standard input (Report.Source).

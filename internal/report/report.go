@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -260,7 +260,7 @@ type Entry struct {
 	OldResourceVersion string
 	Series             string
 	Tombstone          bool
-	// Managers and Rule say who made an update that changed it (internal/diff's attribution).
+	// Managers and Rule say who made an update that changed it (pkg/diff's attribution).
 	Managers []string
 	Rule     string
 	NoOp     bool

@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/transport"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
+	"github.com/kubectl-informer/kubectl-informer/pkg/shell"
 )
 
 // ClientOptions say how scrapes verify the server and authenticate. The kubeconfig's own

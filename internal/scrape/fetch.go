@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/redact"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // DefaultTimeout bounds a scrape when Scraper.Timeout is zero.
@@ -40,7 +41,7 @@ type Scraper struct {
 
 // Scrape fetches the endpoint once and parses its workqueue metrics. Errors are one line and
 // start with "scrape <URL>: " (credentials in the URL are redacted).
-func (s *Scraper) Scrape(ctx context.Context) ([]QueueSample, error) {
+func (s *Scraper) Scrape(ctx context.Context) ([]watch.QueueSample, error) {
 	page, err := s.ScrapePage(ctx)
 	return page.Queues, err
 }

@@ -2,7 +2,7 @@
 //
 // Both controller-runtime and plain client-go controllers (through k8s.io/component-base) export
 // the same seven workqueue metric families, labelled by queue name (and, for controller-runtime,
-// by controller). Parse turns an exposition into one QueueSample per queue; Scraper fetches an
+// by controller). Parse turns an exposition into one watch.QueueSample per queue; Scraper fetches an
 // endpoint; Poll scrapes one repeatedly and reports failures once per failure streak.
 package scrape
 
@@ -19,6 +19,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // Exact metric family names read by Parse. Nothing else in the exposition is looked at.
@@ -51,75 +53,10 @@ const (
 	LabelResult     = "result"
 )
 
-// Reconciles counts controller_runtime_reconcile_total by its result label.
-type Reconciles struct {
-	Success      float64 `json:"success"`
-	Error        float64 `json:"error"`
-	Requeue      float64 `json:"requeue"`
-	RequeueAfter float64 `json:"requeue_after"`
-}
-
-// Total is the number of reconciles, whatever their result.
-func (r Reconciles) Total() float64 { return r.Success + r.Error + r.Requeue + r.RequeueAfter }
-
-// QueueSample is one workqueue's state at scrape time.
-//
-// Series that share (name, controller) but differ in other labels are summed (histograms bucket
-// by bucket, like sum by (le) in PromQL); controller-runtime's priority queue, for instance,
-// exports one workqueue_depth series per priority. LongestRunningSeconds takes the maximum
-// instead, since it is not additive.
-type QueueSample struct {
-	Name, Controller string // labels; Controller empty when absent
-
-	Depth, Adds, Retries                     float64
-	UnfinishedSeconds, LongestRunningSeconds float64
-
-	// Quantiles in seconds, estimated from the classic histogram buckets the way PromQL's
-	// histogram_quantile does (linear interpolation within the bucket). They are cumulative over
-	// the process lifetime, not over a recent window. A quantile is 0 and its Has flag false when
-	// the histogram is absent or has no observations (0 rather than NaN keeps QueueSample
-	// encodable as JSON).
-	QueueP50, QueueP99, WorkP50, WorkP99 float64
-	HasQueueLatency, HasWorkLatency      bool
-
-	// controller-runtime's reconcile metrics of the queue's controller; HasReconciles is false
-	// when the page has none for it (kube-controller-manager, plain client-go controllers).
-	HasReconciles                                             bool
-	Reconciles                                                Reconciles
-	ReconcileErrors, TerminalReconcileErrors, ReconcilePanics float64
-	// ActiveWorkers and MaxConcurrentReconciles; HasWorkers is false when absent.
-	ActiveWorkers, MaxConcurrentReconciles float64
-	HasWorkers                             bool
-	// Reconcile time quantiles (controller_runtime_reconcile_time_seconds), like QueueP50.
-	ReconcileP50, ReconcileP99 float64
-	HasReconcileTime           bool
-
-	// Rates per second since the previous scrape of the same queue, set by Tracker; HasRates
-	// is false on a queue's first line and after a counter went backwards (a restart).
-	HasRates                                   bool
-	AddsPerSecond, ReconcilesPerSecond         float64
-	RetriesPerSecond, ReconcileErrorsPerSecond float64
-	// Insecure is set when the scrape did not verify the server's certificate.
-	Insecure bool
-	// From names the port-forward the page was scraped through (--metrics-from), with its pod.
-	From string
-	// Folded is how many scrapes in a row, before this one, found the queue unchanged since its
-	// previous line (Tracker prints no line for them).
-	Folded int
-	// LogShows is how many of the controller's reconciles its logs (--controller-logs) had
-	// shown when the line was made, set by the summary when logs are read (HasLogShows).
-	LogShows    int
-	HasLogShows bool
-	// Steady is how many scrapes since its previous line found its figures moved only steadily
-	// (counters at an unchanged rate, no change of depth, no failure): Tracker gives such a
-	// queue a line a minute.
-	Steady int
-}
-
 // Page is what one scrape found: the queues, and how many metric families the page had in all
 // (so that a page without workqueue metrics can be told from an empty one).
 type Page struct {
-	Queues   []QueueSample
+	Queues   []watch.QueueSample
 	Families int
 }
 
@@ -128,7 +65,7 @@ type Page struct {
 // controller-runtime's reconcile metrics attached to their controller's queue. Everything else
 // is ignored. An input without workqueue metrics yields an empty slice and no error; a malformed
 // input yields a one-line error.
-func Parse(r io.Reader) ([]QueueSample, error) {
+func Parse(r io.Reader) ([]watch.QueueSample, error) {
 	page, err := ParsePage(r)
 	return page.Queues, err
 }
@@ -192,11 +129,11 @@ type queueKey struct{ controller, name string }
 
 // accumulator gathers all series of one queue before quantiles are computed.
 type accumulator struct {
-	sample                 QueueSample
+	sample                 watch.QueueSample
 	queue, work, reconcile histogramAcc
 }
 
-func fromFamilies(families map[string]*dto.MetricFamily) []QueueSample {
+func fromFamilies(families map[string]*dto.MetricFamily) []watch.QueueSample {
 	acc := map[queueKey]*accumulator{}
 	get := func(m *dto.Metric) *accumulator {
 		var k queueKey
@@ -210,7 +147,7 @@ func fromFamilies(families map[string]*dto.MetricFamily) []QueueSample {
 		}
 		a := acc[k]
 		if a == nil {
-			a = &accumulator{sample: QueueSample{Name: k.name, Controller: k.controller}}
+			a = &accumulator{sample: watch.QueueSample{Name: k.name, Controller: k.controller}}
 			acc[k] = a
 		}
 		return a
@@ -240,7 +177,7 @@ func fromFamilies(families map[string]*dto.MetricFamily) []QueueSample {
 	histogram(MetricWorkDuration, func(a *accumulator) *histogramAcc { return &a.work })
 	addReconcileMetrics(families, acc)
 
-	out := make([]QueueSample, 0, len(acc))
+	out := make([]watch.QueueSample, 0, len(acc))
 	for _, a := range acc {
 		s := a.sample
 		s.QueueP50, s.QueueP99, s.HasQueueLatency = a.queue.quantiles()
@@ -248,7 +185,7 @@ func fromFamilies(families map[string]*dto.MetricFamily) []QueueSample {
 		s.ReconcileP50, s.ReconcileP99, s.HasReconcileTime = a.reconcile.quantiles()
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(x, y QueueSample) int {
+	slices.SortFunc(out, func(x, y watch.QueueSample) int {
 		return cmp.Or(strings.Compare(x.Controller, y.Controller), strings.Compare(x.Name, y.Name))
 	})
 	return out
@@ -276,7 +213,7 @@ func addReconcileMetrics(families map[string]*dto.MetricFamily, acc map[queueKey
 			found = acc[queueKey{name: controller}]
 		}
 		if found == nil {
-			found = &accumulator{sample: QueueSample{Name: controller, Controller: controller}}
+			found = &accumulator{sample: watch.QueueSample{Name: controller, Controller: controller}}
 			acc[queueKey{controller: controller, name: controller}] = found
 		}
 		byController[controller] = found
@@ -290,7 +227,7 @@ func addReconcileMetrics(families map[string]*dto.MetricFamily, acc map[queueKey
 		}
 		return ""
 	}
-	scalar := func(family string, add func(s *QueueSample, m *dto.Metric, v float64)) {
+	scalar := func(family string, add func(s *watch.QueueSample, m *dto.Metric, v float64)) {
 		for _, m := range families[family].GetMetric() {
 			c := label(m, LabelController)
 			if c == "" {
@@ -301,7 +238,7 @@ func addReconcileMetrics(families map[string]*dto.MetricFamily, acc map[queueKey
 			}
 		}
 	}
-	scalar(MetricReconcileTotal, func(s *QueueSample, m *dto.Metric, v float64) {
+	scalar(MetricReconcileTotal, func(s *watch.QueueSample, m *dto.Metric, v float64) {
 		s.HasReconciles = true
 		switch label(m, LabelResult) {
 		case "success":
@@ -314,17 +251,17 @@ func addReconcileMetrics(families map[string]*dto.MetricFamily, acc map[queueKey
 			s.Reconciles.RequeueAfter += v
 		}
 	})
-	scalar(MetricReconcileErrors, func(s *QueueSample, _ *dto.Metric, v float64) {
+	scalar(MetricReconcileErrors, func(s *watch.QueueSample, _ *dto.Metric, v float64) {
 		s.HasReconciles = true
 		s.ReconcileErrors += v
 	})
-	scalar(MetricTerminalReconcileErrors, func(s *QueueSample, _ *dto.Metric, v float64) { s.TerminalReconcileErrors += v })
-	scalar(MetricReconcilePanics, func(s *QueueSample, _ *dto.Metric, v float64) { s.ReconcilePanics += v })
-	scalar(MetricActiveWorkers, func(s *QueueSample, _ *dto.Metric, v float64) {
+	scalar(MetricTerminalReconcileErrors, func(s *watch.QueueSample, _ *dto.Metric, v float64) { s.TerminalReconcileErrors += v })
+	scalar(MetricReconcilePanics, func(s *watch.QueueSample, _ *dto.Metric, v float64) { s.ReconcilePanics += v })
+	scalar(MetricActiveWorkers, func(s *watch.QueueSample, _ *dto.Metric, v float64) {
 		s.HasWorkers = true
 		s.ActiveWorkers += v
 	})
-	scalar(MetricMaxConcurrentReconciles, func(s *QueueSample, _ *dto.Metric, v float64) {
+	scalar(MetricMaxConcurrentReconciles, func(s *watch.QueueSample, _ *dto.Metric, v float64) {
 		s.HasWorkers = true
 		s.MaxConcurrentReconciles += v
 	})

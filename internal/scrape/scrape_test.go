@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // approx compares floats that went through bucket interpolation.
@@ -38,13 +40,13 @@ var approx = cmpopts.EquateApprox(1e-9, 0)
 //	deployment work: no observations; depth is summed over priorities 0 and -100.
 //	cronjob reconcile time: 1 obs in (0.025,0.05]
 //	  p50: 0.025 + 0.025*0.5 = 0.0375; p99: 0.025 + 0.025*0.99 = 0.04975
-var wantTestdata = []QueueSample{
+var wantTestdata = []watch.QueueSample{
 	{
 		Name: "cronjob", Controller: "cronjob",
 		Depth: 3, Adds: 120, Retries: 4, UnfinishedSeconds: 0.25, LongestRunningSeconds: 0.2,
 		QueueP50: 3.25e-4, QueueP99: 9.55e-3, HasQueueLatency: true,
 		WorkP50: 0.1, WorkP99: 8.2, HasWorkLatency: true,
-		HasReconciles: true, Reconciles: Reconciles{Success: 100},
+		HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 100},
 		ReconcileP50: 0.0375, ReconcileP99: 0.04975, HasReconcileTime: true,
 	},
 	{
@@ -67,7 +69,7 @@ func TestParse(t *testing.T) {
 	tests := []struct {
 		name  string
 		input string
-		want  []QueueSample
+		want  []watch.QueueSample
 	}{
 		{
 			name:  "controller-runtime exposition",
@@ -98,7 +100,7 @@ workqueue_adds_total{controller="alpha",name="b"} 2
 workqueue_adds_total{controller="alpha",name="a"} 3
 workqueue_adds_total{name="APIServiceRegistrationController"} 5
 `,
-			want: []QueueSample{
+			want: []watch.QueueSample{
 				{Name: "APIServiceRegistrationController", Adds: 5},
 				{Name: "DynamicServingCertificateController", Adds: 7},
 				{Name: "a", Controller: "alpha", Adds: 3},
@@ -125,7 +127,7 @@ workqueue_retries_total{name="q"} 1
 workqueue_unfinished_work_seconds{name="q"} 0.5
 workqueue_longest_running_processor_seconds{name="q"} 0.4
 `,
-			want: []QueueSample{{Name: "q", Depth: 2, Adds: 10, Retries: 1, UnfinishedSeconds: 0.5, LongestRunningSeconds: 0.4}},
+			want: []watch.QueueSample{{Name: "q", Depth: 2, Adds: 10, Retries: 1, UnfinishedSeconds: 0.5, LongestRunningSeconds: 0.4}},
 		},
 		{
 			// Like sum by (le): (0,1] gets 2+0, (1,2] gets 2+4, +Inf gets 4+4 -> cumulative 2, 6, 8.
@@ -151,7 +153,7 @@ workqueue_longest_running_processor_seconds{name="q",shard="2"} 1
 workqueue_depth{name="q",shard="0"} 3
 workqueue_depth{name="q",shard="1"} 9
 `,
-			want: []QueueSample{{Name: "q", Depth: 12, LongestRunningSeconds: 9, WorkP50: 1.5, WorkP99: 2, HasWorkLatency: true}},
+			want: []watch.QueueSample{{Name: "q", Depth: 12, LongestRunningSeconds: 9, WorkP50: 1.5, WorkP99: 2, HasWorkLatency: true}},
 		},
 		{
 			// p50: rank 2 of 4 in (0,0.5] -> 0.25; p99: rank 3.96 -> 0.495.
@@ -162,7 +164,7 @@ workqueue_queue_duration_seconds_bucket{name="q",le="+Inf"} 4
 workqueue_queue_duration_seconds_sum{name="q"} 1
 workqueue_queue_duration_seconds_count{name="q"} 4
 `,
-			want: []QueueSample{{Name: "q", QueueP50: 0.25, QueueP99: 0.495, HasQueueLatency: true}},
+			want: []watch.QueueSample{{Name: "q", QueueP50: 0.25, QueueP99: 0.495, HasQueueLatency: true}},
 		},
 		{
 			name: "histogram series without buckets has no latency",
@@ -170,7 +172,7 @@ workqueue_queue_duration_seconds_count{name="q"} 4
 workqueue_queue_duration_seconds_sum{name="q"} 1
 workqueue_queue_duration_seconds_count{name="q"} 4
 `,
-			want: []QueueSample{{Name: "q"}},
+			want: []watch.QueueSample{{Name: "q"}},
 		},
 	}
 	for _, tt := range tests {
@@ -267,7 +269,7 @@ func TestScrape(t *testing.T) {
 		status      int
 		contentType string
 		body        []byte
-		want        []QueueSample
+		want        []watch.QueueSample
 		wantErr     string // substring, after the "scrape URL: " prefix
 	}{
 		{name: "text", status: 200, contentType: textType, body: text, want: wantTestdata},
@@ -567,7 +569,7 @@ func TestPollScrapesImmediately(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	got := make(chan []QueueSample, 1)
+	got := make(chan []watch.QueueSample, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -576,7 +578,7 @@ func TestPollScrapesImmediately(t *testing.T) {
 	}()
 	select {
 	case s := <-got:
-		if diff := cmp.Diff([]QueueSample{{Name: "q", Depth: 1}}, s); diff != "" {
+		if diff := cmp.Diff([]watch.QueueSample{{Name: "q", Depth: 1}}, s); diff != "" {
 			t.Errorf("samples mismatch (-want +got):\n%s", diff)
 		}
 	case <-time.After(30 * time.Second):

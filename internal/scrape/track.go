@@ -1,6 +1,10 @@
 package scrape
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
+)
 
 // SteadyEvery is how often a queue whose figures only move steadily (requeue timers: adds and
 // reconciles at an unchanged rate, no change of depth, no failure) gets a line.
@@ -16,8 +20,8 @@ type Tracker struct {
 }
 
 type tracked struct {
-	scraped QueueSample // at the previous scrape
-	shown   QueueSample // at the queue's last line
+	scraped watch.QueueSample // at the previous scrape
+	shown   watch.QueueSample // at the queue's last line
 	shownAt time.Time
 	// addsRate is the adds per second from the line before the last to the last (-1: not known,
 	// the last line was the first).
@@ -33,10 +37,10 @@ func NewTracker() *Tracker { return &Tracker{prev: map[queueKey]tracked{}} }
 // first time it is seen, then only queues whose figures changed since their last line. Each
 // returned sample carries its rates since the previous scrape (HasRates) and how many scrapes
 // were folded since its last line (Folded).
-func (t *Tracker) Next(now time.Time, queues []QueueSample) []QueueSample {
+func (t *Tracker) Next(now time.Time, queues []watch.QueueSample) []watch.QueueSample {
 	dt := now.Sub(t.at).Seconds()
 	seen := make(map[queueKey]bool, len(queues))
-	var out []QueueSample
+	var out []watch.QueueSample
 	for _, q := range queues {
 		k := queueKey{controller: q.Controller, name: q.Name}
 		seen[k] = true
@@ -81,7 +85,7 @@ func (t *Tracker) Next(now time.Time, queues []QueueSample) []QueueSample {
 
 // setRates sets q's per-second rates from prev, dt seconds earlier. A counter that went down
 // (the process restarted) has no rate.
-func setRates(q *QueueSample, prev QueueSample, dt float64) {
+func setRates(q *watch.QueueSample, prev watch.QueueSample, dt float64) {
 	rate := func(cur, old float64) (float64, bool) {
 		if cur < old {
 			return 0, false
@@ -103,7 +107,7 @@ func setRates(q *QueueSample, prev QueueSample, dt float64) {
 // is over: its depth changed, a failure was counted (retries, errors, panics), the
 // concurrency changed, or its adds started, stopped, or changed their rate (rate, since the
 // last line) by more than half against the rate of the last line (was; -1 when not known).
-func meaningful(q, shown QueueSample, rate, was float64) bool {
+func meaningful(q, shown watch.QueueSample, rate, was float64) bool {
 	if q.Depth != shown.Depth || q.Retries != shown.Retries || q.ReconcileErrors != shown.ReconcileErrors ||
 		q.TerminalReconcileErrors != shown.TerminalReconcileErrors || q.ReconcilePanics != shown.ReconcilePanics ||
 		q.Reconciles.Error != shown.Reconciles.Error || q.MaxConcurrentReconciles != shown.MaxConcurrentReconciles {
@@ -120,7 +124,7 @@ func meaningful(q, shown QueueSample, rate, was float64) bool {
 
 // sameFigures reports whether nothing a line shows changed: counters, depth, workers and the
 // time of work in flight (quantiles move only when counters do).
-func sameFigures(a, b QueueSample) bool {
+func sameFigures(a, b watch.QueueSample) bool {
 	return a.Depth == b.Depth && a.Adds == b.Adds && a.Retries == b.Retries &&
 		a.UnfinishedSeconds == b.UnfinishedSeconds && a.LongestRunningSeconds == b.LongestRunningSeconds &&
 		a.Reconciles == b.Reconciles && a.ReconcileErrors == b.ReconcileErrors &&

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // Real pages: kube-controller-manager v1.37 (queues labelled name only, no reconcile metrics)
@@ -40,7 +42,7 @@ func TestParseRealPages(t *testing.T) {
 	}
 	w := cr.Queues[0]
 	if w.Name != "widget" || w.Controller != "widget" || w.Adds != 11 || w.Retries != 11 ||
-		!w.HasReconciles || w.Reconciles != (Reconciles{Error: 11}) || w.ReconcileErrors != 11 ||
+		!w.HasReconciles || w.Reconciles != (watch.ReconcileResults{Error: 11}) || w.ReconcileErrors != 11 ||
 		!w.HasWorkers || w.MaxConcurrentReconciles != 2 || w.ActiveWorkers != 0 || !w.HasReconcileTime {
 		t.Errorf("widget queue = %+v", w)
 	}
@@ -59,18 +61,18 @@ controller_runtime_max_concurrent_reconciles{controller="c"} 4
 `
 	tests := []struct {
 		name, page string
-		want       QueueSample
+		want       watch.QueueSample
 	}{
 		{"name only (older controller-runtime)", `workqueue_adds_total{name="c"} 7` + "\n" + reconciles,
-			QueueSample{Name: "c", Adds: 7}},
+			watch.QueueSample{Name: "c", Adds: 7}},
 		{"name and controller", `workqueue_adds_total{controller="c",name="c"} 7` + "\n" + reconciles,
-			QueueSample{Name: "c", Controller: "c", Adds: 7}},
+			watch.QueueSample{Name: "c", Controller: "c", Adds: 7}},
 		{"name, controller and priority", `workqueue_depth{controller="c",name="c",priority="0"} 2
 workqueue_depth{controller="c",name="c",priority="-100"} 3
 workqueue_adds_total{controller="c",name="c"} 7
 ` + reconciles,
-			QueueSample{Name: "c", Controller: "c", Adds: 7, Depth: 5}},
-		{"reconcile metrics without a queue", reconciles, QueueSample{Name: "c", Controller: "c"}},
+			watch.QueueSample{Name: "c", Controller: "c", Adds: 7, Depth: 5}},
+		{"reconcile metrics without a queue", reconciles, watch.QueueSample{Name: "c", Controller: "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,9 +81,9 @@ workqueue_adds_total{controller="c",name="c"} 7
 				t.Fatal(err)
 			}
 			want := tt.want
-			want.HasReconciles, want.Reconciles = true, Reconciles{Success: 5, RequeueAfter: 2}
+			want.HasReconciles, want.Reconciles = true, watch.ReconcileResults{Success: 5, RequeueAfter: 2}
 			want.HasWorkers, want.ActiveWorkers, want.MaxConcurrentReconciles = true, 1, 4
-			if diff := cmp.Diff([]QueueSample{want}, got); diff != "" {
+			if diff := cmp.Diff([]watch.QueueSample{want}, got); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -90,36 +92,36 @@ workqueue_adds_total{controller="c",name="c"} 7
 
 func TestTracker(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	q := func(adds, reconciles float64) QueueSample {
-		return QueueSample{Name: "w", Controller: "w", Adds: adds, HasReconciles: true, Reconciles: Reconciles{Success: reconciles}}
+	q := func(adds, reconciles float64) watch.QueueSample {
+		return watch.QueueSample{Name: "w", Controller: "w", Adds: adds, HasReconciles: true, Reconciles: watch.ReconcileResults{Success: reconciles}}
 	}
 	tr := NewTracker()
 	steps := []struct {
 		at   time.Duration
-		in   []QueueSample
-		want []QueueSample
+		in   []watch.QueueSample
+		want []watch.QueueSample
 	}{
 		// First sight: a line, no rates.
-		{0, []QueueSample{q(10, 10)}, []QueueSample{q(10, 10)}},
+		{0, []watch.QueueSample{q(10, 10)}, []watch.QueueSample{q(10, 10)}},
 		// Moved: rates over the 2s since the previous scrape.
-		{2 * time.Second, []QueueSample{q(14, 12)}, []QueueSample{func() QueueSample {
+		{2 * time.Second, []watch.QueueSample{q(14, 12)}, []watch.QueueSample{func() watch.QueueSample {
 			s := q(14, 12)
 			s.HasRates, s.AddsPerSecond, s.ReconcilesPerSecond = true, 2, 1
 			return s
 		}()}},
 		// Idle: folded, three times.
-		{4 * time.Second, []QueueSample{q(14, 12)}, nil},
-		{6 * time.Second, []QueueSample{q(14, 12)}, nil},
-		{8 * time.Second, []QueueSample{q(14, 12)}, nil},
+		{4 * time.Second, []watch.QueueSample{q(14, 12)}, nil},
+		{6 * time.Second, []watch.QueueSample{q(14, 12)}, nil},
+		{8 * time.Second, []watch.QueueSample{q(14, 12)}, nil},
 		// Moves again, faster than before: the line says three scrapes were folded; the rate is
 		// since the last scrape.
-		{10 * time.Second, []QueueSample{q(54, 12)}, []QueueSample{func() QueueSample {
+		{10 * time.Second, []watch.QueueSample{q(54, 12)}, []watch.QueueSample{func() watch.QueueSample {
 			s := q(54, 12)
 			s.HasRates, s.AddsPerSecond, s.Folded = true, 20, 3
 			return s
 		}()}},
 		// A restart (counters went down): a line without rates.
-		{12 * time.Second, []QueueSample{q(1, 1)}, []QueueSample{q(1, 1)}},
+		{12 * time.Second, []watch.QueueSample{q(1, 1)}, []watch.QueueSample{q(1, 1)}},
 	}
 	for i, st := range steps {
 		got := tr.Next(t0.Add(st.at), st.in)
@@ -137,10 +139,10 @@ func TestTrackerSteady(t *testing.T) {
 	tr := NewTracker()
 	var adds, reconciles, retries, depth float64
 	var lines []time.Duration
-	var last QueueSample
+	var last watch.QueueSample
 	scrape := func(at time.Duration) {
-		got := tr.Next(t0.Add(at), []QueueSample{{Name: "w", Controller: "w", Adds: adds, Retries: retries, Depth: depth,
-			HasReconciles: true, Reconciles: Reconciles{RequeueAfter: reconciles}}})
+		got := tr.Next(t0.Add(at), []watch.QueueSample{{Name: "w", Controller: "w", Adds: adds, Retries: retries, Depth: depth,
+			HasReconciles: true, Reconciles: watch.ReconcileResults{RequeueAfter: reconciles}}})
 		if len(got) > 0 {
 			lines, last = append(lines, at), got[0]
 		}

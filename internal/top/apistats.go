@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 )
 
 // TotalAPI adds up every resource's API figures: what the whole scan cost the API server.

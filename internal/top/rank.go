@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 

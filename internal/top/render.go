@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/shell"
 )
 
 // Table names the three tables of a ranking.

@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
 // maxUserAgent is how much of a user agent a table shows (the JSON lines keep it whole).

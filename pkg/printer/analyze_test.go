@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -17,6 +18,6 @@ func analyze(events []watch.Event) {
 }
 
 // writeSummary renders s under a fixed title.
-func writeSummary(w io.Writer, s *analysis.Summary) error {
+func writeSummary(w io.Writer, s *summary.Summary) error {
 	return WriteSummary(w, "summary after 0s", s)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -87,7 +87,7 @@ func TestAPIFigures(t *testing.T) {
 
 // The exit summary gives each resource's latest API figures.
 func TestSummaryAPIStats(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	for _, ev := range apiStatsEvents() {
 		s.Add(&ev)
 	}

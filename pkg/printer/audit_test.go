@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

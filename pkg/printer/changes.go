@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -237,16 +237,16 @@ func humanValue(v any, present, sensitive bool) string {
 		s = fmt.Sprint(v)
 	}
 	if utf8.RuneCountInString(s) > valueMaxRunes {
-		s = summary(v, s)
+		s = abridge(v, s)
 	}
 	return Escape(s)
 }
 
-// summary says what a value too long for a line is instead of cutting it mid-way: a list as its
+// abridge says what a value too long for a line is instead of cutting it mid-way: a list as its
 // length and its elements' keys (`[3 items: type=Initialized, type=Ready, …]`), a map as its
 // scalar fields (`{status=True, type=Ready}`); anything else cut with …. --diff=full shows it
 // whole.
-func summary(v any, s string) string {
+func abridge(v any, s string) string {
 	cut := func(s string, n int) string {
 		if r := []rune(s); len(r) > n {
 			return string(r[:n-1]) + "…"

@@ -9,17 +9,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // controllerRuntimeQueue is a controller-runtime queue with everything a scrape can add: reconcile
 // counts by result, workers, reconcile time, rates, folded scrapes, an unverified certificate.
 func controllerRuntimeQueue() watch.Event {
-	return watch.Event{Type: watch.ControllerQueue, Time: t0.Add(2 * time.Second), URL: "https://127.0.0.1:8443/metrics", Sample: &scrape.QueueSample{
+	return watch.Event{Type: watch.ControllerQueue, Time: t0.Add(2 * time.Second), URL: "https://127.0.0.1:8443/metrics", Sample: &watch.QueueSample{
 		Name: "widget", Controller: "widget", Depth: 1, Adds: 40, Retries: 12,
-		HasReconciles: true, Reconciles: scrape.Reconciles{Success: 20, Error: 12, Requeue: 1, RequeueAfter: 2},
+		HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 20, Error: 12, Requeue: 1, RequeueAfter: 2},
 		ReconcileErrors: 12, TerminalReconcileErrors: 1,
 		HasWorkers: true, ActiveWorkers: 1, MaxConcurrentReconciles: 2,
 		HasReconcileTime: true, ReconcileP50: 0.004, ReconcileP99: 0.25,
@@ -36,7 +35,7 @@ func TestControllerQueueHuman(t *testing.T) {
 	}{
 		{
 			name: "kube-controller-manager: name only, no reconcile metrics",
-			ev: watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "https://127.0.0.1:10257/metrics", Sample: &scrape.QueueSample{
+			ev: watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "https://127.0.0.1:10257/metrics", Sample: &watch.QueueSample{
 				Name: "deployment", Depth: 0, Adds: 12, HasRates: true, AddsPerSecond: 0.4}},
 			want: "ControllerQueue deployment  depth=0 adds=12 (+0.4/s) retries=0  (https://127.0.0.1:10257/metrics)",
 		},
@@ -86,7 +85,7 @@ func TestControllerQueueJSON(t *testing.T) {
 		}
 	}
 	// A kube-controller-manager queue has none of controller-runtime's fields.
-	plain := encodeLines(t, Options{Output: "json"}, []watch.Event{{Type: watch.ControllerQueue, Time: t0, URL: "u", Sample: &scrape.QueueSample{Name: "deployment"}}})[0]
+	plain := encodeLines(t, Options{Output: "json"}, []watch.Event{{Type: watch.ControllerQueue, Time: t0, URL: "u", Sample: &watch.QueueSample{Name: "deployment"}}})[0]
 	for _, absent := range []string{"reconciles", "activeWorkers", "addsPerSecond", "foldedScrapes", "steadyScrapes", "insecure"} {
 		if bytes.Contains(plain, []byte(`"`+absent+`"`)) {
 			t.Errorf("%s in a line without it: %s", absent, plain)
@@ -96,7 +95,7 @@ func TestControllerQueueJSON(t *testing.T) {
 
 // Scrape errors are counted apart from the informer's errors.
 func TestSummaryScrapes(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	for _, ev := range []watch.Event{
 		{Type: watch.Error, Verb: "watch", Reason: "Forbidden", Resource: deploy},
 		{Type: watch.Error, Verb: "scrape", Reason: "Forbidden", URL: "https://a/metrics"},

@@ -9,8 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -22,7 +23,7 @@ func TestHotLoopEndedLine(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 5, 0, 0, 0, time.UTC)
 	old := map[string]any{"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": "1"}, "status": map[string]any{"t": "0"}}
 	var found int
-	sum := analysis.NewSummary()
+	sum := summary.New()
 	for i := range 6 {
 		cur := map[string]any{"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": string(rune('2' + i))}, "status": map[string]any{"t": string(rune('a' + i))}}
 		ev := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: t0.Add(time.Duration(i) * time.Second), Resource: res,

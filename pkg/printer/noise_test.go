@@ -8,9 +8,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -67,7 +67,7 @@ func TestNoiseLines(t *testing.T) {
 	}
 
 	for _, hides := range []bool{true, false} {
-		s := analysis.NewSummary()
+		s := summary.New()
 		s.HidesNoise = hides
 		unfocused := flip
 		unfocused.OutOfFocus = true

@@ -14,7 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

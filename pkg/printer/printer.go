@@ -13,7 +13,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

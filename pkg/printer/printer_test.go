@@ -16,9 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
 	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -230,7 +231,7 @@ func TestHostileTextHuman(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	for _, ev := range sample() {
 		s.Add(&ev)
 	}
@@ -566,7 +567,7 @@ func TestTriggerSummary(t *testing.T) {
 
 // The summary gives events per reconcile and what --predicate saved, live and from a recording.
 func TestSummaryTriggersAndPredicates(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	for _, ev := range []watch.Event{
 		{Type: watch.Updated, Delta: watch.DeltaUpdated},
 		{Type: watch.Updated, Delta: watch.DeltaUpdated, Filtered: "generation"},
@@ -576,7 +577,7 @@ func TestSummaryTriggersAndPredicates(t *testing.T) {
 	} {
 		s.Add(&ev)
 	}
-	s.Predicates = &analysis.PredicateReport{Predicates: "generation", Unfiltered: 9}
+	s.Predicates = &summary.PredicateReport{Predicates: "generation", Unfiltered: 9}
 	var b strings.Builder
 	if err := writeSummary(&b, s); err != nil {
 		t.Fatal(err)
@@ -586,7 +587,7 @@ func TestSummaryTriggersAndPredicates(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
 	}
-	s.Predicates = &analysis.PredicateReport{Predicates: "generation", Replay: true, Reconciles: 4, Saved: 3}
+	s.Predicates = &summary.PredicateReport{Predicates: "generation", Replay: true, Reconciles: 4, Saved: 3}
 	b.Reset()
 	_ = writeSummary(&b, s)
 	if want := "of 4 recorded reconciles, 3 ran only for filtered events and would not have run"; !strings.Contains(b.String(), want) {

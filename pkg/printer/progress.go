@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 )
 
 // ProgressLine is the single updating line of a long initial list or relist, for a terminal's

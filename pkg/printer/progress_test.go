@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 )
 
 func TestProgressLine(t *testing.T) {

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
-	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -76,13 +75,13 @@ func TestControllerReconcileText(t *testing.T) {
 // The exit summary says, per controller, its reconciles by result, events per reconcile and the
 // objects it reconciled most.
 func TestSummaryControllerReconciles(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	for _, ev := range controllerReconcileEvents() {
 		s.Add(&ev)
 	}
-	s.Predicates = &analysis.PredicateReport{Predicates: "generation"}
+	s.Predicates = &summary.PredicateReport{Predicates: "generation"}
 	// The widget controller's metrics, scraped: more reconciles than its log showed.
-	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 5, Error: 1}}})
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 5, Error: 1}}})
 	var b strings.Builder
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)
@@ -101,7 +100,7 @@ func TestSummaryControllerReconciles(t *testing.T) {
 
 // Errors reading pod logs (--controller-logs-from) are counted apart from the informer's.
 func TestSummaryPodLogErrors(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	s.Add(&watch.Event{Type: watch.Error, Verb: "logs", Reason: "Forbidden"})
 	s.Add(&watch.Event{Type: watch.Error, Verb: "list", Reason: "Forbidden"})
 	var b strings.Builder
@@ -124,14 +123,14 @@ func TestSummaryCoverageAtInfo(t *testing.T) {
 	if got, want := ControllerReconcileText(&ev), "demo/shop  by widget (reconcile a2): unknown (from 3 lines of it; its start and end not logged)"; !strings.HasPrefix(got, want) {
 		t.Errorf("line %q, want it to start %q", got, want)
 	}
-	s := analysis.NewSummary()
+	s := summary.New()
 	s.LogsRead = true
 	for range 69 {
 		s.Add(&ev)
 	}
-	queue := watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 1900, Error: 55}}}
+	queue := watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 1900, Error: 55}}}
 	s.Add(&queue)
-	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "nodeclaim", Controller: "nodeclaim", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 12}}})
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &watch.QueueSample{Name: "nodeclaim", Controller: "nodeclaim", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 12}}})
 	// Each ControllerQueue line of a controller whose log is read says how many it showed so far.
 	if out := render(t, Options{Timestamps: "none", NoHeaders: true}, []watch.Event{queue}); !strings.Contains(out, "reconciles=1955 (success=1900 error=55 requeue=0 requeue_after=0) errors=0 (its log shows 69 of them so far)") {
 		t.Errorf("queue line %q", out)
@@ -149,9 +148,9 @@ func TestSummaryCoverageAtInfo(t *testing.T) {
 		}
 	}
 	// Logs read, none of which shows a reconcile: the counted controller is still said.
-	s = analysis.NewSummary()
+	s = summary.New()
 	s.LogsRead = true
-	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &scrape.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: scrape.Reconciles{Success: 1955}}})
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 1955}}})
 	b.Reset()
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 package printer
 
 // The printer's -o json lines are the recording format's: these tests encode with the printer,
-// decode with internal/recording, and check that the two give the same bytes and human lines back.
+// decode with pkg/recording, and check that the two give the same bytes and human lines back.
 
 import (
 	"bufio"
@@ -15,20 +15,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
-	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // controllerQueueEvents are ControllerQueue lines with and without latencies (sample() has none).
 func controllerQueueEvents() []watch.Event {
 	return []watch.Event{
-		{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &scrape.QueueSample{
+		{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{
 			Name: "deployment", Controller: "deployment", Depth: 7, Adds: 45, Retries: 1, UnfinishedSeconds: 12.5, LongestRunningSeconds: 12.5,
 			HasQueueLatency: true, QueueP50: 0.00001, QueueP99: 1000, HasWorkLatency: true, WorkP50: 0.1, WorkP99: 8.2,
 		}},
-		{Type: watch.ControllerQueue, Time: t0.Add(time.Second), URL: "http://127.0.0.1:8080/metrics", Sample: &scrape.QueueSample{Name: "plain", Depth: 0, Adds: 3}},
+		{Type: watch.ControllerQueue, Time: t0.Add(time.Second), URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{Name: "plain", Depth: 0, Adds: 3}},
 		controllerRuntimeQueue(),
 		{Type: watch.ControllerQueue, Time: t0.Add(3 * time.Second), URL: "https://127.0.0.1:10257/metrics", Message: "no workqueue metrics on this page (12 metric families, none named workqueue_*)"},
 	}

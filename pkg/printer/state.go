@@ -6,9 +6,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
-	"github.com/kubectl-informer/kubectl-informer/internal/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

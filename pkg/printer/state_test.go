@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

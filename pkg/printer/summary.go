@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -18,7 +18,7 @@ import (
 const simulatedQueue = "simulated queue (the plugin's own workqueue, not your controller's)"
 
 // writeQueue writes the simulated workqueue's figures, without the line's end.
-func writeQueue(b *strings.Builder, s *analysis.Summary) {
+func writeQueue(b *strings.Builder, s *summary.Summary) {
 	var final, adds, retries int64
 	for _, q := range s.LastQueue {
 		final += q.Depth
@@ -36,15 +36,15 @@ func writeQueue(b *strings.Builder, s *analysis.Summary) {
 	}
 	if s.Reconciles > 0 {
 		fmt.Fprintf(b, ", wait p50 %s p99 %s, work p50 %s p99 %s",
-			roundMs(analysis.Percentile(s.Waits, 0.5)), roundMs(analysis.Percentile(s.Waits, 0.99)),
-			roundMs(analysis.Percentile(s.Works, 0.5)), roundMs(analysis.Percentile(s.Works, 0.99)))
+			roundMs(summary.Percentile(s.Waits, 0.5)), roundMs(summary.Percentile(s.Waits, 0.99)),
+			roundMs(summary.Percentile(s.Works, 0.5)), roundMs(summary.Percentile(s.Works, 0.99)))
 		fmt.Fprintf(b, "; %d events enqueued, %.2f per reconcile", s.Triggers, float64(s.Triggers)/float64(s.Reconciles))
 	}
 }
 
 // WriteSummary prints the exit summary as a few lines, under a head line that says title
 // (`summary after 12.3s`, `summary of demo.ndjson (...)`; escaped by the caller).
-func WriteSummary(w io.Writer, title string, s *analysis.Summary) error {
+func WriteSummary(w io.Writer, title string, s *summary.Summary) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- kubectl informer: %s ---\n", title)
 	var parts []string
@@ -131,7 +131,7 @@ func roundMs(d time.Duration) string {
 }
 
 // writePredicates says what --predicate filtered and what it saved.
-func writePredicates(b *strings.Builder, s *analysis.Summary) {
+func writePredicates(b *strings.Builder, s *summary.Summary) {
 	r := s.Predicates
 	total := 0
 	var by []string
@@ -157,7 +157,7 @@ func writePredicates(b *strings.Builder, s *analysis.Summary) {
 
 // noise says what was ignored, out of focus or folded, and how to see it: nothing is hidden
 // without a count.
-func noiseLine(s *analysis.Summary) string {
+func noiseLine(s *summary.Summary) string {
 	if s.Ignored+s.OutOfFocus+s.FoldedUpdates == 0 {
 		return ""
 	}
@@ -179,7 +179,7 @@ func noiseLine(s *analysis.Summary) string {
 
 // writeLogged says what each controller's log showed (--controller-logs): its reconciles by
 // result, the events per reconcile, the objects it reconciled most.
-func writeLogged(b *strings.Builder, s *analysis.Summary) {
+func writeLogged(b *strings.Builder, s *summary.Summary) {
 	names := make([]string, 0, len(s.Logged))
 	for name := range s.Logged {
 		names = append(names, name)
@@ -224,7 +224,7 @@ func writeLogged(b *strings.Builder, s *analysis.Summary) {
 
 // coverage says how many of the reconciles a controller's metrics count its log showed, and
 // why not every one.
-func coverage(l *analysis.LoggedReconciles) string {
+func coverage(l *summary.LoggedReconciles) string {
 	if float64(l.Reconciles) >= l.Counted {
 		return fmt.Sprintf("its log shows every one of the %s reconciles its metrics count since it started", thousands(l.Counted))
 	}

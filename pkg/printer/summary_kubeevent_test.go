@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // The exit summary counts the KubeEvent lines (--events) beside the object events: nothing
 // printed goes uncounted.
 func TestSummaryCountsKubeEvents(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	s.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded})
 	for range 2 {
 		s.Add(&watch.Event{Type: watch.KubeEvent, Delta: watch.DeltaAdded, Kube: &watch.KubeEventInfo{Reason: "ScalingReplicaSet"}})
@@ -29,7 +29,7 @@ func TestSummaryCountsKubeEvents(t *testing.T) {
 // instead of "0 reconciles" and the depth after the last enqueue as the final one.
 func TestSummaryFromRecordingWithoutReconciles(t *testing.T) {
 	for _, fromRecording := range []bool{false, true} {
-		s := analysis.NewSummary()
+		s := summary.New()
 		s.FromRecording = fromRecording
 		s.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Queue: &watch.QueueFigures{Depth: 1, Adds: 1}})
 		var b strings.Builder

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 )
 
 func TestSummarySpans(t *testing.T) {
-	s := analysis.NewSummary()
+	s := summary.New()
 	var b strings.Builder
 	if err := writeSummary(&b, s); err != nil {
 		t.Fatal(err)
@@ -16,7 +16,7 @@ func TestSummarySpans(t *testing.T) {
 	if strings.Contains(b.String(), "otlp:") {
 		t.Errorf("a run without --otlp says spans:\n%s", b.String())
 	}
-	s.Spans = &analysis.SpanReport{Spans: 120, Exported: 80, Dropped: 40}
+	s.Spans = &summary.SpanReport{Spans: 120, Exported: 80, Dropped: 40}
 	b.Reset()
 	if err := writeSummary(&b, s); err != nil {
 		t.Fatal(err)

@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/state"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

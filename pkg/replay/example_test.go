@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -78,7 +78,7 @@ func Example() {
 }
 
 // Reading a recording line by line: the header (a recording.Header), then each event as
-// internal/recording decoded it, an update with its old object taken from the stream.
+// pkg/recording decoded it, an update with its old object taken from the stream.
 func ExampleReader() {
 	f, err := os.Open("testdata/configmaps.ndjson")
 	if err != nil {

@@ -3,7 +3,7 @@
 // cache.ListerWatcher, so a test can feed a controller the exact traffic a cluster once sent:
 // initial list, watch events, relists, tombstones.
 //
-// The recording format is documented in docs/recording.md; internal/recording encodes and decodes
+// The recording format is documented in docs/recording.md; pkg/recording encodes and decodes
 // it, and this package's Line, Reader.Header and Recording.Header are its types.
 package replay
 
@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 )
 
 // Line is one decoded line of a recording.

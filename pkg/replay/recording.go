@@ -9,8 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

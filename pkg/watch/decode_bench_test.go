@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/state"
+	"github.com/kubectl-informer/kubectl-informer/pkg/state"
 )
 
 // BenchmarkDecodeForRead: the kwok pod of the printer's testdata decoded for a pod's state, into a new

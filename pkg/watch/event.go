@@ -10,9 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
-	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
@@ -205,7 +204,7 @@ type Event struct {
 
 	// ControllerQueue events.
 	URL    string
-	Sample *scrape.QueueSample
+	Sample *QueueSample
 
 	// ApiStats events: the resource's API figures since the run began.
 	API *apistats.Snapshot

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/shell"
+	"github.com/kubectl-informer/kubectl-informer/pkg/shell"
 )
 
 // skipForbidden makes a forbidden initial list stop this informer alone, after one Error event

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
@@ -75,7 +75,7 @@ type Config struct {
 	// Events, with --events, is the Event resource (events.k8s.io/v1): Events regarding the
 	// shown objects become KubeEvent lines.
 	Events *discovery.Resource
-	// Stats accounts for the API requests (internal/apistats); nil counts nothing.
+	// Stats accounts for the API requests (pkg/apistats); nil counts nothing.
 	Stats *apistats.Recorder
 	// ListMode is how the informers list: ListModeAuto (client-go's default, as a controller
 	// built with this client-go would), ListModeWatchList (streaming lists, falling back to

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 )
 
 // process is the informer's delta processor: it keeps the indexer exactly as client-go's

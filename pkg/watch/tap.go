@@ -16,7 +16,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 )
 
 // initialEventsEndAnnotation marks the bookmark that ends a streaming list.

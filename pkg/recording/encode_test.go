@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
-	"github.com/kubectl-informer/kubectl-informer/internal/recording"
 	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 

@@ -1,7 +1,6 @@
 package recording
 
 import (
-	"github.com/kubectl-informer/kubectl-informer/internal/scrape"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -30,23 +29,23 @@ type controllerQueueRecord struct {
 // controllerQueueExtra are the fields added with controller-runtime's reconcile metrics, rates
 // and folding.
 type controllerQueueExtra struct {
-	Reconciles               *scrape.Reconciles `json:"reconciles,omitempty"`
-	ReconcileErrors          *float64           `json:"reconcileErrors,omitempty"`
-	TerminalReconcileErrors  *float64           `json:"terminalReconcileErrors,omitempty"`
-	ReconcilePanics          *float64           `json:"reconcilePanics,omitempty"`
-	ActiveWorkers            *float64           `json:"activeWorkers,omitempty"`
-	MaxConcurrentReconciles  *float64           `json:"maxConcurrentReconciles,omitempty"`
-	ReconcileP50Seconds      *float64           `json:"reconcileP50Seconds,omitempty"`
-	ReconcileP99Seconds      *float64           `json:"reconcileP99Seconds,omitempty"`
-	AddsPerSecond            *float64           `json:"addsPerSecond,omitempty"`
-	RetriesPerSecond         *float64           `json:"retriesPerSecond,omitempty"`
-	ReconcilesPerSecond      *float64           `json:"reconcilesPerSecond,omitempty"`
-	ReconcileErrorsPerSecond *float64           `json:"reconcileErrorsPerSecond,omitempty"`
-	FoldedScrapes            int                `json:"foldedScrapes,omitempty"`
-	SteadyScrapes            int                `json:"steadyScrapes,omitempty"`
-	LogShows                 *int               `json:"logShows,omitempty"`
-	Insecure                 bool               `json:"insecure,omitempty"`
-	From                     string             `json:"from,omitempty"`
+	Reconciles               *watch.ReconcileResults `json:"reconciles,omitempty"`
+	ReconcileErrors          *float64                `json:"reconcileErrors,omitempty"`
+	TerminalReconcileErrors  *float64                `json:"terminalReconcileErrors,omitempty"`
+	ReconcilePanics          *float64                `json:"reconcilePanics,omitempty"`
+	ActiveWorkers            *float64                `json:"activeWorkers,omitempty"`
+	MaxConcurrentReconciles  *float64                `json:"maxConcurrentReconciles,omitempty"`
+	ReconcileP50Seconds      *float64                `json:"reconcileP50Seconds,omitempty"`
+	ReconcileP99Seconds      *float64                `json:"reconcileP99Seconds,omitempty"`
+	AddsPerSecond            *float64                `json:"addsPerSecond,omitempty"`
+	RetriesPerSecond         *float64                `json:"retriesPerSecond,omitempty"`
+	ReconcilesPerSecond      *float64                `json:"reconcilesPerSecond,omitempty"`
+	ReconcileErrorsPerSecond *float64                `json:"reconcileErrorsPerSecond,omitempty"`
+	FoldedScrapes            int                     `json:"foldedScrapes,omitempty"`
+	SteadyScrapes            int                     `json:"steadyScrapes,omitempty"`
+	LogShows                 *int                    `json:"logShows,omitempty"`
+	Insecure                 bool                    `json:"insecure,omitempty"`
+	From                     string                  `json:"from,omitempty"`
 }
 
 // emptyPageRecord is the ControllerQueue line of a page without workqueue metrics.
@@ -98,7 +97,7 @@ func controllerQueueOf(ev *watch.Event) any {
 }
 
 // sampleExtra fills the sample's reconcile, rate and folding figures from a recorded line.
-func (x *controllerQueueExtra) sampleExtra(s *scrape.QueueSample) {
+func (x *controllerQueueExtra) sampleExtra(s *watch.QueueSample) {
 	if x.Reconciles != nil {
 		s.HasReconciles, s.Reconciles = true, *x.Reconciles
 		s.ReconcileErrors, s.TerminalReconcileErrors, s.ReconcilePanics = deref(x.ReconcileErrors), deref(x.TerminalReconcileErrors), deref(x.ReconcilePanics)
@@ -127,7 +126,7 @@ func (r *controllerQueueRecord) event(ev *watch.Event) error {
 		ev.Message = r.Message
 		return nil
 	}
-	ev.Sample = &scrape.QueueSample{
+	ev.Sample = &watch.QueueSample{
 		Name: r.Name, Controller: r.Controller, Depth: r.Depth, Adds: r.Adds, Retries: r.Retries,
 		UnfinishedSeconds: r.UnfinishedSeconds, LongestRunningSeconds: r.LongestRunningSeconds,
 	}

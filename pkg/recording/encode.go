@@ -15,7 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/diff"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -88,7 +88,7 @@ type Derived struct {
 	// Object (EncodeObject). Encode writes it as it is; Record, which returns a value, has no
 	// object then.
 	ObjectJSON []byte
-	// State is the object's state (internal/state); nil for objects that say nothing about it.
+	// State is the object's state (pkg/state); nil for objects that say nothing about it.
 	State *State
 	// Update is set on an update that changed the object (watch.Event.IsChange).
 	Update *Update
@@ -96,7 +96,7 @@ type Derived struct {
 
 // Update is what an update changed and who made it.
 type Update struct {
-	// Attribution names the managers of the update (internal/diff).
+	// Attribution names the managers of the update (pkg/diff).
 	Attribution diff.Attribution
 	// Changes are the changed fields (with --diff; nil without); Diff is a unified diff of the
 	// object as YAML (with --diff=full).

@@ -1,4 +1,7 @@
-package analysis
+// Package summary counts what a run saw, for the summary printed at exit and the report: the
+// events each type and delta, the reconciles and their waits, what the analysis step marked, the
+// controllers' logs and scrapes, and the spans sent.
+package summary
 
 import (
 	"slices"
@@ -84,8 +87,8 @@ type PredicateReport struct {
 	Reconciles, Saved, Unknown int
 }
 
-// NewSummary returns an empty summary.
-func NewSummary() *Summary {
+// New returns an empty summary.
+func New() *Summary {
 	return &Summary{
 		ByType:    map[watch.Type]int{},
 		ByDelta:   map[watch.Type]map[watch.Delta]int{},

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
