@@ -1492,4 +1492,12 @@ var mutations = []mutation{
 		pkg:  "./hack/layout",
 		run:  []string{"TestOnlyCmdImportsCobra"},
 	},
+	{
+		name: "a --history row as wide as its object's printer columns (BY and CHANGES pushed off the terminal)",
+		file: "pkg/printer/history.go",
+		old:  "row[4] = clip(row[4], historyStateWidth)",
+		new:  "",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestHistoryStateFitsATerminal"},
+	},
 }

@@ -163,8 +163,8 @@ func (o *ReplayOptions) Validate() error {
 		if strings.ContainsAny(o.History, "*?[") {
 			return fmt.Errorf("--history takes one object, not a pattern; got %q", o.History)
 		}
-		if o.Display.OutputFormat() != printer.OutputHuman {
-			return fmt.Errorf("--history prints a table: it takes no -o (got -o %s)", o.Display.Output)
+		if f := o.Display.OutputFormat(); f != printer.OutputHuman && f != printer.OutputWide {
+			return fmt.Errorf("--history prints a table: it takes no -o but wide (got -o %s)", o.Display.Output)
 		}
 	}
 	if o.Speed < 0 || math.IsNaN(o.Speed) || math.IsInf(o.Speed, 0) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -29,6 +30,9 @@ type History struct {
 	NoState bool
 	// MaxRows, when > 0, keeps only the newest rows (a live view that may run for hours).
 	MaxRows int
+	// Wide shows each STATE whole (replay --history -o wide); else it is cut at
+	// historyStateWidth runes, so that a row fits a terminal.
+	Wide bool
 	// The newest update's BY and CHANGES, for Last.
 	lastBy, lastChanges string
 	// inLoop: between a HotLoop row and its HotLoopEnded row; fold is the row updates fold into.
@@ -48,6 +52,20 @@ type historyFold struct {
 
 // historyChangesShown is how many changes a row names; the rest are counted.
 const historyChangesShown = 4
+
+// historyStateWidth is the most a STATE cell shows (unless Wide): a kind with many printer
+// columns, or a long condition message, would push BY and CHANGES off a terminal. The human
+// line and -o json carry the whole state.
+const historyStateWidth = 64
+
+// clip cuts s to at most n runes, the last one "…" when it was longer.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
 
 // NewHistory returns an empty history; opts are the printer options it renders values with
 // (time column, secrets).
@@ -217,7 +235,11 @@ func (h *History) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	several := len(h.resources) > 1
 	header := []string{"RESOURCE", "TIME", "EVENT", "RV", "STATE", "BY", "CHANGES"}
-	for _, row := range append([][]string{header}, h.rows...) {
+	for i, row := range append([][]string{header}, h.rows...) {
+		if i > 0 && !h.Wide {
+			row = slices.Clone(row)
+			row[4] = clip(row[4], historyStateWidth)
+		}
 		if !several {
 			row = row[1:]
 		}

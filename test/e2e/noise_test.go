@@ -317,7 +317,7 @@ func TestNoiseBadFlags(t *testing.T) {
 		{[]string{"watch", "cm", "--only-path", "metadata.labels.app.kubernetes.io/name"}, `error: --only-path: invalid path "metadata.labels.app.kubernetes.io/name": field name "io/name" is not a plain name (quote a key with dots or slashes in brackets, as in metadata.labels["app.kubernetes.io/name"]) at offset 31` + "\n"},
 		{[]string{"watch", "cm", "--fold", "sometimes"}, `error: --fold must be off (or 0) or an interval > 0 (e.g. 1s), got "sometimes"` + "\n"},
 		{[]string{"replay", "x.ndjson", "--history", "a/b/c"}, `error: --history takes NAMESPACE/NAME, or NAME for a cluster-scoped object; got "a/b/c"` + "\n"},
-		{[]string{"replay", "x.ndjson", "--history", "a/b", "-o", "json"}, "error: --history prints a table: it takes no -o (got -o json)\n"},
+		{[]string{"replay", "x.ndjson", "--history", "a/b", "-o", "json"}, "error: --history prints a table: it takes no -o but wide (got -o json)\n"},
 	} {
 		r := runPlugin(t, cluster, tt.args...)
 		if r.code != 1 || r.stderr != tt.want {
