@@ -70,7 +70,7 @@ func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replay
 	}
 	if o.History != "" {
 		s.history = printer.NewHistory(printer.Options{Timestamps: d.Timestamps, ShowSecrets: d.ShowSecrets})
-		s.history.Fold = o.Noise.fold > 0 // a hot loop's alike updates in one row, as human output folds them
+		s.history.Fold = o.Noise.fold > 0                       // a hot loop's alike updates in one row, as human output folds them
 		s.history.Wide = d.OutputFormat() == printer.OutputWide // each STATE whole
 		// One object's rows, at the end: nothing printed, paced or folded as it goes.
 		cfg.Human, cfg.Wait, cfg.Emit = false, nil, nil
