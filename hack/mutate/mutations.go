@@ -1500,4 +1500,12 @@ var mutations = []mutation{
 		pkg:  "./pkg/printer",
 		run:  []string{"TestHistoryStateFitsATerminal"},
 	},
+	{
+		name: "the report ranks a node that only renewed its heartbeat as the object that changed most",
+		file: "internal/report/aggregate.go",
+		old:  "heartbeat := b.heartbeat.IgnoresAll(ev.Changes)",
+		new:  "heartbeat := false",
+		pkg:  "./internal/report",
+		run:  []string{"TestObjectsRankChangesNotHeartbeats"},
+	},
 }

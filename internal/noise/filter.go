@@ -6,6 +6,7 @@ package noise
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -112,6 +113,20 @@ func (f *Filter) Mark(ev *watch.Event) {
 	}
 	ev.Ignored = kept == 0 && len(ev.Changes) > 0
 	ev.OutOfFocus = !ev.Ignored && f.Focused() && !focus
+}
+
+// IgnoresAll reports whether changes is not empty and an ignore path covers every one of them:
+// an update that only renewed a heartbeat. It marks nothing.
+func (f *Filter) IgnoresAll(changes []diff.Change) bool {
+	if f == nil || len(changes) == 0 {
+		return false
+	}
+	for _, c := range changes {
+		if !slices.ContainsFunc(f.ignore, func(p diff.Pattern) bool { return p.Covers(c) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // Hidden reports whether human output leaves ev out (it is counted in the summary).

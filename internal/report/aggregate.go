@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/noise"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -35,6 +36,8 @@ type builder struct {
 	watched       map[string]bool // resources with a Watch line in this run
 	lanes         map[string]*Lane
 	lines         int
+	// heartbeat tells an update that only renewed a heartbeat from a change.
+	heartbeat *noise.Filter
 }
 
 type tick struct {
@@ -46,15 +49,20 @@ type tick struct {
 func newBuilder(source string) *builder {
 	summary := summary.New()
 	summary.FromRecording = true
+	heartbeat, err := noise.NewFilter(nil, nil) // the default ignore paths: heartbeats
+	if err != nil {
+		panic(err) // the defaults parse: noise's tests prove it
+	}
 	b := &builder{
-		r:       &Report{Source: source},
-		summary: summary,
-		res:     map[string]int{},
-		objects: map[string]*Object{},
-		sim:     map[string]*QueueSeries{},
-		scraped: map[string]*QueueSeries{},
-		watched: map[string]bool{},
-		lanes:   map[string]*Lane{},
+		heartbeat: heartbeat,
+		r:         &Report{Source: source},
+		summary:   summary,
+		res:       map[string]int{},
+		objects:   map[string]*Object{},
+		sim:       map[string]*QueueSeries{},
+		scraped:   map[string]*QueueSeries{},
+		watched:   map[string]bool{},
+		lanes:     map[string]*Lane{},
 	}
 	b.pipe = pipeline.New(pipeline.Config{
 		Analysis: analysis.Config{Changes: true},
@@ -251,7 +259,14 @@ func (b *builder) object(ev *watch.Event, series string) {
 		e.Depth = &d
 	}
 	if ev.IsChange() {
-		o.Changes++
+		// An update that only renewed a heartbeat is in the history, not counted as a change.
+		heartbeat := b.heartbeat.IgnoresAll(ev.Changes)
+		if heartbeat {
+			o.Heartbeats++
+			e.Heartbeat = true
+		} else {
+			o.Changes++
+		}
 		secret := printer.IsSecret(ev.Resource)
 		changes := ev.Changes // the analysis step's
 		var a diff.Attribution
@@ -266,7 +281,9 @@ func (b *builder) object(ev *watch.Event, series string) {
 			}
 			if !slices.Contains(e.Managers, name) {
 				e.Managers = append(e.Managers, name)
-				o.writers[name]++
+				if !heartbeat {
+					o.writers[name]++
+				}
 			}
 		}
 		for i, c := range changes {

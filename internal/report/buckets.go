@@ -94,8 +94,8 @@ func (b *builder) objectList() {
 		if a.Changes != c.Changes {
 			return a.Changes > c.Changes
 		}
-		if a.Events != c.Events {
-			return a.Events > c.Events
+		if a.Events-a.Heartbeats != c.Events-c.Heartbeats {
+			return a.Events-a.Heartbeats > c.Events-c.Heartbeats
 		}
 		return a.order < c.order
 	})

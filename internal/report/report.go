@@ -217,8 +217,12 @@ type Object struct {
 	ByType    map[string]int
 	// Changes counts the updates that changed it (not resyncs, not a relist's unchanged
 	// redeliveries); Writers the managers named for them, most first.
-	Changes    int
-	Writers    []Writer
+	Changes int
+	Writers []Writer
+	// Heartbeats counts the updates that changed only heartbeat fields (noise.DefaultIgnore: a
+	// Lease's renewTime, a Node's lastHeartbeatTime): they are not Changes, so an object that
+	// only stays alive does not rank as one that changed.
+	Heartbeats int
 	writers    map[string]int
 	HotLoops   int
 	Reconciles int
@@ -264,7 +268,9 @@ type Entry struct {
 	Managers []string
 	Rule     string
 	NoOp     bool
-	Changes  []Change
+	// Heartbeat: the update changed only heartbeat fields (Object.Heartbeats).
+	Heartbeat bool
+	Changes   []Change
 	// MoreChanges counts changes beyond MaxChanges.
 	MoreChanges int
 	Depth       *int64 // the simulated queue's depth after it was enqueued
