@@ -15,6 +15,10 @@
 //	fight         force the Widget's ReplicaSets to spec.size+1 replicas, against the deployment
 //	              controller of kube-controller-manager, which sets them back
 //
+// The annotation example.com/retired=true retires a Widget: the operator deletes its Deployment
+// (logging "deployment deleted" at info, in either logging mode) and keeps it deleted, a
+// controller's delete as operators make them.
+//
 // A missing RBAC permission is the third bug: run it with an identity that lacks one (the
 // harness in test/testenv does, on request).
 //
@@ -64,6 +68,9 @@ const FieldManager = "widget-operator"
 
 // BugAnnotation switches a bug on for one Widget (see the package comment).
 const BugAnnotation = "example.com/bug"
+
+// RetiredAnnotation set to "true" retires a Widget: its Deployment is deleted.
+const RetiredAnnotation = "example.com/retired"
 
 // WidgetLabel is set on each Deployment's pod template (and so on its ReplicaSets and pods).
 const WidgetLabel = "example.com/widget"
@@ -211,6 +218,16 @@ func (r *reconciler) reconcile(ctx context.Context, req ctrl.Request, info func(
 	}
 
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: w.GetNamespace(), Name: w.GetName()}}
+	if w.GetAnnotations()[RetiredAnnotation] == "true" {
+		err := r.c.Delete(ctx, dep)
+		switch {
+		case err == nil && r.logs:
+			info("deployment deleted", "deployment", dep.Name)
+		case err == nil: // a delete is logged at info in either mode, as operators log theirs
+			log.FromContext(ctx).Info("deployment deleted", "deployment", dep.Name)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
 	op, err := controllerutil.CreateOrUpdate(ctx, r.c, dep, func() error {
 		labels := map[string]string{WidgetLabel: w.GetName()}
 		dep.Labels = labels

@@ -2,6 +2,7 @@ package ctrllog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +21,12 @@ const (
 	// inflightAge is how long a released update may keep its object's reconciles waiting for it to
 	// be observed.
 	inflightAge = 5 * time.Second
+	// maxDeleters bounds the ended reconciles kept that said they deleted something.
+	maxDeleters = 4096
+	// deleteHeard is how long after a reconcile ended a delete it said it made may be heard: a
+	// graceful deletion ends (its Deleted line) when the kubelet is done, up to the pod's grace
+	// period later.
+	deleteHeard = time.Minute
 )
 
 // span is one reconcile's time on this machine's clock: the log's own timestamps when they have
@@ -30,6 +37,8 @@ type span struct {
 	kind           string // lower-cased; "" when neither the log nor the watch tells
 	lo, hi         time.Time
 	open           bool
+	// deleted are the names its delete lines give (Reconcile.Deleted).
+	deleted []string
 }
 
 func spanOf(r *Reconcile, kind string) span {
@@ -40,7 +49,8 @@ func spanOf(r *Reconcile, kind string) span {
 			hi = lo
 		}
 	}
-	return span{controller: r.Controller, id: r.ReconcileID, obj: objName{r.Object.Namespace, r.Object.Name}, kind: kind, lo: lo, hi: hi}
+	return span{controller: r.Controller, id: r.ReconcileID, obj: objName{r.Object.Namespace, r.Object.Name}, kind: kind, lo: lo, hi: hi,
+		deleted: r.Deleted}
 }
 
 // objName names an object by namespace and name; the kind is matched apart.
@@ -62,6 +72,7 @@ type Explainer struct {
 	spanFIFO   []objName // the object of each span kept, oldest first
 	held       []heldUpdate
 	heldBy     map[string]int // watch.Event.ObjectID → lines held
+	deleters   []span         // ended reconciles whose lines said they deleted something, oldest first
 	inflight   map[string]inflight
 }
 
@@ -79,6 +90,12 @@ func NewExplainer(skew, hold time.Duration) *Explainer {
 func (x *Explainer) Ended(r *Reconcile, kind string) {
 	k := objName{r.Object.Namespace, r.Object.Name}
 	x.spans[k] = append(x.spans[k], spanOf(r, kind))
+	if len(r.Deleted) > 0 {
+		if len(x.deleters) == maxDeleters {
+			x.deleters = slices.Delete(x.deleters, 0, 1)
+		}
+		x.deleters = append(x.deleters, spanOf(r, kind))
+	}
 	x.spanFIFO = append(x.spanFIFO, k)
 	if len(x.spanFIFO) > maxSpans {
 		o := x.spanFIFO[0]
@@ -95,7 +112,7 @@ func (x *Explainer) Ended(r *Reconcile, kind string) {
 // explains, or any line of an object that has one held.
 func (x *Explainer) Hold(ev watch.Event, now time.Time) bool {
 	id := ev.ObjectID()
-	if x.heldBy[id] == 0 && (!ev.IsChange() || !ev.Attribution.Explainable()) {
+	if x.heldBy[id] == 0 && !explainable(&ev) {
 		return false
 	}
 	x.held = append(x.held, heldUpdate{ev: ev, since: now})
@@ -145,7 +162,7 @@ func (x *Explainer) Due(now time.Time, open []span, final bool) []watch.Event {
 	for i, h := range x.held {
 		id := h.ev.ObjectID()
 		over := final || now.Sub(h.since) >= x.hold || len(x.held)-i > maxHeld
-		explainable := h.ev.IsChange() && h.ev.Attribution.Explainable()
+		explainable := explainable(&h.ev)
 		if waiting[id] || (!over && explainable) {
 			waiting[id] = true
 			keep = append(keep, h)
@@ -174,7 +191,13 @@ func (x *Explainer) Due(now time.Time, open []span, final bool) []watch.Event {
 // controller's reconciles ran that close to the update). An update is never both a
 // reconcile's trigger and its write: an outside write that wakes an idle controller stays
 // unnamed. Writers of several controllers: nobody is named, and the line says so.
+//
+// A delete (a Deleted line, or the update a DELETE request made) is explained by explainDelete.
 func (x *Explainer) explain(ev *watch.Event, open []span) {
+	if isDelete(ev) {
+		x.explainDelete(ev, open)
+		return
+	}
 	kind, obj := strings.ToLower(ev.Resource.Kind), objName{ev.Namespace, ev.Name}
 	byController := map[string][]span{}
 	add := func(s span) {
@@ -220,6 +243,67 @@ func (x *Explainer) explain(ev *watch.Event, open []span) {
 		a.Why = "several of its reconciles of the object ran within --controller-logs-skew of the update: which of them wrote it is not known"
 	}
 	ev.Attribution = &a
+}
+
+// explainDelete names the controller whose reconcile said, in a line of its log, that it deleted
+// ev's object (a line speaking of a delete that gives the object's name as a value), when that
+// reconcile ran as the delete was heard (from its start, less the skew, to deleteHeard after its
+// end). Timing alone never names a deleter: a delete from outside wakes the owner's controller
+// as surely as its own delete does. Reconciles of several controllers: nobody is named; several
+// of one controller: the controller, not which reconcile.
+func (x *Explainer) explainDelete(ev *watch.Event, open []span) {
+	var found []span
+	consider := func(s span) {
+		named := slices.Contains(s.deleted, ev.Name) || ev.Namespace != "" && slices.Contains(s.deleted, ev.Namespace+"/"+ev.Name)
+		if !named || s.obj.ns != "" && s.obj.ns != ev.Namespace {
+			return
+		}
+		if ev.Time.Before(s.lo.Add(-x.skew)) || !s.open && ev.Time.After(s.hi.Add(x.skew+deleteHeard)) {
+			return
+		}
+		found = append(found, s)
+	}
+	for _, s := range x.deleters {
+		consider(s)
+	}
+	for _, s := range open {
+		consider(s)
+	}
+	if len(found) == 0 || slices.ContainsFunc(found, func(s span) bool { return s.controller != found[0].controller }) {
+		return
+	}
+	w := found[0]
+	a := diff.Attribution{Rule: diff.RuleDelete}
+	if ev.Attribution != nil {
+		a = *ev.Attribution
+	}
+	a.Rule, a.Why = diff.RuleDelete, ""
+	a.Managers = []diff.Manager{{Manager: w.controller, Operation: "Reconcile"}}
+	a.Reconcile = &diff.ReconcileRef{Controller: w.controller}
+	if len(found) == 1 {
+		a.Reconcile.ReconcileID = w.id
+		if w.obj != (objName{ev.Namespace, ev.Name}) || w.kind != "" && w.kind != strings.ToLower(ev.Resource.Kind) {
+			a.Reconcile.Kind, a.Reconcile.Namespace, a.Reconcile.Name = w.kind, w.obj.ns, w.obj.name
+		}
+	} else {
+		a.Why = "several of its reconciles said they deleted it: which of them did is not known"
+	}
+	ev.Attribution = &a
+}
+
+// explainable reports whether ev is a line the Explainer may name a writer for: an update
+// managedFields attribute to nobody, a DELETE request's update (deletes record no manager),
+// or a Deleted line (not a relist's tombstone: when it was deleted is not known).
+func explainable(ev *watch.Event) bool {
+	if ev.Type == watch.Deleted {
+		return ev.Attribution == nil && !ev.Tombstone && !ev.InitialList
+	}
+	return ev.IsChange() && (ev.Attribution.Explainable() || ev.Attribution.Rule == diff.RuleDelete && len(ev.Attribution.Managers) == 0)
+}
+
+// isDelete reports whether ev is a Deleted line or the update a DELETE request made.
+func isDelete(ev *watch.Event) bool {
+	return ev.Type == watch.Deleted || ev.Attribution != nil && ev.Attribution.Rule == diff.RuleDelete
 }
 
 // writerAmong finds, among one controller's reconciles of an object, the one that wrote an

@@ -194,3 +194,86 @@ func TestJoinOwnWriteTriggersTheNext(t *testing.T) {
 		t.Errorf("reconcile b's triggers %v, want rv 5 (a's write)", got)
 	}
 }
+
+// deletedChild is the Deleted line of a Deployment demo/name owned by the Widget demo/owner.
+func deletedChild(name, owner, rv string, at time.Time) watch.Event {
+	deployments := discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	ev := *objEvent(deployments, watch.Deleted, "demo", name, rv, at)
+	ev.Object = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"namespace": "demo", "name": name, "resourceVersion": rv, "ownerReferences": []any{
+			map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "name": owner, "uid": "u1", "controller": true}}}}}
+	return ev
+}
+
+// A Deleted line of an object a reconcile said it deleted (a line speaking of a delete, naming
+// it) names that reconcile, of the object's owner. A delete no reconcile spoke of names nobody,
+// however well a reconcile's timing fits (kubectl's delete wakes the owner's controller just
+// the same); and a relist's tombstone (when it was deleted is not known) is not held.
+func TestExplainerNamesTheDeleter(t *testing.T) {
+	x := NewExplainer(testSkew, time.Second)
+	// r1 deletes the Deployment shop and says so; hearing of it (Owns) the controller runs r2,
+	// which begins before the plugin hears of the delete, as on a loaded machine. The same
+	// timing around calm's delete, of which no line speaks.
+	r1 := reconcileAt("widget", "r1", "shop", t0, t0.Add(20*time.Millisecond))
+	r1.Deleted = []string{"shop"}
+	x.Ended(r1, "widget")
+	x.Ended(reconcileAt("widget", "r2", "shop", t0.Add(21*time.Millisecond), t0.Add(25*time.Millisecond)), "widget")
+	x.Ended(reconcileAt("widget", "c1", "calm", t0, t0.Add(20*time.Millisecond)), "widget")
+	x.Ended(reconcileAt("widget", "c2", "calm", t0.Add(21*time.Millisecond), t0.Add(25*time.Millisecond)), "widget")
+	deleted := deletedChild("shop", "shop", "30", t0.Add(27*time.Millisecond))
+	outside := deletedChild("calm", "calm", "31", t0.Add(27*time.Millisecond))
+	tomb := deletedChild("shop2", "shop", "32", t0.Add(27*time.Millisecond))
+	tomb.Tombstone = true
+	if !x.Hold(deleted, t0) || !x.Hold(outside, t0) {
+		t.Fatal("a Deleted line was not held for the logs")
+	}
+	if x.Hold(tomb, t0) {
+		t.Error("a tombstone was held: when it was deleted is not known")
+	}
+	out := x.Due(t0.Add(time.Hour), nil, false)
+	if len(out) != 2 {
+		t.Fatalf("released %d lines, want 2", len(out))
+	}
+	a := out[0].Attribution
+	want := diff.ReconcileRef{Controller: "widget", ReconcileID: "r1", Kind: "widget", Namespace: "demo", Name: "shop"}
+	if a == nil || a.Rule != diff.RuleDelete || a.Reconcile == nil || *a.Reconcile != want || len(a.Managers) != 1 || a.Managers[0].Manager != "widget" {
+		t.Errorf("the deleted child: %+v, want deleted by %+v", a, want)
+	}
+	if out[1].Attribution != nil {
+		t.Errorf("a delete no reconcile spoke of was named: %+v (%+v)", out[1].Attribution, out[1].Attribution.Reconcile)
+	}
+}
+
+// A reconcile keeps the names its lines that speak of a delete give (a string value, an object
+// value's name), not those of its other lines, its own bookkeeping keys, nor its own object. The lines are shaped
+// as controller-runtime's zap JSON logs them (written here, not captured: pure parsing).
+func TestReconcileKeepsWhatItSaidItDeleted(t *testing.T) {
+	r := NewReconstructor("t")
+	at := "2026-11-25T03:00:00.%03dZ"
+	line := func(ms int, msg, extra string) []byte {
+		return []byte(fmt.Sprintf(`{"level":"info","ts":%q,"msg":%q,"controller":"widget","controllerGroup":"example.com","controllerKind":"Widget","Widget":{"name":"shop","namespace":"demo"},"namespace":"demo","name":"shop","reconcileID":"r1"%s}`,
+			fmt.Sprintf(at, ms), msg, extra))
+	}
+	var out []Reconcile
+	for i, l := range [][]byte{
+		line(0, "Reconciling", ""),
+		line(1, "deployment updated", `,"deployment":"kept"`),
+		line(2, "deployment deleted", `,"deployment":"gone","ConfigMap":{"name":"cm-gone","namespace":"demo"}`),
+		line(3, "Reconcile successful", ""),
+	} {
+		out = append(out, r.Feed(l, t0.Add(time.Duration(i)*time.Millisecond))...)
+	}
+	out = append(out, r.Flush()...)
+	if len(out) != 1 {
+		t.Fatalf("%d reconciles, want 1", len(out))
+	}
+	got := strings.Join(out[0].Deleted, ",")
+	for _, want := range []string{"gone", "cm-gone"} {
+		if !strings.Contains(","+got+",", ","+want+",") {
+			t.Errorf("deleted %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "kept") || strings.Contains(got, "widget") || strings.Contains(got, "r1") || strings.Contains(got, "shop") {
+		t.Errorf("deleted %q holds names of a line that deleted nothing, or bookkeeping", got)
+	}
+}

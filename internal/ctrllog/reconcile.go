@@ -1,7 +1,9 @@
 package ctrllog
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,6 +63,44 @@ type Reconcile struct {
 	// UntrustedTime: a line's timestamp (or a start its logged duration gave) was not trusted
 	// (trusted): when that line was read stands for it.
 	UntrustedTime bool
+	// Deleted are the names its lines that speak of a delete ("deployment deleted",
+	// "deleting pod") give as values: the objects it says it deleted (at most maxDeleted).
+	Deleted []string
+}
+
+// maxDeleted bounds the names a reconcile's delete lines give that are kept.
+const maxDeleted = 16
+
+// ownKeys are the keys controller-runtime gives every line of a reconcile: the reconcile and its
+// object, not what a line speaks of.
+var ownKeys = []string{"reconcileID", "controller", "controllerGroup", "controllerKind", "logger", "name", "namespace", "msg", "message", "level", "ts", "time", "caller"}
+
+// noteDeleted keeps the names a line that speaks of a delete gives: its string values, and the
+// "name" of its object values (controller-runtime logs an object as {"name":..,"namespace":..}).
+func (rec *Reconcile) noteDeleted(l *Line) {
+	if !strings.Contains(strings.ToLower(l.Msg), "delet") {
+		return
+	}
+	add := func(v string) {
+		if v != "" && len(rec.Deleted) < maxDeleted && !slices.Contains(rec.Deleted, v) {
+			rec.Deleted = append(rec.Deleted, clean(v))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(l.Fields)) {
+		switch v := l.Fields[k].(type) {
+		case string:
+			if !slices.Contains(ownKeys, k) {
+				add(v)
+			}
+		case map[string]any:
+			// The reconciled object itself is not what it deleted: removing its finalizer ends a
+			// delete someone else asked for.
+			n, _ := v["name"].(string)
+			if ns, _ := v["namespace"].(string); n != rec.Object.Name || ns != rec.Object.Namespace {
+				add(n)
+			}
+		}
+	}
 }
 
 // Bounds of a log's times that are trusted: no later than maxAhead after the line was read (a
@@ -168,6 +208,7 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 		r.open[id] = rec
 	}
 	rec.Lines++
+	rec.noteDeleted(&l)
 	rec.End, rec.LastRead = l.Time, now
 	rec.UntrustedTime = rec.UntrustedTime || untrusted
 	r.lastIn[id] = now

@@ -32,12 +32,18 @@ type ReconcileRef struct {
 	Controller string `json:"controller"`
 	// ReconcileID is controller-runtime's per-reconcile id; empty for a log without one (klog).
 	ReconcileID string `json:"reconcileID,omitempty"`
+	// Kind (lower-cased, as the log names it), Namespace and Name are the reconciled object when
+	// it is not the written one: the owner whose reconcile deleted it. Empty otherwise.
+	Kind      string `json:"kind,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
 }
 
 // Attribution says who made an update, and how that was found.
 type Attribution struct {
 	Managers []Manager
-	// Rule is RuleEntry, RuleOwnership, RuleBinding, RuleDelete or RuleUnknown.
+	// Rule is RuleEntry, RuleOwnership, RuleBinding, RuleDelete, RuleReconcile or RuleUnknown.
+	// A delete whose controller a log names keeps RuleDelete, with Managers and Reconcile set.
 	Rule string
 	// Why explains the rules that name nobody (binding, delete, unknown, a no-op).
 	Why string

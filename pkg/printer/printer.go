@@ -265,10 +265,17 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 		b.WriteString(s)
 	}
 	u := p.updateOf(ev)
-	if u != nil {
+	named := u != nil && len(u.attribution.Managers) > 0
+	switch {
+	case u != nil:
 		p.writeAttribution(b, u.attribution)
+	case ev.Type == watch.Deleted && ev.Attribution != nil && ev.Attribution.Reconcile != nil:
+		// Deleted by a controller whose log shows the reconcile that deleted it.
+		b.WriteString("  deleted")
+		writeReconcileRef(b, *ev.Attribution.Reconcile)
+		named = true
 	}
-	writeAudit(b, ev.Audit, u != nil && len(u.attribution.Managers) > 0)
+	writeAudit(b, ev.Audit, named)
 	var tags []string
 	switch {
 	case ev.Tombstone:
@@ -309,6 +316,26 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%dms", d.Milliseconds())
 }
 
+// writeReconcileRef writes " by C (its reconcile ID, from its log)", naming the reconciled
+// object when it is another one (the owner whose reconcile deleted this one).
+func writeReconcileRef(b *strings.Builder, r diff.ReconcileRef) {
+	b.WriteString(" by " + Escape(r.Controller))
+	of := ""
+	if r.Name != "" {
+		of = " of " + Escape(r.Kind) + " "
+		if r.Namespace != "" {
+			of += Escape(r.Namespace) + "/"
+		}
+		of += Escape(r.Name)
+		of = strings.Replace(of, " of  ", " of ", 1) // no kind known
+	}
+	if id := shortReconcileID(r.ReconcileID); id != "" {
+		b.WriteString(" (its reconcile " + Escape(id) + of + ", from its log)")
+	} else {
+		b.WriteString(" (one of its reconciles" + of + ", from its log)")
+	}
+}
+
 // writeAttribution writes who made an update: "  by X (Update)" when X's managedFields entry
 // moved; "  by X (Update status; owns the changed fields)" when only ownership tells (several:
 // "by one of X, Y (...)"); "  no-op write" for an update that changed nothing; what happened
@@ -320,12 +347,12 @@ func (p *Printer) writeAttribution(b *strings.Builder, a diff.Attribution) {
 		if a.NoOp {
 			b.WriteString("  no-op write")
 		}
-		b.WriteString("  by " + Escape(a.Reconcile.Controller))
-		if id := shortReconcileID(a.Reconcile.ReconcileID); id != "" {
-			b.WriteString(" (its reconcile " + Escape(id) + ", from its log)")
-		} else {
-			b.WriteString(" (one of its reconciles, from its log)")
-		}
+		b.WriteByte(' ')
+		writeReconcileRef(b, *a.Reconcile)
+		return
+	case a.Rule == diff.RuleDelete && a.Reconcile != nil:
+		b.WriteString("  deletion requested (DELETE)")
+		writeReconcileRef(b, *a.Reconcile)
 		return
 	case a.NoOp:
 		b.WriteString("  no-op write")

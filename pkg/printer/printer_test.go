@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/testutil"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -618,5 +620,40 @@ func TestReconcileAttributionLine(t *testing.T) {
 	if !strings.Contains(js, `"attribution":"reconcile","reconcile":{"controller":"widget","reconcileID":"3f1c9a7e-5b2d-4c1e-9f00-0123456789ab"}`) ||
 		!strings.Contains(js, `"managers":[{"manager":"widget","operation":"Reconcile","subresource":""}]`) {
 		t.Errorf("json: %s", js)
+	}
+}
+
+// A delete named through the reconcile of its owner: the Deleted line and the DELETE request's
+// update say who deleted it, from which reconcile of which object, in human output and in JSON,
+// and a replay decodes it back.
+func TestDeleteAttributionLine(t *testing.T) {
+	dep := testutil.Object("apps/v1", "Deployment", "demo", "shop", "7")
+	deployments := discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	ref := diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-5b2d-4c1e-9f00-0123456789ab", Kind: "widget", Namespace: "demo", Name: "shop"}
+	ev := watch.Event{Type: watch.Deleted, Time: time.Unix(1, 0), Resource: deployments, Namespace: "demo", Name: "shop",
+		ResourceVersion: "7", Object: dep,
+		Attribution: &diff.Attribution{Rule: diff.RuleDelete, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}}, Reconcile: &ref}}
+	if human := render(t, Options{}, []watch.Event{ev}); !strings.Contains(human, "  deleted by widget (its reconcile 3f1c9a7e of widget demo/shop, from its log)") {
+		t.Errorf("human: %s", human)
+	}
+	js := render(t, Options{Output: "json"}, []watch.Event{ev})
+	want := `"attribution":"delete","reconcile":{"controller":"widget","reconcileID":"3f1c9a7e-5b2d-4c1e-9f00-0123456789ab","kind":"widget","namespace":"demo","name":"shop"}`
+	if !strings.Contains(js, want) || !strings.Contains(js, `"managers":[{"manager":"widget","operation":"Reconcile","subresource":""}]`) {
+		t.Errorf("json: %s\nwant %s", js, want)
+	}
+	back, err := recording.DecodeLine([]byte(strings.TrimSpace(js)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := back.Event.Attribution; a == nil || a.Rule != diff.RuleDelete || a.Reconcile == nil || *a.Reconcile != ref {
+		t.Errorf("decoded attribution %+v, want the delete by %+v", a, ref)
+	}
+	requested := testutil.Object("apps/v1", "Deployment", "demo", "shop", "8")
+	requested.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)})
+	upd := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: time.Unix(1, 0), Resource: deployments, Namespace: "demo", Name: "shop",
+		ResourceVersion: "8", OldResourceVersion: "7", Object: requested, OldObject: dep,
+		Attribution: &diff.Attribution{Rule: diff.RuleDelete, Managers: ev.Attribution.Managers, Reconcile: &ref}}
+	if human := render(t, Options{}, []watch.Event{upd}); !strings.Contains(human, "  deletion requested (DELETE) by widget (its reconcile 3f1c9a7e of widget demo/shop, from its log)") {
+		t.Errorf("human, the DELETE request's update: %s", human)
 	}
 }

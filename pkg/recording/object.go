@@ -115,6 +115,11 @@ func objectRecordOf(ev *watch.Event, o Options) objectRecord {
 		r.Reconcile = u.Attribution.Reconcile
 		r.Changes, r.Diff = u.Changes, u.Diff
 	}
+	if a := ev.Attribution; ev.Type == watch.Deleted && a != nil && a.Reconcile != nil {
+		// Deleted by a controller, as its log shows.
+		managers := append([]diff.Manager{}, a.Managers...)
+		r.Managers, r.Attribution, r.Reconcile = &managers, a.Rule, a.Reconcile
+	}
 	return r
 }
 
@@ -143,10 +148,12 @@ func (r *objectRecord) event(ev *watch.Event) error {
 		a := watch.AuditInfo(*r.Audit)
 		ev.Audit = &a
 	}
-	if r.Attribution == diff.RuleReconcile && r.Reconcile != nil && ev.Type == watch.Updated {
+	fromLog := r.Reconcile != nil && (r.Attribution == diff.RuleReconcile && ev.Type == watch.Updated ||
+		r.Attribution == diff.RuleDelete && (ev.Type == watch.Updated || ev.Type == watch.Deleted))
+	if fromLog {
 		// The one attribution the objects cannot give again: it came from a controller's log.
 		rc := *r.Reconcile
-		ev.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, NoOp: r.NoOp, Reconcile: &rc,
+		ev.Attribution = &diff.Attribution{Rule: r.Attribution, NoOp: r.NoOp, Reconcile: &rc,
 			Managers: []diff.Manager{{Manager: rc.Controller, Operation: "Reconcile"}}}
 	}
 	return nil

@@ -22,6 +22,9 @@ const (
 	OperatorName = "widget-operator"
 	// OperatorBugAnnotation on a Widget switches a bug on: "status-loop" or "fight".
 	OperatorBugAnnotation = "example.com/bug"
+	// OperatorRetiredAnnotation set to "true" on a Widget makes the operator delete its
+	// Deployment (a controller's delete).
+	OperatorRetiredAnnotation = "example.com/retired"
 	// OperatorWidgetLabel is on the pod template of each Widget's Deployment (so on its
 	// ReplicaSets and pods too); its value is the Widget's name.
 	OperatorWidgetLabel = "example.com/widget"
@@ -203,7 +206,7 @@ func (c *Cluster) StartOperator(ctx context.Context, opts OperatorOptions) (*Ope
 func (c *Cluster) applyOperatorRBAC(ctx context.Context, missing bool) error {
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
-		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
