@@ -502,7 +502,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "a packed JSON object is encoded as its coded bytes",
-		file: "pkg/watch/compact.go",
+		file: "pkg/watch/compact_json.go",
 		old:  "defer done()\n\t\t_, err = w.Write(raw)",
 		new:  "defer done()\n\t\t_, err = w.Write(append(c.raw[:0:0], c.raw...))\n\t\t_ = raw",
 		pkg:  "./pkg/watch",
