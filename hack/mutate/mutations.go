@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // mutation is one lie kubectl-informer must never tell, as a small source rewrite, and the unit
 // tests that must fail when it is made.
 type mutation struct {
@@ -1491,5 +1493,21 @@ var mutations = []mutation{
 		new:  "import (\n\t\"strings\"\n\n\t_ \"github.com/spf13/cobra\"\n)",
 		pkg:  "./hack/layout",
 		run:  []string{"TestOnlyCmdImportsCobra"},
+	},
+	{
+		name: "a product function grows over 80 lines and no test says so",
+		file: "pkg/shell/shell.go",
+		old:  "func Quote(s string) string {\n",
+		new:  "func Quote(s string) string {\n" + strings.Repeat("\n", 80),
+		pkg:  "./hack/layout",
+		run:  []string{"TestNoProductFuncOver80Lines"},
+	},
+	{
+		name: "a product file grows over 500 lines and no test says so",
+		file: "pkg/shell/shell.go",
+		old:  "package shell\n",
+		new:  "package shell\n" + strings.Repeat("\n", 500),
+		pkg:  "./hack/layout",
+		run:  []string{"TestNoProductFileOver500Lines"},
 	},
 }
