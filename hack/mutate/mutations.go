@@ -314,9 +314,9 @@ var mutations = []mutation{
 	},
 	{
 		name: "a compact JSON object decodes its numbers unlike the dynamic client (every one a float64)",
-		file: "pkg/watch/compact.go",
-		old:  "err = utiljson.Unmarshal(raw, &m)",
-		new:  "err = json.Unmarshal(raw, &m)",
+		file: "pkg/watch/compact_json.go",
+		old:  "if err := utiljson.Unmarshal(raw, &m); err != nil {",
+		new:  "if err := json.Unmarshal(raw, &m); err != nil {",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestCompactList"},
 	},

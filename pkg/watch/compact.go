@@ -2,7 +2,6 @@ package watch
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -86,18 +84,14 @@ func (c *compactObject) decode() (*unstructured.Unstructured, error) {
 	var m map[string]interface{}
 	switch c.codec {
 	case compactJSON:
-		// What the dynamic client does (unstructured's JSON scheme): int64 and float64 numbers.
 		raw, done, err := c.bytes()
 		if err != nil {
 			return nil, err
 		}
-		err = utiljson.Unmarshal(raw, &m)
+		m, err = decodeJSONObject(raw)
 		done()
 		if err != nil {
 			return nil, err
-		}
-		if m == nil {
-			return nil, errors.New("null object")
 		}
 	case compactProtobuf:
 		o, err := c.typed()

@@ -74,6 +74,19 @@ func compactFromJSON(data []byte) (*compactObject, error) {
 	return compactFromJSONSlow(data)
 }
 
+// decodeJSONObject decodes one JSON object as the dynamic client does (unstructured's JSON
+// scheme): int64 and float64 numbers.
+func decodeJSONObject(raw []byte) (map[string]interface{}, error) {
+	var m map[string]interface{}
+	if err := utiljson.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("null object")
+	}
+	return m, nil
+}
+
 // compactFromJSONSlow reads the metadata of an object whose fields have unexpected types (a
 // server never sends one) the way unstructured does.
 func compactFromJSONSlow(data []byte) (*compactObject, error) {
