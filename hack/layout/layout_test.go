@@ -16,6 +16,7 @@ const module = "github.com/kubectl-informer/kubectl-informer"
 
 type listed struct {
 	ImportPath     string
+	Name           string
 	Dir            string
 	Doc            string
 	Imports        []string
@@ -32,7 +33,7 @@ type listed struct {
 func list(t *testing.T, args ...string) []listed {
 	t.Helper()
 	cmd := exec.Command("go", append([]string{"list",
-		"-json=ImportPath,Dir,Doc,Imports,Deps,GoFiles,CgoFiles,IgnoredGoFiles,TestGoFiles,XTestGoFiles"}, args...)...)
+		"-json=ImportPath,Name,Dir,Doc,Imports,Deps,GoFiles,CgoFiles,IgnoredGoFiles,TestGoFiles,XTestGoFiles"}, args...)...)
 	cmd.Dir = "../.."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1510,4 +1510,20 @@ var mutations = []mutation{
 		pkg:  "./hack/layout",
 		run:  []string{"TestNoProductFileOver500Lines"},
 	},
+	{
+		name: "a public package loses its package doc comment and no test says so",
+		file: "pkg/shell/shell.go",
+		old:  "and a file name anything.\npackage shell",
+		new:  "and a file name anything.\n\npackage shell",
+		pkg:  "./hack/layout",
+		run:  []string{"TestPublicPackagesDocumentedWithExample"},
+	},
+	{
+		name: "a public package's Example shows nothing (no // Output:) and no test says so",
+		file: "pkg/shell/example_test.go",
+		old:  "\t// Output:\n",
+		new:  "\t// It prints:\n",
+		pkg:  "./hack/layout",
+		run:  []string{"TestPublicPackagesDocumentedWithExample"},
+	},
 }
