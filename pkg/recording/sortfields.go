@@ -114,22 +114,9 @@ func jsonFields(t reflect.Type) (fields []field, ok bool) {
 				if tag == "-" {
 					continue
 				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if !validTagName(name) {
-					name = ""
-				}
-				omitEmpty, omitZero := false, false
-				for opts != "" {
-					var o string
-					o, opts, _ = strings.Cut(opts, ",")
-					switch o {
-					case "omitempty":
-						omitEmpty = true
-					case "omitzero":
-						omitZero = true
-					case "string":
-						return nil, false // encoding/json's own quoting
-					}
+				name, omitEmpty, omitZero, quoted := parseTag(tag)
+				if quoted {
+					return nil, false // the string option: encoding/json's own quoting
 				}
 				index := append(slices.Clip(em.index), i)
 				ft := sf.Type
@@ -158,6 +145,28 @@ func jsonFields(t reflect.Type) (fields []field, ok bool) {
 	}
 	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.name, b.name) })
 	return fields, true
+}
+
+// parseTag reads a json tag as encoding/json does: the member's name ("" when the tag gives
+// none, or one encoding/json would not take), and its omitempty, omitzero and string options.
+func parseTag(tag string) (name string, omitEmpty, omitZero, quoted bool) {
+	name, opts, _ := strings.Cut(tag, ",")
+	if !validTagName(name) {
+		name = ""
+	}
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		switch o {
+		case "omitempty":
+			omitEmpty = true
+		case "omitzero":
+			omitZero = true
+		case "string":
+			quoted = true
+		}
+	}
+	return name, omitEmpty, omitZero, quoted
 }
 
 // validTagName is encoding/json's isValidTag.
