@@ -15,16 +15,25 @@ import (
 const module = "github.com/kubectl-informer/kubectl-informer"
 
 type listed struct {
-	ImportPath string
-	Imports    []string
-	Deps       []string
+	ImportPath     string
+	Name           string
+	Dir            string
+	Doc            string
+	Imports        []string
+	Deps           []string
+	GoFiles        []string
+	CgoFiles       []string
+	IgnoredGoFiles []string // other platforms' files: product code too
+	TestGoFiles    []string
+	XTestGoFiles   []string
 }
 
 // list runs `go list -json` from the module root (the test's directory is hack/layout). It
 // honours GOFLAGS, so hack/mutate's overlay reaches it.
 func list(t *testing.T, args ...string) []listed {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps"}, args...)...)
+	cmd := exec.Command("go", append([]string{"list",
+		"-json=ImportPath,Name,Dir,Doc,Imports,Deps,GoFiles,CgoFiles,IgnoredGoFiles,TestGoFiles,XTestGoFiles"}, args...)...)
 	cmd.Dir = "../.."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // mutation is one lie kubectl-informer must never tell, as a small source rewrite, and the unit
 // tests that must fail when it is made.
 type mutation struct {
@@ -312,9 +314,9 @@ var mutations = []mutation{
 	},
 	{
 		name: "a compact JSON object decodes its numbers unlike the dynamic client (every one a float64)",
-		file: "pkg/watch/compact.go",
-		old:  "err = utiljson.Unmarshal(raw, &m)",
-		new:  "err = json.Unmarshal(raw, &m)",
+		file: "pkg/watch/compact_json.go",
+		old:  "if err := utiljson.Unmarshal(raw, &m); err != nil {",
+		new:  "if err := json.Unmarshal(raw, &m); err != nil {",
 		pkg:  "./pkg/watch",
 		run:  []string{"TestCompactList"},
 	},
@@ -502,7 +504,7 @@ var mutations = []mutation{
 	},
 	{
 		name: "a packed JSON object is encoded as its coded bytes",
-		file: "pkg/watch/compact.go",
+		file: "pkg/watch/compact_json.go",
 		old:  "defer done()\n\t\t_, err = w.Write(raw)",
 		new:  "defer done()\n\t\t_, err = w.Write(append(c.raw[:0:0], c.raw...))\n\t\t_ = raw",
 		pkg:  "./pkg/watch",
@@ -1547,5 +1549,37 @@ var mutations = []mutation{
 		new:  "false",
 		pkg:  "./pkg/recording",
 		run:  []string{"TestDeleterRoundTrips"},
+	},
+	{
+		name: "a product function grows over 80 lines and no test says so",
+		file: "pkg/shell/shell.go",
+		old:  "func Quote(s string) string {\n",
+		new:  "func Quote(s string) string {\n" + strings.Repeat("\n", 80),
+		pkg:  "./hack/layout",
+		run:  []string{"TestNoProductFuncOver80Lines"},
+	},
+	{
+		name: "a product file grows over 500 lines and no test says so",
+		file: "pkg/shell/shell.go",
+		old:  "package shell\n",
+		new:  "package shell\n" + strings.Repeat("\n", 500),
+		pkg:  "./hack/layout",
+		run:  []string{"TestNoProductFileOver500Lines"},
+	},
+	{
+		name: "a public package loses its package doc comment and no test says so",
+		file: "pkg/shell/shell.go",
+		old:  "and a file name anything.\npackage shell",
+		new:  "and a file name anything.\n\npackage shell",
+		pkg:  "./hack/layout",
+		run:  []string{"TestPublicPackagesDocumentedWithExample"},
+	},
+	{
+		name: "a public package's Example shows nothing (no // Output:) and no test says so",
+		file: "pkg/shell/example_test.go",
+		old:  "\t// Output:\n",
+		new:  "\t// It prints:\n",
+		pkg:  "./hack/layout",
+		run:  []string{"TestPublicPackagesDocumentedWithExample"},
 	},
 }

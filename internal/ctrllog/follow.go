@@ -59,16 +59,10 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 				return followStream(ctx, path, fi, line)
 			}
 			var err error
-			if f, err = os.Open(path); err != nil {
-				if !errors.Is(err, os.ErrNotExist) {
-					return err
-				}
-				if !waited && notice != nil {
-					notice("waiting for " + path + " to appear")
-				}
-				waited = true
-				f = nil
-				sleep(ctx, pollEvery)
+			if f, err = openOrWait(ctx, path, &waited, notice); err != nil {
+				return err
+			}
+			if f == nil {
 				continue
 			}
 			info, _ = f.Stat()
@@ -112,14 +106,37 @@ func follow(ctx context.Context, path string, line func([]byte, time.Time), noti
 		sleep(ctx, pollEvery)
 	}
 	if f != nil && (atEnd || unread(f, off) <= int64(len(buf))) {
-		// The run ends while it waited at the end, or had all but a read's worth of the file:
-		// what the file holds by now is read (up to maxFinalRead), so lines written before the
-		// stop are not lost to the poll's wait or to the read it was between. A reading still
-		// far behind the file's end stops where it is (the run is over).
-		rest, _ := io.ReadAll(io.LimitReader(f, maxFinalRead))
-		lines(append(partial, rest...), line)
+		// The run ends while it waited at the end, or had all but a read's worth of the file. A
+		// reading still far behind the file's end stops where it is (the run is over).
+		readLast(f, partial, line)
 	}
 	return nil
+}
+
+// openOrWait opens path to follow it. A missing file is waited for: nil and no error after a
+// poll's wait, notice told the first time (waited).
+func openOrWait(ctx context.Context, path string, waited *bool, notice func(string)) (*os.File, error) {
+	f, err := os.Open(path)
+	if err == nil {
+		return f, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if !*waited && notice != nil {
+		notice("waiting for " + path + " to appear")
+	}
+	*waited = true
+	sleep(ctx, pollEvery)
+	return nil, nil
+}
+
+// readLast reads what the file holds by now after partial (up to maxFinalRead) when the run
+// ends, so that lines written before the stop are not lost to the poll's wait or to the read it
+// was between.
+func readLast(f *os.File, partial []byte, line func([]byte, time.Time)) {
+	rest, _ := io.ReadAll(io.LimitReader(f, maxFinalRead))
+	lines(append(partial, rest...), line)
 }
 
 // unread is how many bytes of f are after off (0 when f cannot be read).
