@@ -1500,4 +1500,28 @@ var mutations = []mutation{
 		pkg:  "./pkg/printer",
 		run:  []string{"TestHistoryStateFitsATerminal"},
 	},
+	{
+		name: "a singleton controller's logged reconciles (Karpenter's provisioner) said to be in no log read",
+		file: "pkg/printer/summary.go",
+		old:  "case l.NoObject > 0 && l.Counted > 0:",
+		new:  "case false:",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestSummaryCoverageAtInfo"},
+	},
+	{
+		name: "a controller whose metrics count no reconcile asked whether its log is read",
+		file: "pkg/printer/summary.go",
+		old:  "case l.Counted > 0 && logsRead:",
+		new:  "case l.Counted >= 0 && logsRead:",
+		pkg:  "./pkg/printer",
+		run:  []string{"TestSummaryCoverageAtInfo"},
+	},
+	{
+		name: "a singleton's reconciles not counted by controller",
+		file: "internal/ctrllog/reconcile.go",
+		old:  "r.Stats.NoObjectBy[rec.Controller]++",
+		new:  "",
+		pkg:  "./internal/ctrllog",
+		run:  []string{"TestReconcileOfNoObject"},
+	},
 }

@@ -361,6 +361,15 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	for controller, total := range scrapers.Counted() {
 		r.summary.SetCounted(controller, total)
 	}
+	noObject := map[string]int{}
+	for _, st := range r.logs.Stats() {
+		for controller, n := range st.NoObjectBy {
+			noObject[controller] += n
+		}
+	}
+	for controller, n := range noObject {
+		r.summary.SetNoObject(controller, n)
+	}
 	return r.exit(done)
 }
 
