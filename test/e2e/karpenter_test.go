@@ -90,16 +90,22 @@ func TestKarpenterRealOperator(t *testing.T) {
 	after := karpenterCounters(t, k.MetricsURL)
 	got := karpenterReconcileLines(p)
 	for ctl, ids := range got {
-		t.Logf("controller %s: %d ControllerReconcile lines, %d reconciles of a NodeClaim or Node in its log, %d..%d counted", ctl, len(ids), len(truth.objects[ctl]), before[ctl], after[ctl])
+		lines := p.Count(func(m map[string]any) bool { return m["type"] == "ControllerReconcile" && m["controller"] == ctl })
+		t.Logf("controller %s: %d ControllerReconcile lines of %d reconciles, %d reconciles of a NodeClaim or Node in its log, %d..%d counted", ctl, lines, len(ids), len(truth.objects[ctl]), before[ctl], after[ctl])
+		if lines > len(ids) {
+			// docs/controller-logs.md, Limits: a reading that falls more than a second behind
+			// the log closes a reconcile at info before its next line.
+			t.Logf("controller %s: %d reconciles split into two lines or more", ctl, lines-len(ids))
+		}
 		if len(ids) > after[ctl] {
-			t.Errorf("controller %s: %d ControllerReconcile lines, more than the %d reconciles its counters count", ctl, len(ids), after[ctl])
+			t.Errorf("controller %s: ControllerReconcile lines of %d reconciles, more than the %d its counters count", ctl, len(ids), after[ctl])
 		}
 		for id, obj := range ids {
 			if want := truth.objects[ctl][id]; obj != want {
 				t.Errorf("controller %s: the ControllerReconcile line of reconcile %s is of %q; its log says %q", ctl, id, obj, want)
 			}
 		}
-		checkCoverage(t, p.Stderr(), ctl, len(ids), before[ctl], after[ctl], "")
+		checkCoverage(t, p.Stderr(), ctl, lines, before[ctl], after[ctl], "")
 	}
 	for ctl, n := range truth.singletons {
 		checkCoverage(t, p.Stderr(), ctl, n, before[ctl], after[ctl], ", none of which names an object")
