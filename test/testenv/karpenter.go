@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -46,9 +47,12 @@ func KarpenterDir(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.CommandContext(ctx, "bash", filepath.Join(root, "hack", "testcluster", "build-karpenter.sh")).Output()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "hack", "testcluster", "build-karpenter.sh"))
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("hack/testcluster/build-karpenter.sh: %w", err)
+		return "", fmt.Errorf("hack/testcluster/build-karpenter.sh: %w\n%s", err, stderr.String())
 	}
 	return strings.TrimSpace(string(out)), nil
 }
