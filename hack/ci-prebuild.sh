@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The slow builds of `make e2e`, run by .ci/run in the background while vet, lint and the tests
-# run: the control plane (hack/testcluster/build.sh) and Jaeger (build-jaeger.sh), the pinned krew
+# run: the control plane (hack/testcluster/build.sh), Jaeger (build-jaeger.sh) and Karpenter's
+# kwok provider (build-karpenter.sh), the pinned krew
 # (hack/krew/build.sh, for test/dist's install), the pinned goreleaser,
 # and a throwaway release of HEAD (hack/dist.sh into a temporary directory), which compiles the
 # plugin for the five release platforms into the Go build cache. test/dist then builds its own
@@ -29,6 +30,9 @@ say() { echo "prebuild: $* ($(($(date +%s) - started)) s)"; }
 jaeger=$!
 if hack/testcluster/build.sh >/dev/null; then say "control plane built"; else say "control plane build failed"; fi
 wait "$jaeger"
+# Karpenter (the real operator of test/e2e's Karpenter test) after them: three large builds at
+# once would only thrash the cores.
+if hack/testcluster/build-karpenter.sh >/dev/null; then say "karpenter built"; else say "karpenter build failed"; fi
 if hack/krew/build.sh >/dev/null; then say "krew built"; else say "krew build failed"; fi
 if make --no-print-directory goreleaser >/dev/null; then say "goreleaser built"; else say "goreleaser build failed"; exit 0; fi
 

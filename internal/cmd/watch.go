@@ -358,10 +358,25 @@ func (o *WatchOptions) run(ctx context.Context) error {
 	// The scrapes end with the watch, also when it ends by itself (an error).
 	stopScrapes()
 	scrapers.Wait()
-	for controller, total := range scrapers.Counted() {
+	r.noteControllers(scrapers.Counted())
+	return r.exit(done)
+}
+
+// noteControllers puts in the summary what each controller's metrics counted, and the
+// reconciles its log showed that name no object (a singleton's), which no line shows.
+func (r *watchRun) noteControllers(counted map[string]float64) {
+	for controller, total := range counted {
 		r.summary.SetCounted(controller, total)
 	}
-	return r.exit(done)
+	noObject := map[string]int{}
+	for _, st := range r.logs.Stats() {
+		for controller, n := range st.NoObjectBy {
+			noObject[controller] += n
+		}
+	}
+	for controller, n := range noObject {
+		r.summary.SetNoObject(controller, n)
+	}
 }
 
 // orderWindow is how long lines are held to be put in resourceVersion order: only with

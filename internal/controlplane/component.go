@@ -108,11 +108,20 @@ func (p *Component) Stop() error {
 // buffer (or sent to Options.Output) and appended to logs, or, when logs names no plain file,
 // to Options.LogDir/NAME.log. Stop stops it.
 func (cp *ControlPlane) StartComponent(name, bin string, port int, logs []LogFile, args ...string) (*Component, error) {
+	return cp.StartComponentEnv(name, bin, port, logs, nil, args...)
+}
+
+// StartComponentEnv is StartComponent with env (KEY=VALUE) added to this process's environment,
+// for a controller that reads its settings from there (Karpenter reads KUBECONFIG).
+func (cp *ControlPlane) StartComponentEnv(name, bin string, port int, logs []LogFile, env []string, args ...string) (*Component, error) {
 	if cp.opts.LogDir != "" && !hasPlainFile(logs) {
 		logs = append(logs, LogFile{Path: filepath.Join(cp.opts.LogDir, name+".log")})
 	}
 	p := &Component{Name: name, Port: port, log: NewTailBuffer(64 << 10), done: make(chan struct{}), stop: cp.opts.StopTimeout}
 	p.cmd = exec.Command(bin, args...)
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out io.Writer = p.log
 	if w := cp.opts.Output; w != nil {

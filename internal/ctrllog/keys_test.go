@@ -207,8 +207,8 @@ func TestReconcileOfNoObject(t *testing.T) {
 	got := r.Feed([]byte(`{"level":"INFO","time":"2026-11-25T03:27:20Z","message":"pricing refreshed","controller":"pricing","reconcileID":"s1"}`), t0)
 	got = append(got, r.Feed([]byte(`{"level":"ERROR","time":"2026-11-25T03:27:20Z","message":"Reconciler error","controller":"pricing","reconcileID":"s2","error":"x"}`), t0)...)
 	got = append(got, r.Flush()...)
-	if len(got) != 0 || r.Stats.NoObject != 2 || r.Stats.Reconciles != 0 {
-		t.Fatalf("%+v, stats %+v: want none, 2 of no object", got, r.Stats)
+	if len(got) != 0 || r.Stats.NoObject != 2 || r.Stats.Reconciles != 0 || r.Stats.NoObjectBy["pricing"] != 2 {
+		t.Fatalf("%+v, stats %+v: want none, 2 of no object, both of controller pricing", got, r.Stats)
 	}
 	if s := r.Silent(t0.Add(SilentAfter)); !strings.Contains(s, "2 reconciles (lines with a reconcileID) name no object") {
 		t.Errorf("said %q", s)

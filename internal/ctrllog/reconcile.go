@@ -129,8 +129,11 @@ type Stats struct {
 	Reconciles int            // reconciles rebuilt
 	// UntrustedTimes counts the lines whose timestamp was not trusted (the read time stood for it).
 	UntrustedTimes int
-	// NoObject: reconciles (lines with a reconcileID) none of whose lines names an object.
-	NoObject int
+	// NoObject: reconciles (lines with a reconcileID) none of whose lines names an object;
+	// NoObjectBy counts them by controller (a singleton controller's, such as Karpenter's
+	// provisioner).
+	NoObject   int
+	NoObjectBy map[string]int
 	// EndedEarly counts the reconciles closed before their log went quiet, because MaxOpen
 	// reconciles were open at once: their end is not known.
 	EndedEarly int
@@ -163,7 +166,7 @@ type Reconstructor struct {
 
 // NewReconstructor returns a reconstructor for the log named source.
 func NewReconstructor(source string) *Reconstructor {
-	return &Reconstructor{Source: source, Year: time.Now().Year(), Stats: Stats{ByFormat: map[Format]int{}},
+	return &Reconstructor{Source: source, Year: time.Now().Year(), Stats: Stats{ByFormat: map[Format]int{}, NoObjectBy: map[string]int{}},
 		open: map[string]*Reconcile{}, lastIn: map[string]time.Time{}, pending: map[string]*Reconcile{}}
 }
 
@@ -262,6 +265,7 @@ func (r *Reconstructor) close(id string, ended bool) (Reconcile, bool) {
 	}
 	if rec.Object.Name == "" {
 		r.Stats.NoObject++
+		r.Stats.NoObjectBy[rec.Controller]++
 		return Reconcile{}, false
 	}
 	r.Stats.Reconciles++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -417,6 +418,7 @@ func (r *Runner) Stats() []Stats {
 		for k, v := range rc.Stats.ByFormat {
 			out[i].ByFormat[k] = v
 		}
+		out[i].NoObjectBy = maps.Clone(rc.Stats.NoObjectBy)
 		locks[i].Unlock()
 	}
 	return out

@@ -158,6 +158,24 @@ func TestSummaryCoverageAtInfo(t *testing.T) {
 	if want := "controller widget: its log shows 0 of 1,955 reconciles its metrics count"; !strings.Contains(b.String(), want) {
 		t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
 	}
+	// Karpenter's provisioner, a singleton: its log shows a reconcile of it that names no object
+	// (counted, not printed); a controller its metrics count no reconcile of is not said at all.
+	s = summary.New()
+	s.LogsRead = true
+	s.Add(&ev)
+	s.SetCounted("provisioner", 4)
+	s.SetNoObject("provisioner", 1)
+	s.SetCounted("eviction-queue", 0)
+	b.Reset()
+	if err := WriteSummary(&b, "summary", s); err != nil {
+		t.Fatal(err)
+	}
+	if want := "controller provisioner: its log shows 1 of 4 reconciles its metrics count since it started (25%), none of which names an object (a singleton controller's): counted, never a ControllerReconcile line"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant it to contain %q", b.String(), want)
+	}
+	if strings.Contains(b.String(), "no line read names a reconcile of it") || strings.Contains(b.String(), "eviction-queue") {
+		t.Errorf("summary:\n%s\nwant neither the singleton said unread nor a controller of no reconcile", b.String())
+	}
 	if got := thousands(1234567); got != "1,234,567" {
 		t.Errorf("thousands: %s", got)
 	}

@@ -192,11 +192,7 @@ func writeLogged(b *strings.Builder, s *summary.Summary) {
 	for _, name := range names {
 		l := s.Logged[name]
 		if l.Reconciles == 0 {
-			if l.Counted >= 0 && (read || s.LogsRead) {
-				// Scraped, and logs read, but no reconcile of this one in them.
-				fmt.Fprintf(b, "controller %s: its log shows 0 of %s reconciles its metrics count: no line read names a reconcile of it (stderr said what each log held); is its log among --controller-logs? For every reconcile run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)\n",
-					Escape(name), thousands(l.Counted))
-			}
+			writeUnshown(b, name, l, read || s.LogsRead)
 			continue
 		}
 		results := make([]string, 0, len(l.ByResult))
@@ -219,6 +215,24 @@ func writeLogged(b *strings.Builder, s *summary.Summary) {
 		if l.Counted >= 0 {
 			b.WriteString("  " + coverage(l) + "\n")
 		}
+	}
+}
+
+// writeUnshown says why a controller that no ControllerReconcile line shows has none: its
+// reconciles name no object (a singleton's), or, scraped with logs read, no line read names one.
+// A controller whose metrics count no reconcile is not said.
+func writeUnshown(b *strings.Builder, name string, l *summary.LoggedReconciles, logsRead bool) {
+	switch {
+	case l.NoObject > 0 && l.Counted > 0:
+		fmt.Fprintf(b, "controller %s: its log shows %s of %s reconciles its metrics count since it started (%.0f%%), none of which names an object (a singleton controller's): counted, never a ControllerReconcile line\n",
+			Escape(name), thousands(float64(l.NoObject)), thousands(l.Counted), 100*float64(l.NoObject)/l.Counted)
+	case l.NoObject > 0:
+		fmt.Fprintf(b, "controller %s: its log shows %s reconciles that name no object (a singleton controller's): counted, never a ControllerReconcile line\n",
+			Escape(name), thousands(float64(l.NoObject)))
+	case l.Counted > 0 && logsRead:
+		// Scraped, and logs read, but no reconcile of this one in them.
+		fmt.Fprintf(b, "controller %s: its log shows 0 of %s reconciles its metrics count: no line read names a reconcile of it (stderr said what each log held); is its log among --controller-logs? For every reconcile run it at --zap-log-level=5 (controller-runtime) or -v=4 (klog)\n",
+			Escape(name), thousands(l.Counted))
 	}
 }
 

@@ -118,6 +118,9 @@ type LoggedReconciles struct {
 	// (--metrics-*), -1 when not scraped: what the log should show if it covers the controller's
 	// whole life at verbosity 5.
 	Counted float64
+	// NoObject: reconciles of it its logs showed, none of whose lines names an object (a
+	// singleton controller's): counted, never a ControllerReconcile line.
+	NoObject int
 }
 
 // MostReconciled returns up to n objects with the most reconciles, most first.
@@ -149,6 +152,10 @@ func (s *Summary) logged(controller string) *LoggedReconciles {
 func (s *Summary) counted(controller string, total float64) {
 	s.logged(controller).Counted = total
 }
+
+// SetNoObject notes how many reconciles of controller its logs showed that name no object (set
+// by the caller at the end).
+func (s *Summary) SetNoObject(controller string, n int) { s.logged(controller).NoObject = n }
 
 // SetCounted notes a scraped controller's reconcile total at its last scrape (set by the caller
 // at the end: a ControllerQueue line may have been folded since).
