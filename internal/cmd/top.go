@@ -157,7 +157,11 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		cfg.Screen = toptui.Screen(o.In, o.Out)
 	}
 	if o.OTLP.Enabled { // the cluster's identity on the spans
-		if cfg.Spans, err = o.OTLP.start(ctx, clusterIdentity(ctx, cfg.Watch.REST, o.configFlags), o.ErrOut); err != nil {
+		warnTo := o.ErrOut
+		if cfg.Screen != nil { // stderr would tear the screen; the line at exit counts the spans lost
+			warnTo = io.Discard
+		}
+		if cfg.Spans, err = o.OTLP.start(ctx, clusterIdentity(ctx, cfg.Watch.REST, o.configFlags), warnTo); err != nil {
 			return err
 		}
 	}
