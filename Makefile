@@ -71,7 +71,7 @@ mutate: ## fail if a unit test no longer catches one of the lies in hack/mutate/
 # FUZZTIME is a count of inputs, not a duration: see docs/reliability.md, "Bad input, fuzzed".
 FUZZTIME ?= 20000x
 # Every fuzz target, as package:Target; each runs for FUZZTIME (seeds always run in `unit`).
-FUZZ_TARGETS := ./pkg/discovery:FuzzResolve ./pkg/watch:FuzzCompactJSON ./pkg/watch:FuzzCompactProtobuf ./pkg/watch:FuzzPack ./pkg/printer:FuzzPrint ./pkg/recording:FuzzDecodeLine ./pkg/diff:FuzzDiff ./internal/scrape:FuzzParse ./internal/top:FuzzFieldPaths ./internal/ctrllog:FuzzParse ./pkg/replay:FuzzReader
+FUZZ_TARGETS := ./pkg/discovery:FuzzResolve ./pkg/watch:FuzzCompactJSON ./pkg/watch:FuzzCompactProtobuf ./pkg/watch:FuzzPack ./pkg/printer:FuzzPrint ./pkg/recording:FuzzDecodeLine ./pkg/diff:FuzzDiff ./internal/scrape:FuzzParse ./internal/analysis:FuzzFieldPaths ./internal/ctrllog:FuzzParse ./pkg/replay:FuzzReader
 
 fuzz: ## a short run of every fuzz target
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -2,8 +2,10 @@
 // output: for each event it computes what an update changed (once, and only when a consumer
 // needs it), who made it (replayed updates; the informer attributes live ones), marks noise
 // (internal/noise's Filter) and finds hot loops, and hands the results on typed in the event
-// (Changes, Attribution, Ignored, OutOfFocus, HotLoop). The printer, the recorder, the report
-// and the summary only read them. It never prints.
+// (Changes, Attribution, Ignored, OutOfFocus, HotLoop). With metadata-only objects (top's
+// informers) it reads the writers, their fields and heartbeats from managedFields instead
+// (managed.go). The printer, the recorder, the report, top's ranking and the summary only read
+// them. It never prints.
 package analysis
 
 import (
@@ -30,6 +32,12 @@ type Config struct {
 	// that folds hot objects, the report), so every update gets its Changes even when no
 	// filter or detector needs them.
 	Changes bool
+	// MetadataOnly: the objects are metadata only (top's informers), so an update's writers,
+	// the fields they moved and whether it is a heartbeat are read from managedFields
+	// (markManaged): its Attribution, Changes (paths without values) and Ignored.
+	MetadataOnly bool
+	// Heartbeats are the paths whose writes are heartbeats (Ignored) with MetadataOnly.
+	Heartbeats []diff.Pattern
 }
 
 // Step analyzes one stream of events, in order. It is not safe for concurrent use.
@@ -38,16 +46,24 @@ type Step struct {
 	hot      *HotLoops
 	redetect bool
 	changes  bool // every update needs its changes
+	// metadataOnly: updates are read from managedFields (managed.go), heartbeats Ignored.
+	metadataOnly bool
+	heartbeats   []diff.Pattern
 }
 
 // New returns the step of a run.
 func New(cfg Config) *Step {
 	hot := NewHotLoops(cfg.HotLoopUpdates, cfg.HotLoopWindow)
+	if hot != nil {
+		hot.metadataOnly = cfg.MetadataOnly
+	}
 	return &Step{
-		filter:   cfg.Filter,
-		hot:      hot,
-		redetect: cfg.Redetect,
-		changes:  cfg.Changes || cfg.Filter.Active() || hot != nil,
+		filter:       cfg.Filter,
+		hot:          hot,
+		redetect:     cfg.Redetect,
+		changes:      cfg.Changes || cfg.Filter.Active() || hot != nil,
+		metadataOnly: cfg.MetadataOnly,
+		heartbeats:   cfg.Heartbeats,
 	}
 }
 
@@ -75,7 +91,10 @@ func (s *Step) Mark(ev *watch.Event) (keep bool, started *watch.Event) {
 	if (ev.Type == watch.HotLoop || ev.Type == watch.HotLoopEnded) && s.redetect {
 		return false, nil
 	}
-	if ev.IsChange() {
+	switch {
+	case s.metadataOnly && ev.IsChange():
+		markManaged(ev, s.heartbeats)
+	case ev.IsChange():
 		if s.changes && ev.Changes == nil {
 			ev.Changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
 			if ev.Changes == nil {
@@ -91,6 +110,16 @@ func (s *Step) Mark(ev *watch.Event) (keep bool, started *watch.Event) {
 	}
 	s.filter.Mark(ev)
 	return true, s.hot.Observe(ev)
+}
+
+// Rediagnose says an ongoing loop of an object over its window now (diff.HotLoopDetector's
+// Rediagnose): an object first seen in the middle of its loop may have been found before any
+// writer could be named. resource is discovery.Resource's String; ok is false without a loop.
+func (s *Step) Rediagnose(resource, namespace, name string) (h diff.HotLoop, ok bool) {
+	if s.hot == nil {
+		return h, false
+	}
+	return s.hot.d.Rediagnose(loopID(resource, namespace, name))
 }
 
 // Ended returns the HotLoopEnded events of the loops that ended by now (a whole window without

@@ -15,6 +15,9 @@ type HotLoops struct {
 	d *diff.HotLoopDetector
 	// The object of each reported loop, by detector key, for its HotLoopEnded line.
 	objects map[string]watch.Event
+	// metadataOnly: the updates' Changes are the fields their writers' entries moved, without
+	// values (markManaged): no value flips back, no progress is read from them.
+	metadataOnly bool
 }
 
 // NewHotLoops reports an object updated more than maxUpdates times within window, or by two
@@ -62,6 +65,14 @@ func (h *HotLoops) endEvent(e diff.HotLoopEnd, now time.Time) watch.Event {
 	}
 }
 
+// loopID is the detector's key of an object.
+func loopID(resource, namespace, name string) string {
+	if namespace == "" {
+		return resource + " " + name
+	}
+	return resource + " " + namespace + "/" + name
+}
+
 // objectKey is namespace/name, or name for a cluster-scoped object.
 func objectKey(ev *watch.Event) string {
 	if ev.Namespace == "" {
@@ -83,11 +94,27 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 		return nil
 	}
 	key := objectKey(ev)
-	id := ev.Resource.String() + " " + key
+	id := loopID(ev.Resource.String(), ev.Namespace, ev.Name)
 	if ev.Type == watch.Deleted {
 		h.d.Forget(id)
 		return nil
 	}
+	r := h.d.Observe(id, h.update(ev))
+	if r == nil {
+		return nil
+	}
+	h.objects[id] = watch.Event{Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name, Key: key}
+	return &watch.Event{
+		Type: watch.HotLoop, Time: ev.Time, Resource: ev.Resource,
+		Namespace: ev.Namespace, Name: ev.Name, Key: key,
+		HotLoop: &watch.HotLoopInfo{Reason: r.Reason, Loop: r.Loop, Suggestion: r.Suggestion,
+			Managers: slices.Clone(r.Managers), Fields: slices.Clone(r.Fields), Updates: r.Updates, Window: r.Window},
+	}
+}
+
+// update is what the detector reads of an analyzed update: its writers, the fields it
+// changed, whether the spec changed and whether it makes progress.
+func (h *HotLoops) update(ev *watch.Event) diff.Update {
 	u := diff.Update{At: ev.Time}
 	if ev.Attribution != nil {
 		for _, m := range ev.Attribution.Managers {
@@ -95,6 +122,13 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 				u.Managers = append(u.Managers, m.Manager)
 			}
 		}
+	}
+	if h.metadataOnly {
+		for _, c := range ev.Changes {
+			u.Paths = append(u.Paths, c.Path)
+		}
+		u.GenerationChanged = ev.Object.GetGeneration() != ev.OldObject.GetGeneration()
+		return u
 	}
 	for _, c := range ev.Changes {
 		if c.Ignored {
@@ -109,15 +143,5 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 		}
 	}
 	u.Converging = diff.Converging(ev.Changes)
-	r := h.d.Observe(id, u)
-	if r == nil {
-		return nil
-	}
-	h.objects[id] = watch.Event{Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name, Key: key}
-	return &watch.Event{
-		Type: watch.HotLoop, Time: ev.Time, Resource: ev.Resource,
-		Namespace: ev.Namespace, Name: ev.Name, Key: key,
-		HotLoop: &watch.HotLoopInfo{Reason: r.Reason, Loop: r.Loop, Suggestion: r.Suggestion,
-			Managers: slices.Clone(r.Managers), Fields: slices.Clone(r.Fields), Updates: r.Updates, Window: r.Window},
-	}
+	return u
 }

@@ -21,7 +21,7 @@ import (
 // queued; what it has not taken by then is dropped, counted.
 const otlpShutdown = 5 * time.Second
 
-// OTLPOptions is --otlp, shared by watch and replay: export the lines as OpenTelemetry spans
+// OTLPOptions is --otlp, shared by watch, replay and top: export the lines as OpenTelemetry spans
 // over OTLP, configured by the standard OTEL_EXPORTER_OTLP_* variables.
 type OTLPOptions struct {
 	Enabled bool

@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -54,6 +53,7 @@ type TopOptions struct {
 	Rediscover     time.Duration
 	API            APIOptions
 	Audit          AuditOptions
+	OTLP           OTLPOptions
 }
 
 // NewTopOptions holds the defaults.
@@ -94,6 +94,7 @@ status heartbeats) are counted apart. A resource you may not list is skipped and
 	f.DurationVar(&o.HotLoopWindow, "hot-loop-window", o.HotLoopWindow, "The window of --hot-loop-updates.")
 	f.DurationVar(&o.Rediscover, "rediscover", o.Rediscover, "How often discovery is read again, so that resources created later (CRDs) are followed too; 0 never.")
 	o.API.AddFlags(f)
+	o.OTLP.AddFlags(f)
 	o.Audit.addSourceFlags(f, "The API server's audit log (--audit-log-path: JSON lines of audit.k8s.io/v1 Events), followed as tail -F does: each ranking also says who hits the API server, reads included: requests/s by user and user agent, by verb and resource, 429s, and the costliest LISTs (no resourceVersion, cluster-wide, unpaginated). See docs/audit.md.")
 	f.Lookup("qps").DefValue = "50"
 	f.Lookup("burst").DefValue = "100"
@@ -136,10 +137,13 @@ func (o *TopOptions) Validate() error {
 	case o.Rediscover < 0:
 		return fmt.Errorf("--rediscover must be >= 0, got %s", o.Rediscover)
 	}
+	if err := o.OTLP.Validate(); err != nil {
+		return err
+	}
 	return o.API.Validate()
 }
 
-// Run builds the clients and the scope, runs top and writes the rankings.
+// Run builds the clients and the scope, and runs top.
 func (o *TopOptions) Run(ctx context.Context) error {
 	if err := o.Audit.prepare(o.ErrOut); err != nil {
 		return err
@@ -148,66 +152,26 @@ func (o *TopOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Duration)
-		defer cancel()
-	}
-	out := &topOutput{o: o}
-	var final top.Ranking
+	cfg.Out, cfg.ErrOut, cfg.JSON, cfg.Limit, cfg.Duration, cfg.Stats = o.Out, o.ErrOut, o.Output == "json", o.Limit, o.Duration, stats
 	if o.Output == "" && isTerminal(o.Out) && inputTerminal(o.In) {
-		final, err = o.runTUI(ctx, cfg)
-	} else {
-		cfg.Report = out.report
-		final, err = top.Run(ctx, cfg)
+		cfg.Screen = toptui.Screen(o.In, o.Out)
 	}
-	if err != nil {
-		return err
+	if o.OTLP.Enabled { // the cluster's identity on the spans
+		warnTo := o.ErrOut
+		if cfg.Screen != nil { // stderr would tear the screen; the line at exit counts the spans lost
+			warnTo = io.Discard
+		}
+		if cfg.Spans, err = o.OTLP.start(ctx, clusterIdentity(ctx, cfg.Watch.REST, o.configFlags), warnTo); err != nil {
+			return err
+		}
 	}
-	if err := out.final(final); err != nil {
-		return err
-	}
-	total := top.TotalAPI(stats.Snapshots())
-	fmt.Fprintf(o.ErrOut, "API cost of the scan (%d resources): %s\n", len(stats.Snapshots()), printer.APIFigures(&total))
-	return out.err
+	return top.Run(ctx, cfg)
 }
 
 // inputTerminal reports whether r is a terminal (the keys of the live table come from it).
 func inputTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// runTUI runs top under the live table until q, Ctrl-C or --duration, and returns the final
-// ranking once the terminal is restored.
-func (o *TopOptions) runTUI(ctx context.Context, cfg top.Config) (top.Ranking, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	model := toptui.New(func(dctx context.Context, obj top.ObjectRank, changed func()) *top.Drill {
-		return top.StartDrill(dctx, cfg.Watch, obj.Ref, obj.Namespace, obj.Name, o.HotLoopUpdates, o.HotLoopWindow, changed)
-	})
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithInput(o.In), tea.WithOutput(o.Out), tea.WithContext(ctx))
-	model.SetSend(p.Send)
-	cfg.Report = func(r top.Ranking) { p.Send(toptui.Ranking(r)) }
-	cfg.Warn = func(string) {} // stderr would tear the screen; the summary says what matters
-	cfg.Audit.Notice = cfg.Warn
-	type result struct {
-		r   top.Ranking
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		r, err := top.Run(ctx, cfg)
-		done <- result{r, err}
-		p.Send(toptui.Done{})
-	}()
-	_, tuiErr := p.Run()
-	cancel()
-	res := <-done
-	if tuiErr != nil && !errors.Is(tuiErr, tea.ErrProgramKilled) && !errors.Is(tuiErr, context.Canceled) {
-		return res.r, fmt.Errorf("terminal: %w", tuiErr)
-	}
-	return res.r, res.err
 }
 
 // topConfig resolves the resources (or the way to discover them) and builds the clients.
@@ -239,7 +203,7 @@ func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recor
 		Watch: watch.Config{Client: client, Metadata: md, Namespace: o.namespace, Stats: stats,
 			ListMode: o.API.ListMode, PageSize: o.API.ChunkSize, REST: restCfg, Wire: o.API.Wire},
 		Window: o.Window, Interval: o.Interval, HotLoopUpdates: o.HotLoopUpdates, HotLoopWindow: o.HotLoopWindow,
-		Heartbeats: top.Heartbeats(), Rediscover: o.Rediscover, Follow: o.Follow,
+		Rediscover: o.Rediscover, Follow: o.Follow,
 		Warn:  func(s string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(s)) },
 		Audit: o.Audit.config(o.ErrOut),
 	}
@@ -264,58 +228,4 @@ func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recor
 		return res, nil
 	}
 	return cfg, stats, nil
-}
-
-// topOutput writes the rankings: a plain table, or NDJSON lines, per interval; skipped resources
-// named once on stderr.
-type topOutput struct {
-	o           *TopOptions
-	skippedSaid int
-	jsonSkipped int
-	err         error
-}
-
-func (t *topOutput) report(r top.Ranking) {
-	t.saySkipped(r)
-	t.write(func(w io.Writer) error {
-		if t.o.Output == "json" {
-			return top.WriteJSON(w, r, t.o.Limit, false, &t.jsonSkipped)
-		}
-		if err := top.WriteText(w, r, t.o.Limit); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintln(w)
-		return err
-	})
-}
-
-// saySkipped names on stderr, once, each resource skipped (human output; JSON has TopSkipped).
-func (t *topOutput) saySkipped(r top.Ranking) {
-	if t.o.Output == "json" {
-		return
-	}
-	for ; t.skippedSaid < len(r.Skipped); t.skippedSaid++ {
-		s := r.Skipped[t.skippedSaid]
-		fmt.Fprintf(t.o.ErrOut, "skipped %s: %s\n", s.Resource, printer.Escape(s.Message))
-	}
-}
-
-// final writes the final ranking, with the drill-in commands.
-func (t *topOutput) final(r top.Ranking) error {
-	t.saySkipped(r)
-	t.write(func(w io.Writer) error {
-		if t.o.Output == "json" {
-			return top.WriteJSON(w, r, t.o.Limit, true, &t.jsonSkipped)
-		}
-		fmt.Fprintln(w, "final ranking:")
-		return top.WriteFinal(w, r, t.o.Limit)
-	})
-	return t.err
-}
-
-func (t *topOutput) write(f func(io.Writer) error) {
-	if t.err != nil {
-		return
-	}
-	t.err = f(t.o.Out)
 }

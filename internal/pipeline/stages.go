@@ -1,5 +1,5 @@
 // Package pipeline is the one path every line takes, whatever its source (the informers, the
-// scrapers, the API accounting, a recording) and whatever the command (watch, replay, report):
+// scrapers, the API accounting, a recording) and whatever the command (watch, replay, report, top):
 //
 //	source → order → analysis → summary and recording → noise (hide, fold) → output
 //

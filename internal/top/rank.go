@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // Ranking is what the cluster wrote over the window, at one moment.
@@ -86,28 +87,33 @@ type Skipped struct {
 	Message  string
 }
 
-// Ranker counts writes in one-second buckets over a sliding window, and finds hot loops with
-// the detector watch uses (diff.HotLoopDetector). It is pure (time comes with each write) and
-// not safe for concurrent use.
+// Ranker counts writes in one-second buckets over a sliding window. It ranks what the
+// pipeline's analysis step made of the informers' lines (top's pipeline: newRanking): an
+// update's writers, the fields they moved and whether it is a heartbeat, and the hot loops the
+// step found. It is pure (time comes with each line) and not safe for concurrent use.
 type Ranker struct {
 	Window time.Duration
 	start  time.Time
 
 	objects   map[objectKey]*objectState
 	resources map[string]*resourceState
-	loops     *diff.HotLoopDetector
-	loopKeys  map[string]objectKey // detector key -> object, for the loops reported
 	skipped   []Skipped
+	// rediagnose says an ongoing loop over its window now (analysis.Step's Rediagnose); nil:
+	// the diagnosis made when it was found.
+	rediagnose func(resource, namespace, name string) (diff.HotLoop, bool)
 }
 
 type objectKey struct{ resource, namespace, name string }
 
-// detectorKey is the hot-loop detector's key for an object.
-func (k objectKey) detectorKey() string { return k.resource + " " + k.namespace + "/" + k.name }
-
 type objectState struct {
 	buckets []bucket
-	loop    *diff.HotLoop
+	loop    *loop
+}
+
+// loop is an object's ongoing hot loop, as the analysis step diagnosed it.
+type loop struct {
+	kind, suggestion string
+	managers         []string
 }
 
 type resourceState struct {
@@ -131,31 +137,73 @@ type bucket struct {
 	paths      map[string]int
 }
 
-// NewRanker ranks over window; hot loops are more than maxUpdates updates of one object within
-// loopWindow, or two managers taking turns (watch's --hot-loop-updates and --hot-loop-window).
-func NewRanker(window time.Duration, maxUpdates int, loopWindow time.Duration, start time.Time) *Ranker {
-	return &Ranker{Window: window, start: start, objects: map[objectKey]*objectState{},
-		resources: map[string]*resourceState{}, loops: diff.NewHotLoopDetector(maxUpdates, loopWindow), loopKeys: map[string]objectKey{}}
+// NewRanker ranks over window from start.
+func NewRanker(window time.Duration, start time.Time) *Ranker {
+	return &Ranker{Window: window, start: start, objects: map[objectKey]*objectState{}, resources: map[string]*resourceState{}}
 }
 
-// Observe counts one write.
-func (r *Ranker) Observe(w Write) {
-	k := objectKey{w.Resource, w.Namespace, w.Name}
+// Add counts one line of the pipeline (its Emit): an analyzed informer line, or a hot loop
+// found or ended.
+func (r *Ranker) Add(ev *watch.Event) {
+	res := ev.Resource.String()
+	switch ev.Type {
+	case watch.Synced:
+		r.Learn(ev.Resource)
+	case watch.Added:
+		if ev.InitialList {
+			r.Listed(res, 1)
+		} else {
+			r.Created(res, ev.Time)
+		}
+	case watch.Deleted:
+		r.Deleted(res, ev.Namespace, ev.Name, ev.Time)
+	case watch.Updated:
+		r.Learn(ev.Resource)
+		if ev.IsChange() {
+			r.observe(ev)
+		}
+	case watch.HotLoop:
+		if o := r.objects[objectKey{res, ev.Namespace, ev.Name}]; o != nil {
+			h := ev.HotLoopInfo()
+			o.loop = &loop{kind: h.Loop, suggestion: h.Suggestion, managers: slices.Clone(h.Managers)}
+		}
+	case watch.HotLoopEnded:
+		if o := r.objects[objectKey{res, ev.Namespace, ev.Name}]; o != nil {
+			o.loop = nil
+		}
+	case watch.Error:
+		if ev.Reason == "Forbidden" {
+			r.Skip(Skipped{Resource: res, Message: ev.Message})
+		}
+	}
+}
+
+// observe counts one analyzed update: its writers (Attribution), the fields they moved
+// (Changes) and whether it is a heartbeat (Ignored).
+func (r *Ranker) observe(ev *watch.Event) {
+	k := objectKey{ev.Resource.String(), ev.Namespace, ev.Name}
 	o := r.objects[k]
 	if o == nil {
 		o = &objectState{}
 		r.objects[k] = o
 	}
-	sec := w.At.Unix()
+	sec := ev.Time.Unix()
 	if n := len(o.buckets); n == 0 || o.buckets[n-1].sec < sec {
 		o.buckets = append(o.buckets, bucket{sec: sec, managers: map[string]int{}, paths: map[string]int{}})
 	}
 	b := &o.buckets[len(o.buckets)-1]
-	managers := w.Managers
+	var managers []string
+	if ev.Attribution != nil {
+		for _, m := range ev.Attribution.Managers {
+			if !slices.Contains(managers, m.Manager) {
+				managers = append(managers, m.Manager)
+			}
+		}
+	}
 	if len(managers) == 0 {
 		managers = []string{""}
 	}
-	if w.Heartbeat {
+	if ev.Ignored { // a heartbeat
 		b.heartbeats++
 		if b.hbManagers == nil {
 			b.hbManagers = map[string]int{}
@@ -165,32 +213,21 @@ func (r *Ranker) Observe(w Write) {
 		}
 	} else {
 		b.writes++
-		for _, p := range w.Paths {
-			b.paths[p]++
+		for _, c := range ev.Changes {
+			b.paths[c.Path]++
 		}
 	}
 	for _, m := range managers {
 		b.managers[m]++
-	}
-	// Heartbeats are noise, not a loop, as watch's detector sees them (ignored updates).
-	if w.Heartbeat {
-		return
-	}
-	u := diff.Update{At: w.At, Managers: w.Managers, Paths: w.Paths, GenerationChanged: w.GenerationChanged}
-	if h := r.loops.Observe(k.detectorKey(), u); h != nil {
-		o.loop = h
-		r.loopKeys[h.Key] = k
 	}
 }
 
 // Created and Deleted count an object coming and going (not the initial list's).
 func (r *Ranker) Created(resource string, at time.Time) { r.event(resource, at, 1, 0) }
 
-// Deleted counts a delete and forgets the object's hot loop.
+// Deleted counts a delete and forgets the object's hot loop (the analysis step forgets it too).
 func (r *Ranker) Deleted(resource, namespace, name string, at time.Time) {
 	r.event(resource, at, 0, 1)
-	r.loops.Forget(objectKey{resource, namespace, name}.detectorKey())
-	delete(r.loopKeys, objectKey{resource, namespace, name}.detectorKey())
 	if o := r.objects[objectKey{resource, namespace, name}]; o != nil {
 		o.loop = nil
 	}
@@ -235,14 +272,9 @@ func (r *Ranker) resource(name string) *resourceState {
 }
 
 // Rank drops what fell out of the window and ranks what is left at now: objects by writes
-// (heartbeats apart, after), writers and resources by writes.
+// (heartbeats apart, after), writers and resources by writes. The loops that ended by now
+// have had their HotLoopEnded lines (newRanking's rank).
 func (r *Ranker) Rank(now time.Time) Ranking {
-	for _, e := range r.loops.Ended(now) {
-		if o := r.objects[r.loopKeys[e.Key]]; o != nil {
-			o.loop = nil
-		}
-		delete(r.loopKeys, e.Key)
-	}
 	window := max(min(r.Window, now.Sub(r.start)), time.Second)
 	cutoff := now.Add(-r.Window).Unix() // a bucket of second s covers [s, s+1)
 	out := Ranking{At: now, Window: window, Elapsed: now.Sub(r.start), Skipped: slices.Clone(r.skipped)}
@@ -259,9 +291,9 @@ func (r *Ranker) Rank(now time.Time) Ranking {
 		}
 		// The loop said over its window now, not as it was found: an object first seen in
 		// the middle of its loop may have been found before any writer could be named.
-		if o.loop != nil {
-			if h, ok := r.loops.Rediagnose(k.detectorKey()); ok {
-				o.loop = &h
+		if o.loop != nil && r.rediagnose != nil {
+			if h, ok := r.rediagnose(k.resource, k.namespace, k.name); ok {
+				o.loop = &loop{kind: h.Loop, suggestion: h.Suggestion, managers: slices.Clone(h.Managers)}
 			}
 		}
 		or := t.object(k, o)
@@ -340,7 +372,7 @@ func (t *tally) object(k objectKey, o *objectState) ObjectRank {
 	}
 	or.Managers, or.Paths = counts(managers), counts(paths)
 	if o.loop != nil {
-		or.Loop, or.Suggestion, or.LoopManagers = o.loop.Loop, o.loop.Suggestion, slices.Clone(o.loop.Managers)
+		or.Loop, or.Suggestion, or.LoopManagers = o.loop.kind, o.loop.suggestion, slices.Clone(o.loop.managers)
 	}
 	if or.Writes+or.Heartbeats > 0 {
 		rr := t.resource(k.resource)

@@ -1,20 +1,27 @@
 // Package top answers "what is the whole cluster writing, and who": metadata-only informers over
 // every resource that can be listed and watched (or the ones given), the writes of a sliding
 // window ranked by object, by writer (field manager) and by resource, with the hot-loop
-// diagnosis and its fix, heartbeats counted apart. It never prints: Config.Report gets each
-// ranking, and the command renders it.
+// diagnosis and its fix, heartbeats counted apart. The informers' lines go through
+// internal/pipeline's stages, as watch's do (the analysis step reads each update's writers,
+// fields and heartbeat and finds the hot loops, once; --otlp exports them); the ranking is the
+// pipeline's output (pipe.go), written as tables or NDJSON (output.go, render.go) or shown live
+// (Config.Screen).
 package top
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -31,30 +38,99 @@ type Config struct {
 	Rediscover time.Duration
 	// Window is the ranking's sliding window; Interval how often Report gets a ranking.
 	Window, Interval time.Duration
+	// Duration stops the run after this long (0: when ctx ends).
+	Duration time.Duration
 	// HotLoopUpdates and HotLoopWindow are watch's hot-loop detection (--hot-loop-*).
 	HotLoopUpdates int
 	HotLoopWindow  time.Duration
 	// Follow is how many of the first objects get a full informer each, for the values their
 	// newest update changed (ObjectRank.LastChanges); 0 none.
 	Follow int
-	// Heartbeats are the paths whose writes are counted apart (Heartbeats()).
+	// Heartbeats are the paths whose writes are counted apart; nil: analysis.Heartbeats().
 	Heartbeats []diff.Pattern
-	// Report gets the ranking every Interval, from Run's goroutine.
+	// Report gets the ranking every Interval, from Scan's goroutine; Run sets it to write the
+	// rankings to Out.
 	Report func(Ranking)
 	// Warn gets what the user should know once (a discovery that failed).
 	Warn func(string)
 	// Audit, when it names a log or a webhook, is the API server's audit log: each ranking then
 	// says who hits the API server how often, reads included (Ranking.API).
 	Audit audit.Config
+	// Spans, when set (--otlp), exports every line of top's pipeline as OpenTelemetry spans,
+	// as watch --otlp does (internal/tracing).
+	Spans *tracing.Exporter
+
+	// Out gets the rankings (tables, or NDJSON lines with JSON), ErrOut what the user should
+	// know (skipped resources, the scan's API cost, the spans exported).
+	Out, ErrOut io.Writer
+	JSON        bool
+	// Limit is the rows of each table (0: all).
+	Limit int
+	// Stats is the scan's API accounting, summed up on ErrOut at the end; nil: not said.
+	Stats *apistats.Recorder
+	// Screen, when set, shows the rankings live instead of writing them (internal/toptui's
+	// Screen): it runs Scan itself and returns the final ranking once the terminal is restored.
+	Screen func(context.Context, Config) (Ranking, error)
 }
 
-// Run follows the resources until ctx ends and returns the final ranking. A resource the user
-// may not list or watch is skipped and named in the ranking's Skipped, never fatal.
-func Run(ctx context.Context, cfg Config) (Ranking, error) {
+// spansShutdown bounds how long the end of a run waits for the collector to take the spans
+// still queued (as watch's); what it has not taken by then is dropped, counted.
+const spansShutdown = 5 * time.Second
+
+// Run is `kubectl informer top`: it follows the resources until ctx ends or Duration passes,
+// writes a ranking every Interval (or shows them on Screen), then the final ranking, and says
+// on ErrOut what the scan cost and, with Spans, what was exported.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Duration)
+		defer cancel()
+	}
+	out := &output{cfg: cfg}
+	var final Ranking
+	var err error
+	if cfg.Screen != nil {
+		final, err = cfg.Screen(ctx, cfg)
+	} else {
+		cfg.Report = out.report
+		final, err = Scan(ctx, cfg)
+	}
+	spans := finishSpans(cfg.Spans)
+	if err != nil {
+		return err
+	}
+	if err := out.final(final); err != nil {
+		return err
+	}
+	if cfg.Stats != nil {
+		total := TotalAPI(cfg.Stats.Snapshots())
+		fmt.Fprintf(cfg.ErrOut, "API cost of the scan (%d resources): %s\n", len(cfg.Stats.Snapshots()), printer.APIFigures(&total))
+	}
+	if spans != nil {
+		fmt.Fprintf(cfg.ErrOut, "otlp: %d spans, %d exported, %d spans dropped\n", spans.Spans, spans.Exported, spans.Dropped)
+	}
+	return out.err
+}
+
+// finishSpans sends the spans still queued (for at most spansShutdown); nil without --otlp.
+func finishSpans(x *tracing.Exporter) *tracing.Stats {
+	if x == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), spansShutdown)
+	defer cancel()
+	s := x.Shutdown(ctx)
+	return &s
+}
+
+// Scan follows the resources until ctx ends and returns the final ranking. Every informer line
+// goes through top's pipeline (newRanking). A resource the user may not list or watch is
+// skipped and named in the ranking's Skipped, never fatal.
+func Scan(ctx context.Context, cfg Config) (Ranking, error) {
 	if cfg.Warn == nil {
 		cfg.Warn = func(string) {}
 	}
-	r := NewRanker(cfg.Window, cfg.HotLoopUpdates, cfg.HotLoopWindow, time.Now())
+	r := newRanking(cfg, time.Now())
 	events := make(chan watch.Event, 4096)
 	s := &scope{cfg: cfg, out: events, started: map[string]bool{}}
 	resources := cfg.Resources
@@ -75,7 +151,7 @@ func Run(ctx context.Context, cfg Config) (Ranking, error) {
 	load := startLoad(ctx, cfg)
 	defer load.stop()
 	rank := func() Ranking {
-		rk := r.Rank(time.Now())
+		rk := r.rank(time.Now())
 		follow.update(ctx, &rk)
 		rk.API = load.rank()
 		return rk
@@ -91,7 +167,7 @@ func Run(ctx context.Context, cfg Config) (Ranking, error) {
 		case <-ctx.Done():
 			return rank(), nil
 		case ev := <-events:
-			observe(r, &ev, cfg.Heartbeats)
+			r.process(&ev)
 		case <-tick.C:
 			if cfg.Report != nil {
 				cfg.Report(rank())
@@ -102,32 +178,6 @@ func Run(ctx context.Context, cfg Config) (Ranking, error) {
 			} else if err := s.start(ctx, more); err != nil {
 				cfg.Warn(err.Error())
 			}
-		}
-	}
-}
-
-// observe feeds one informer event to the ranker.
-func observe(r *Ranker, ev *watch.Event, heartbeats []diff.Pattern) {
-	res := ev.Resource.String()
-	switch ev.Type {
-	case watch.Synced:
-		r.Learn(ev.Resource)
-	case watch.Added:
-		if ev.InitialList {
-			r.Listed(res, 1)
-		} else {
-			r.Created(res, ev.Time)
-		}
-	case watch.Deleted:
-		r.Deleted(res, ev.Namespace, ev.Name, ev.Time)
-	case watch.Updated:
-		r.Learn(ev.Resource)
-		if w, ok := FromEvent(ev, heartbeats); ok {
-			r.Observe(w)
-		}
-	case watch.Error:
-		if ev.Reason == "Forbidden" {
-			r.Skip(Skipped{Resource: res, Message: ev.Message})
 		}
 	}
 }

@@ -107,61 +107,10 @@ func renewals(name string, n int, start time.Time) []*watch.Event {
 	return evs
 }
 
-func TestFromEvent(t *testing.T) {
-	hb := Heartbeats()
-	statusLoopOld := metaObject("shop", "w", "1", 1, entry("widget-operator", "Update", "status", t0, rsStatus), entry("kubectl", "Update", "", t0.Add(-time.Hour), replicas))
-	statusLoopNew := metaObject("shop", "w", "2", 1, entry("widget-operator", "Update", "status", t0, rsStatus), entry("kubectl", "Update", "", t0.Add(-time.Hour), replicas))
-	tie := metaObject("shop", "w", "2", 1, entry("widget-operator", "Update", "status", t0, rsStatus), entry("kubectl", "Update", "", t0, replicas))
-	nodeOld := metaObject("", "n1", "1", 0, entry("kwok", "Update", "status", t0, nodeStatus))
-	nodeNew := metaObject("", "n1", "2", 0, entry("kwok", "Update", "status", t0.Add(10*time.Second), nodeStatus))
-	tests := []struct {
-		name string
-		ev   *watch.Event
-		want Write
-	}{
-		{"a fighter gains the field it takes", fight(1, t0)[0],
-			Write{Managers: []string{"widget-operator"}, Paths: []string{"spec.replicas"}, GenerationChanged: true}},
-		{"a lease renewal is a heartbeat", renewals("kube-scheduler", 1, t0)[0],
-			Write{Managers: []string{"kube-scheduler"}, Paths: []string{"spec.holderIdentity", "spec.leaseDurationSeconds", "spec.renewTime"}, Heartbeat: true}},
-		{"a node status heartbeat, by its condition's key", update(nodes, nodeOld, nodeNew, t0),
-			Write{Managers: []string{"kwok"}, Paths: []string{"status.conditions[type=Ready].lastHeartbeatTime", "status.conditions[type=Ready].status"}, Heartbeat: true}},
-		{"a second write within the second: the one newest entry wrote it", update(replicasets, statusLoopOld, statusLoopNew, t0),
-			Write{Managers: []string{"widget-operator"}, Inferred: true, Paths: []string{"status.observedGeneration", "status.replicas"}}},
-		{"two entries equally new: nobody", update(replicasets, statusLoopOld, tie, t0),
-			Write{Managers: []string{"kubectl"}, Paths: []string{"spec.replicas"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := FromEvent(tt.ev, hb)
-			if !ok {
-				t.Fatal("not a write")
-			}
-			slices.Sort(got.Paths)
-			got.At, got.Resource, got.Namespace, got.Name = time.Time{}, "", "", ""
-			if d := cmp.Diff(tt.want, got); d != "" {
-				t.Errorf("(-want +got):\n%s", d)
-			}
-		})
-	}
-	if _, ok := FromEvent(&watch.Event{Type: watch.Added, Object: statusLoopNew}, hb); ok {
-		t.Error("an Added event made a write")
-	}
-}
-
-// Nobody can be named when two entries hold the newest time and none moved.
-func TestFromEventNobody(t *testing.T) {
-	old := metaObject("shop", "w", "1", 1, entry("a", "Update", "", t0, replicas), entry("b", "Update", "status", t0, rsStatus))
-	cur := metaObject("shop", "w", "2", 1, entry("a", "Update", "", t0, replicas), entry("b", "Update", "status", t0, rsStatus))
-	w, _ := FromEvent(update(replicasets, old, cur, t0), Heartbeats())
-	if len(w.Managers) != 0 || w.Inferred || w.Heartbeat {
-		t.Errorf("got %+v, want nobody named, not a heartbeat", w)
-	}
-}
-
 // A fight and a self-loop rank above leases renewed every 2s, with their writers, fields and
 // diagnosis; the heartbeats are counted apart.
 func TestRankLoopsAboveHeartbeats(t *testing.T) {
-	r := NewRanker(time.Minute, 10, 30*time.Second, t0)
+	r := newRanking(Config{Window: time.Minute, HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second}, t0)
 	var evs []*watch.Event
 	evs = append(evs, fight(20, t0)...)
 	evs = append(evs, renewals("kube-controller-manager", 15, t0)...)
@@ -176,9 +125,9 @@ func TestRankLoopsAboveHeartbeats(t *testing.T) {
 	}
 	slices.SortStableFunc(evs, func(a, b *watch.Event) int { return a.Time.Compare(b.Time) })
 	for _, ev := range evs {
-		observe(r, ev, Heartbeats())
+		r.process(ev)
 	}
-	got := r.Rank(t0.Add(31 * time.Second))
+	got := r.rank(t0.Add(31 * time.Second))
 	if len(got.Objects) != 4 {
 		t.Fatalf("%d objects ranked, want 4: %+v", len(got.Objects), got.Objects)
 	}
@@ -220,21 +169,21 @@ func TestRankLoopsAboveHeartbeats(t *testing.T) {
 // Once later seconds name widget-operator, the ranking says self with its fix, not busy (the CI
 // failure of TestRealTopLoopsAboveHeartbeats).
 func TestRankLoopRediagnosed(t *testing.T) {
-	r := NewRanker(time.Minute, 10, 30*time.Second, t0)
+	r := newRanking(Config{Window: time.Minute, HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second}, t0)
 	spec := map[string]any{"f:spec": map[string]any{"f:size": map[string]any{}}}
 	creator := entry("kubectl-create", "Update", "", t0, spec)
 	prev := metaObject("shop", "loop", "1", 1, creator, entry("widget-operator", "Update", "status", t0, rsStatus))
 	at := t0
 	step := func(stamp time.Time) {
 		cur := metaObject("shop", "loop", prev.GetResourceVersion()+"x", 1, creator, entry("widget-operator", "Update", "status", stamp, rsStatus))
-		observe(r, update(replicasets, prev, cur, at), Heartbeats())
+		r.process(update(replicasets, prev, cur, at))
 		prev = cur
 	}
 	for range 12 { // all within t0's second: nobody named
 		at = at.Add(50 * time.Millisecond)
 		step(t0)
 	}
-	found := r.Rank(at).Objects[0]
+	found := r.rank(at).Objects[0]
 	if found.Loop != diff.LoopBusy || !strings.Contains(found.Suggestion, "no update names") {
 		t.Fatalf("found: %+v, want busy, saying no writer is named", found)
 	}
@@ -242,7 +191,7 @@ func TestRankLoopRediagnosed(t *testing.T) {
 		at = t0.Add(time.Duration(i+1) * time.Second)
 		step(at)
 	}
-	got := r.Rank(at).Objects[0]
+	got := r.rank(at).Objects[0]
 	if got.Loop != diff.LoopSelf || !strings.Contains(got.Suggestion, "widget-operator re-triggers itself") {
 		t.Errorf("later: %+v, want self by widget-operator", got)
 	}
@@ -253,57 +202,57 @@ func TestRankLoopRediagnosed(t *testing.T) {
 
 // Writes leave the ranking when they leave the window; a loop ends with its episode.
 func TestRankWindowSlides(t *testing.T) {
-	r := NewRanker(10*time.Second, 10, 5*time.Second, t0)
+	r := newRanking(Config{Window: 10 * time.Second, HotLoopUpdates: 10, HotLoopWindow: 5 * time.Second}, t0)
 	for _, ev := range fight(8, t0) { // t0+1s .. t0+8s
-		observe(r, ev, nil)
+		r.process(ev)
 	}
-	if got := r.Rank(t0.Add(8 * time.Second)); got.Objects[0].Writes != 8 || got.Objects[0].Loop != diff.LoopFight {
+	if got := r.rank(t0.Add(8 * time.Second)); got.Objects[0].Writes != 8 || got.Objects[0].Loop != diff.LoopFight {
 		t.Fatalf("at 8s: %+v", got.Objects)
 	}
-	got := r.Rank(t0.Add(15 * time.Second)) // window [5s, 15s]: the writes at 5..8s
+	got := r.rank(t0.Add(15 * time.Second)) // window [5s, 15s]: the writes at 5..8s
 	if got.Objects[0].Writes != 4 || got.Window != 10*time.Second {
 		t.Errorf("at 15s: %d writes over %s, want 4 over 10s", got.Objects[0].Writes, got.Window)
 	}
 	if got.Objects[0].Loop != "" {
 		t.Errorf("at 15s the loop %q goes on, want it ended (no write for 7s, window 5s)", got.Objects[0].Loop)
 	}
-	if got := r.Rank(t0.Add(30 * time.Second)); len(got.Objects) != 0 || len(r.objects) != 0 {
-		t.Errorf("at 30s: %+v ranked, %d kept; want none", got.Objects, len(r.objects))
+	if got := r.rank(t0.Add(30 * time.Second)); len(got.Objects) != 0 || len(r.ranker.objects) != 0 {
+		t.Errorf("at 30s: %+v ranked, %d kept; want none", got.Objects, len(r.ranker.objects))
 	}
 }
 
 func TestSkippedOnce(t *testing.T) {
-	r := NewRanker(time.Minute, 10, time.Minute, t0)
+	r := newRanking(Config{Window: time.Minute, HotLoopUpdates: 10, HotLoopWindow: time.Minute}, t0)
 	for range 3 {
-		observe(r, &watch.Event{Type: watch.Error, Reason: "Forbidden", Resource: discovery.Resource{Version: "v1", Resource: "secrets"}, Message: "cannot list secrets"}, nil)
+		r.process(&watch.Event{Type: watch.Error, Reason: "Forbidden", Resource: discovery.Resource{Version: "v1", Resource: "secrets"}, Message: "cannot list secrets"})
 	}
-	observe(r, &watch.Event{Type: watch.Error, Reason: "Expired", Resource: nodes}, nil)
-	if d := cmp.Diff([]Skipped{{"secrets", "cannot list secrets"}}, r.Rank(t0.Add(time.Second)).Skipped); d != "" {
+	r.process(&watch.Event{Type: watch.Error, Reason: "Expired", Resource: nodes})
+	if d := cmp.Diff([]Skipped{{"secrets", "cannot list secrets"}}, r.rank(t0.Add(time.Second)).Skipped); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
 
 func TestCreatesDeletes(t *testing.T) {
-	r := NewRanker(time.Minute, 10, time.Minute, t0)
+	r := newRanking(Config{Window: time.Minute, HotLoopUpdates: 10, HotLoopWindow: time.Minute}, t0)
 	pod := func(typ watch.Type, initial bool) *watch.Event {
 		return &watch.Event{Type: typ, InitialList: initial, Time: t0, Resource: discovery.Resource{Version: "v1", Resource: "pods"}, Namespace: "a", Name: "p"}
 	}
 	for _, ev := range []*watch.Event{pod(watch.Added, true), pod(watch.Added, true), pod(watch.Added, false), pod(watch.Deleted, false)} {
-		observe(r, ev, nil)
+		r.process(ev)
 	}
-	got := r.Rank(t0.Add(time.Second)).Resources
+	got := r.rank(t0.Add(time.Second)).Resources
 	if d := cmp.Diff([]ResourceRank{{Resource: "pods", Objects: 2, Creates: 1, Deletes: 1}}, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
 
 func TestWriteTextAndJSON(t *testing.T) {
-	r := NewRanker(time.Minute, 10, 30*time.Second, t0)
+	r := newRanking(Config{Window: time.Minute, HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second}, t0)
 	for _, ev := range append(fight(12, t0), renewals("kube-scheduler", 3, t0)...) {
-		observe(r, ev, Heartbeats())
+		r.process(ev)
 	}
-	r.Skip(Skipped{Resource: "secrets", Message: "cannot list secrets"})
-	rank := r.Rank(t0.Add(20 * time.Second))
+	r.ranker.Skip(Skipped{Resource: "secrets", Message: "cannot list secrets"})
+	rank := r.rank(t0.Add(20 * time.Second))
 	var b bytes.Buffer
 	if err := WriteFinal(&b, rank, 10); err != nil {
 		t.Fatal(err)
@@ -353,19 +302,6 @@ func TestWriteTextAndJSON(t *testing.T) {
 	b.Reset()
 	if err := WriteJSON(&b, rank, 10, false, &said); err != nil || strings.Contains(b.String(), "TopSkipped") {
 		t.Errorf("TopSkipped said twice: %v\n%s", err, b.String())
-	}
-}
-
-func TestWatchable(t *testing.T) {
-	// Covered in pkg/discovery; here only that a materialized fieldsV1 of lists keeps both
-	// sides' elements paired.
-	tree := map[string]any{"f:metadata": map[string]any{"f:finalizers": map[string]any{`v:"a"`: map[string]any{}, `v:"b"`: map[string]any{}}}}
-	var paths []string
-	for _, c := range fieldPaths(tree) {
-		paths = append(paths, c.Path)
-	}
-	if d := cmp.Diff([]string{"metadata.finalizers[0]", "metadata.finalizers[1]"}, paths); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
 	}
 }
 

@@ -1,4 +1,4 @@
-package top
+package analysis
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package top
+package analysis
 
 import (
 	"encoding/json"
@@ -14,13 +14,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// Write is one update of an object, as top counts it: who made it, which fields their
-// managedFields entries hold, and whether it is a heartbeat.
+// Write is one update of a metadata-only object (top's informers see no values), read from
+// the objects' managedFields: who made it, which fields their entries hold, and whether it is
+// a heartbeat. The step hands it on in the event (markManaged).
 type Write struct {
-	At        time.Time
-	Resource  string // discovery.Resource's String
-	Namespace string
-	Name      string
 	// Managers made it (field manager names, Attribution's), empty when nobody can be named.
 	Managers []string
 	// Inferred: diff.Attribute named nobody (a second write within the same second to fields
@@ -29,11 +26,13 @@ type Write struct {
 	// Paths are the fields of the writers' entries that moved: those they gained, or, when they
 	// gained none, every field the entries hold (metadata-only informers see no values).
 	Paths []string
-	// Heartbeat: the writers' entries hold a default heartbeat path (noise.DefaultIgnore) and
-	// gained nothing else, and the spec did not change.
+	// Heartbeat: the writers' entries hold a heartbeat path (Config.Heartbeats) and gained
+	// nothing else, and the spec did not change.
 	Heartbeat bool
 	// GenerationChanged: metadata.generation moved (the spec changed).
 	GenerationChanged bool
+	// changes are Paths as changes without values (markManaged's Changes).
+	changes []diff.Change
 }
 
 // Heartbeats are the default heartbeat paths (internal/noise's defaults), parsed.
@@ -48,15 +47,38 @@ func Heartbeats() []diff.Pattern {
 	return out
 }
 
-// FromEvent makes the Write of an update (watch.Event.IsChange), from the attribution the
-// informer computed (diff.Attribute, as watch does) and the objects' managedFields. ok is false
-// for any other event.
-func FromEvent(ev *watch.Event, heartbeats []diff.Pattern) (Write, bool) {
-	if !ev.IsChange() {
-		return Write{}, false
+// inferredWhy is the Attribution's Why of a writer named by inferLatest.
+const inferredWhy = "no entry moved; the one managedFields entry stamped latest made it (metadata only)"
+
+// markManaged analyzes an update of a metadata-only object: its writers (inferred from the
+// newest entry when managedFields name nobody) become its Attribution, the fields their
+// entries moved its Changes (paths, no values), a heartbeat is Ignored.
+func markManaged(ev *watch.Event, heartbeats []diff.Pattern) {
+	if ev.Attribution == nil { // a replayed update (the live informer attributes its own)
+		a := diff.Attribute(ev.OldObject.Object, ev.Object.Object, nil)
+		ev.Attribution = &a
 	}
-	w := Write{At: ev.Time, Resource: ev.Resource.String(), Namespace: ev.Namespace, Name: ev.Name,
-		GenerationChanged: ev.Object.GetGeneration() != ev.OldObject.GetGeneration()}
+	w, ms := WriteOf(ev, heartbeats)
+	if w.Inferred {
+		a := *ev.Attribution
+		a.Managers, a.Why = ms, inferredWhy
+		ev.Attribution = &a
+	}
+	ev.Changes = w.changes
+	if ev.Changes == nil {
+		ev.Changes = []diff.Change{} // computed: no entry moved
+	}
+	ev.Ignored = w.Heartbeat
+}
+
+// WriteOf makes the Write of an update (watch.Event.IsChange) from the attribution the
+// informer computed (diff.Attribute, as watch does) and the objects' managedFields, with the
+// managers it names; a zero Write for any other event.
+func WriteOf(ev *watch.Event, heartbeats []diff.Pattern) (Write, []diff.Manager) {
+	if !ev.IsChange() {
+		return Write{}, nil
+	}
+	w := Write{GenerationChanged: ev.Object.GetGeneration() != ev.OldObject.GetGeneration()}
 	var ms []diff.Manager
 	if ev.Attribution != nil {
 		ms = ev.Attribution.Managers
@@ -86,11 +108,14 @@ func FromEvent(ev *watch.Event, heartbeats []diff.Pattern) (Write, bool) {
 		for _, c := range moved {
 			if !slices.Contains(w.Paths, c.Path) {
 				w.Paths = append(w.Paths, c.Path)
+				// The values are fieldPaths' placeholders: metadata-only objects hold none.
+				c.Old, c.New, c.HasOld, c.HasNew = nil, nil, false, false
+				w.changes = append(w.changes, c)
 			}
 		}
 	}
 	w.Heartbeat = holdsHeartbeat
-	return w, true
+	return w, ms
 }
 
 // inferLatest names the writer of an update diff.Attribute could not attribute: the API server
