@@ -53,9 +53,6 @@ var (
 	replicas    = map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}
 	rsStatus    = map[string]any{"f:status": map[string]any{"f:replicas": map[string]any{}, "f:observedGeneration": map[string]any{}}}
 	leaseSpec   = map[string]any{"f:spec": map[string]any{"f:holderIdentity": map[string]any{}, "f:leaseDurationSeconds": map[string]any{}, "f:renewTime": map[string]any{}}}
-	nodeStatus  = map[string]any{"f:status": map[string]any{"f:conditions": map[string]any{
-		`k:{"type":"Ready"}`: map[string]any{".": map[string]any{}, "f:lastHeartbeatTime": map[string]any{}, "f:status": map[string]any{}, "f:type": map[string]any{}},
-	}}}
 )
 
 // fight is two managers taking spec.replicas from each other, one write a second: the taker's
