@@ -116,14 +116,14 @@ demo: testcluster ## the demo: a local control plane (controllers, scheduler, kw
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo
 
 .PHONY: bench
-bench: testcluster ## plugin vs kubectl get -w vs a minimal informer vs the wire limit on a local API server (~5 min); writes docs/performance.md; the controller-log and audit-log parsers' lines/s per format; the controller-log join's at 500,000 lines (a file, and live at 100,000 lines/s)
+bench: testcluster ## plugin vs kubectl get -w vs a minimal informer vs the wire limit on a local API server (~5 min); writes docs/bench-results.md; the controller-log and audit-log parsers' lines/s per format; the controller-log join's at 500,000 lines (a file, and live at 100,000 lines/s)
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -write $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench '^(BenchmarkParse|BenchmarkJoin)$$' -benchmem ./internal/ctrllog/ ./internal/audit/
 
 # `make bench BENCH_FLAGS='-workload top ...'` runs the same through make bench.
 TOP_OBJECTS ?= 100000
 .PHONY: bench-top
-bench-top: testcluster ## kubectl informer top over TOP_OBJECTS (100,000) objects in 20 CRDs vs a --metadata-only watch (the floor): first ranking, peak RSS; writes docs/performance.md
+bench-top: testcluster ## kubectl informer top over TOP_OBJECTS (100,000) objects in 20 CRDs vs a --metadata-only watch (the floor): first ranking, peak RSS; writes docs/bench-results.md
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/bench -workload top -objects $(TOP_OBJECTS) -write $(BENCH_FLAGS)
 
 .PHONY: dist goreleaser

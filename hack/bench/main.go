@@ -2,7 +2,7 @@
 // limit (hack/bench/wire: the streaming list copied, not decoded) on a local
 // kube-apiserver (test/testenv: etcd + kube-apiserver on 127.0.0.1): time to the initial sync,
 // time to see a burst of updates, CPU and peak RSS. `make bench` runs it with -write, which
-// puts the results into docs/performance.md.
+// puts the results into docs/bench-results.md.
 //
 //	go run ./hack/bench                                          # the default: 20000 objects, 3 rounds
 //	go run ./hack/bench -objects 2000 -updates 200 -rounds 1     # a quick run
@@ -72,8 +72,8 @@ func main() {
 	flag.IntVar(&c.concurrency, "concurrency", 32, "concurrent creates and patches")
 	flag.DurationVar(&c.settle, "settle", 500*time.Millisecond, "after the initial sync, wait until a tool printed nothing for this long (at most 30s) before patching")
 	flag.DurationVar(&c.timeout, "timeout", 5*time.Minute, "give up on a phase (initial sync, updates) of one run after this long")
-	flag.BoolVar(&c.write, "write", false, "write the results into docs/performance.md (between its bench markers)")
-	flag.StringVar(&c.out, "out", "", "file for -write (default: docs/performance.md in the module root)")
+	flag.BoolVar(&c.write, "write", false, "write the results into docs/bench-results.md (between its bench markers)")
+	flag.StringVar(&c.out, "out", "", "file for -write (default: docs/bench-results.md in the module root)")
 	flag.StringVar(&c.plugin, "plugin", "", "kubectl-informer binary (default: build ./cmd/kubectl-informer with -trimpath)")
 	flag.StringVar(&c.before, "before", "", "a second kubectl-informer binary (an earlier build) measured beside the plugin in the same rounds: a tool named before-TOOL runs plugin tool TOOL with it (before-plugin+--diff)")
 	flag.StringVar(&c.kubectl, "kubectl", "", "kubectl binary (default: kubectl on PATH; a gcloud dispatcher is resolved to the newest kubectl.1.N beside it)")
@@ -179,7 +179,7 @@ func run(c config) error {
 		return err
 	}
 	if c.out == "" {
-		c.out = filepath.Join(root, "docs", "performance.md")
+		c.out = filepath.Join(root, "docs", "bench-results.md")
 	}
 	work, err := os.MkdirTemp("", "kubectl-informer-bench-")
 	if err != nil {

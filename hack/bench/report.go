@@ -473,11 +473,11 @@ const (
 	topEndMarker   = "<!-- bench-top:end -->"
 )
 
-const defaultDoc = `# Performance
+const defaultDoc = `# Bench results
 
 ` + "`make bench`" + ` (hack/bench) measures kubectl-informer against kubectl and a minimal client-go
 informer on a local kube-apiserver. The section between the markers below is rewritten by every
-` + "`make bench`" + `; the text around it is not.
+` + "`make bench`" + `; the text around it is not. How to read it: performance.md.
 
 `
 
