@@ -1630,4 +1630,20 @@ var mutations = []mutation{
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestReconcileOfNoObject"},
 	},
+	{
+		name: "a 429 is put in the first FlowSchema listed, not the first by matchingPrecedence",
+		file: "internal/audit/apf.go",
+		old:  "cmp.Or(cmp.Compare(a.Spec.MatchingPrecedence, b.Spec.MatchingPrecedence), cmp.Compare(a.Name, b.Name))",
+		new:  "cmp.Or(cmp.Compare(a.Name, b.Name))",
+		pkg:  "./internal/audit",
+		run:  []string{"TestFlowSchemasClassify"},
+	},
+	{
+		name: "top's 429s are counted without the priority level their requests are in",
+		file: "internal/audit/load.go",
+		old:  "fs, pl := l.Flows.Classify(e)",
+		new:  "fs, pl := \"\", \"\"",
+		pkg:  "./internal/audit",
+		run:  []string{"TestLoadThrottlesByPriorityLevel"},
+	},
 }

@@ -55,9 +55,11 @@ type Event struct {
 	Limit              int64 `json:"-"`
 }
 
-// UserInfo is an audit event's user: only the name (groups and extra are not kept).
+// UserInfo is an audit event's user: its name and groups (what a FlowSchema matches; extra is
+// not kept).
 type UserInfo struct {
-	Username string `json:"username"`
+	Username string   `json:"username"`
+	Groups   []string `json:"groups"`
 }
 
 // ObjectRef is the object or collection a request was about.

@@ -29,6 +29,11 @@ type Load struct {
 	clients map[Client]*series
 	verbs   map[VerbResource]*series
 	heavy   map[HeavyList]*series
+	// throttles counts the 429s by client and the flow schema and priority level Flows puts
+	// their requests in.
+	throttles map[Throttle]*series
+	// Flows classifies a 429's request (nil: its priority level is not known).
+	Flows   *FlowSchemas
 	started map[string]bool // auditIDs of long-running requests counted at their start
 	first   time.Time
 	newest  time.Time
@@ -56,6 +61,13 @@ type HeavyList struct {
 	Unpaginated bool
 }
 
+// Throttle is a client's requests the API server answered 429, by the flow schema and priority
+// level its requests are in ("" when not known).
+type Throttle struct {
+	Client
+	FlowSchema, PriorityLevel string
+}
+
 // counts are a second's (or a window's) requests.
 type counts struct {
 	Requests, Reads, Writes, Throttled, Failed int
@@ -78,7 +90,8 @@ type series struct{ buckets []bucket }
 
 // NewLoad returns a Load over a sliding window.
 func NewLoad(window time.Duration) *Load {
-	return &Load{Window: window, clients: map[Client]*series{}, verbs: map[VerbResource]*series{}, heavy: map[HeavyList]*series{}, started: map[string]bool{}}
+	return &Load{Window: window, clients: map[Client]*series{}, verbs: map[VerbResource]*series{}, heavy: map[HeavyList]*series{},
+		throttles: map[Throttle]*series{}, started: map[string]bool{}}
 }
 
 // Add counts one audit event.
@@ -103,7 +116,8 @@ func (l *Load) Add(e *Event) {
 	case isWrite(e.Verb):
 		c.Writes = 1
 	}
-	if e.Code() == 429 {
+	throttled := e.Code() == 429
+	if throttled {
 		c.Throttled = 1
 	}
 	if e.Code() >= 500 || e.Stage == StagePanic {
@@ -114,6 +128,10 @@ func (l *Load) Add(e *Event) {
 	res := resourceOf(e)
 	addTo(l.clients, client, Client{User: Others}, sec, c)
 	addTo(l.verbs, VerbResource{e.Verb, res}, VerbResource{Others, Others}, sec, c)
+	if throttled {
+		fs, pl := l.Flows.Classify(e)
+		addTo(l.throttles, Throttle{client, fs, pl}, Throttle{Client: Client{User: Others}}, sec, c)
+	}
 	if e.Verb == "list" && e.ObjectRef != nil {
 		h := HeavyList{Client: client, Resource: res, ClusterWide: e.ObjectRef.Namespace == "", NoRV: !e.HasResourceVersion, Unpaginated: e.Limit == 0}
 		if h.ClusterWide || h.NoRV || h.Unpaginated {
@@ -207,6 +225,14 @@ type LoadRanking struct {
 	Clients       []ClientLoad
 	VerbResources []VerbResourceLoad
 	Heavy         []HeavyLoad
+	// Throttles are the 429s by client, flow schema and priority level, most first.
+	Throttles []ThrottleLoad
+}
+
+// ThrottleLoad is one client's 429s in one priority level.
+type ThrottleLoad struct {
+	Throttle
+	Figures
 }
 
 // Figures are a window's requests, and Rate its requests per second.
@@ -253,6 +279,7 @@ func (l *Load) Rank() LoadRanking {
 	})
 	r.VerbResources = rank(l.verbs, from, secs, func(k VerbResource, f Figures) VerbResourceLoad { return VerbResourceLoad{k, f} })
 	r.Heavy = rank(l.heavy, from, secs, func(k HeavyList, f Figures) HeavyLoad { return HeavyLoad{k, f} })
+	r.Throttles = rank(l.throttles, from, secs, func(k Throttle, f Figures) ThrottleLoad { return ThrottleLoad{k, f} })
 	slices.SortStableFunc(r.Heavy, func(a, b HeavyLoad) int { return cmp.Compare(heaviness(b), heaviness(a)) })
 	r.Total = figures(total, secs)
 	return r

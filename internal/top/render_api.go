@@ -60,8 +60,34 @@ func WriteAPIText(w io.Writer, r *audit.LoadRanking, limit int) error {
 		}
 		_ = tw.Flush()
 	}
+	writeThrottles(&buf, r.Throttles, limit)
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// writeThrottles writes the 429s by priority level: the audit log does not name it, the
+// cluster's FlowSchemas do (read at the start; "(unknown)" when they could not be).
+func writeThrottles(buf *bytes.Buffer, ts []audit.ThrottleLoad, limit int) {
+	if len(ts) == 0 {
+		return
+	}
+	buf.WriteString("\nthrottled (429), by the priority level the cluster's FlowSchemas put the requests in:\n")
+	tw := tabwriter.NewWriter(buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PRIORITY LEVEL\tFLOW SCHEMA\tUSER\tUSER AGENT\t429/S\t429")
+	unknown := func(s string) string {
+		if s == "" {
+			return "(unknown)"
+		}
+		return s
+	}
+	for i, t := range ts {
+		if limit > 0 && i >= limit {
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\t%d\n", printer.Escape(unknown(t.PriorityLevel)), printer.Escape(unknown(t.FlowSchema)),
+			printer.Escape(userName(t.User)), printer.Escape(short(t.UserAgent, maxUserAgent)), t.Rate, t.Requests)
+	}
+	_ = tw.Flush()
 }
 
 // userName shows a service account as sa:NAMESPACE/NAME.
@@ -145,6 +171,15 @@ type heavyRecord struct {
 	apiFigures
 }
 
+type throttleRecord struct {
+	apiHead
+	User          string `json:"user"`
+	UserAgent     string `json:"userAgent"`
+	FlowSchema    string `json:"flowSchema,omitempty"`
+	PriorityLevel string `json:"priorityLevel,omitempty"`
+	apiFigures
+}
+
 func figuresOf(f audit.Figures) apiFigures {
 	return apiFigures{Requests: f.Requests, Rate: round(f.Rate), Reads: f.Reads, Writes: f.Writes, Throttled: f.Throttled, Failed: f.Failed}
 }
@@ -174,6 +209,15 @@ func WriteAPIJSON(w io.Writer, r Ranking, limit int, final bool) error {
 			break
 		}
 		if err := enc.Encode(verbRecord{apiHead: head("TopVerb", i), Verb: v.Verb, Resource: v.Resource, apiFigures: figuresOf(v.Figures)}); err != nil {
+			return err
+		}
+	}
+	for i, t := range a.Throttles {
+		if !more(i) {
+			break
+		}
+		if err := enc.Encode(throttleRecord{apiHead: head("TopThrottled", i), User: t.User, UserAgent: t.UserAgent,
+			FlowSchema: t.FlowSchema, PriorityLevel: t.PriorityLevel, apiFigures: figuresOf(t.Figures)}); err != nil {
 			return err
 		}
 	}

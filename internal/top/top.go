@@ -16,6 +16,12 @@ import (
 	"sync"
 	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
@@ -253,6 +259,7 @@ func startLoad(ctx context.Context, cfg Config) *loadRun {
 	if ac.Notice == nil {
 		ac.Notice = cfg.Warn
 	}
+	l.load.Flows = readFlowSchemas(ctx, cfg.Watch.Client, ac.Notice)
 	audit.Read(ctx, &l.wg, ac, func(e *audit.Event) {
 		l.mu.Lock()
 		l.load.Add(e)
@@ -276,4 +283,26 @@ func (l *loadRun) stop() {
 		l.cancel()
 		l.wg.Wait()
 	}
+}
+
+// flowSchemas is the API of the cluster's FlowSchemas.
+var flowSchemas = schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"}
+
+// readFlowSchemas reads the cluster's FlowSchemas once, for the priority level of the 429s the
+// audit log counts; nil (and a notice) when they cannot be read.
+func readFlowSchemas(ctx context.Context, client dynamic.Interface, notice func(string)) *audit.FlowSchemas {
+	if client == nil {
+		return nil
+	}
+	list, err := client.Resource(flowSchemas).List(ctx, metav1.ListOptions{})
+	if err == nil {
+		var typed flowcontrolv1.FlowSchemaList
+		if err = runtime.DefaultUnstructuredConverter.FromUnstructured(list.UnstructuredContent(), &typed); err == nil {
+			return audit.NewFlowSchemas(typed.Items)
+		}
+	}
+	if notice != nil {
+		notice("the cluster's FlowSchemas could not be read (" + printer.Escape(err.Error()) + "): the priority level of a 429 is not said")
+	}
+	return nil
 }
