@@ -43,7 +43,10 @@ func TestFlowSchemasClassify(t *testing.T) {
 	obj := func(verb, group, res, sub, ns string) *Event {
 		return &Event{Verb: verb, ObjectRef: &ObjectRef{APIGroup: group, Resource: res, Subresource: sub, Namespace: ns}}
 	}
-	user := func(e *Event, name string, groups ...string) *Event { e.User = UserInfo{Username: name, Groups: groups}; return e }
+	user := func(e *Event, name string, groups ...string) *Event {
+		e.User = UserInfo{Username: name, Groups: groups}
+		return e
+	}
 	for _, tt := range []struct {
 		name     string
 		e        *Event
