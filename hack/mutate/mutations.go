@@ -240,10 +240,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "what a cluster-scoped root owns is followed in the kubeconfig's namespace only, not in every namespace",
-		file: "internal/cmd/watch_targets.go",
+		file: "internal/watchrun/targets.go",
 		old:  "\treturn \"\"\n}\n\n// metadataOnlyNotes",
-		new:  "\treturn o.namespace\n}\n\n// metadataOnlyNotes",
-		pkg:  "./internal/cmd",
+		new:  "\treturn o.Namespace\n}\n\n// metadataOnlyNotes",
+		pkg:  "./internal/watchrun",
 		run:  []string{"TestInformerNamespace"},
 	},
 	{
@@ -422,10 +422,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "APF names read are said not known when the run has ended",
-		file: "internal/cmd/apistats.go",
+		file: "internal/clients/apf.go",
 		old:  "	default:\n		// Not read yet: wait",
 		new:  "	case <-ctx.Done():\n		a.Note = \"names not known\"\n		return a\n	default:\n		// Not read yet: wait",
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/clients",
 		run:  []string{"TestAPFNamesReadBeside"},
 	},
 	{
@@ -694,11 +694,11 @@ var mutations = []mutation{
 	},
 	{
 		name: "a -o template that fails on events exits 0",
-		file: "internal/cmd/watch_run.go",
+		file: "internal/pipeline/exit.go",
 		old:  "if n := p.TemplateFailures(); n > 0 {",
 		new:  "if n := p.TemplateFailures(); n < 0 {",
-		pkg:  "./internal/cmd",
-		run:  []string{"TestReplayTemplateFailureExits"},
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestTemplateFailed"},
 	},
 	{
 		name: "top names a forbidden resource again on every refusal",
@@ -830,10 +830,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a password or token in a --metrics-url shows in ControllerQueue lines and the recording",
-		file: "internal/cmd/metrics.go",
+		file: "internal/watchrun/scrape.go",
 		old:  `u := redact.URL(sc.URL)`,
 		new:  `u := sc.URL`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/watchrun",
 		run:  []string{"TestPollShowsNoURLCredentials"},
 	},
 	{
@@ -879,7 +879,7 @@ var mutations = []mutation{
 	{
 		name: "replay to a full disk exits 0 with its output cut short",
 		file: "internal/cmd/replay_run.go",
-		old:  `return stdoutError(s.writeErr)`,
+		old:  `return pipeline.StdoutError(s.writeErr)`,
 		new:  `return nil`,
 		pkg:  "./internal/cmd",
 		run:  []string{"TestReplayStdoutFull"},
@@ -918,18 +918,18 @@ var mutations = []mutation{
 	},
 	{
 		name: "a FIFO as --metrics-token-file is opened (with no writer, the run hangs past --timeout and signals)",
-		file: "internal/cmd/input.go",
+		file: "internal/input/input.go",
 		old:  `if !fi.Mode().IsRegular() {`,
 		new:  `if false {`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/input",
 		run:  []string{"TestReadCredentialFile"},
 	},
 	{
 		name: "replay or report of a FIFO ignores a signal while a read waits",
-		file: "internal/cmd/input.go",
+		file: "internal/input/input.go",
 		old:  `stop := context.AfterFunc(ctx, func() { _ = f.Close() })`,
 		new:  `stop := context.AfterFunc(ctx, func() {})`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/input",
 		run:  []string{"TestOpenInputHonoursContext"},
 	},
 	{

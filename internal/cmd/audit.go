@@ -12,8 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
-	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
-	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
+	"github.com/kubectl-informer/kubectl-informer/internal/input"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
@@ -64,7 +63,7 @@ func (a *AuditOptions) check() error {
 		return fmt.Errorf("--audit-log: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("--audit-log %s is not a regular file (%s): give the file the API server writes its audit log to (--audit-log-path)", a.File, fileKind(fi.Mode()))
+		return fmt.Errorf("--audit-log %s is not a regular file (%s): give the file the API server writes its audit log to (--audit-log-path)", a.File, input.FileKind(fi.Mode()))
 	}
 	return nil
 }
@@ -122,17 +121,4 @@ func (a *AuditOptions) start(ctx context.Context, errOut io.Writer) *audit.Runne
 
 func notifier(errOut io.Writer) func(string) {
 	return func(s string) { fmt.Fprintln(errOut, "kubectl informer: "+printer.Escape(s)) }
-}
-
-// joined is the run's joined sources: the audit log first (who wrote a line), then the
-// controllers' logs (which reconcile); nil without either.
-func joined(a *audit.Runner, logs *ctrllog.Runner) pipeline.Joined {
-	var first, then pipeline.Joined
-	if a != nil {
-		first = a
-	}
-	if logs != nil {
-		then = logs
-	}
-	return pipeline.Chain(first, then)
 }

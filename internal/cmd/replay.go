@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/input"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
@@ -228,7 +229,7 @@ func (o *ReplayOptions) Run(ctx context.Context) error {
 
 // open opens the recording (FILE, or standard input for "-").
 func (o *ReplayOptions) open(ctx context.Context) (rd *replay.Reader, name string, closeIn func(), err error) {
-	in, name, closeIn, err := openInput(ctx, o.file, o.In)
+	in, name, closeIn, err := input.Open(ctx, o.file, o.In)
 	if err != nil {
 		return nil, "", nil, err
 	}

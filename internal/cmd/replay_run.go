@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -173,7 +174,7 @@ func (s *replayState) line(line replay.Line) error {
 func (s *replayState) finish(fatal error) error {
 	o, name := s.o, s.name
 	s.pipe.Flush()
-	finishOTLP(o.exporter, s.summary)
+	tracing.Finish(o.exporter, s.summary)
 	if s.p != nil && s.writeErr == nil {
 		s.writeErr = s.p.Flush()
 	}
@@ -200,7 +201,7 @@ func (s *replayState) finish(fatal error) error {
 	}
 	if s.writeErr != nil {
 		// stdout went away (| head): stop quietly, as watch does; a full disk is an error.
-		return stdoutError(s.writeErr)
+		return pipeline.StdoutError(s.writeErr)
 	}
 	if !o.Display.NoSummary {
 		if s.preds != nil {
@@ -212,7 +213,7 @@ func (s *replayState) finish(fatal error) error {
 		return fmt.Errorf("%s: %d damaged %s not replayed (%s)", name, n, plural(n, "line", "lines"), lineList(s.damaged))
 	}
 	if s.p != nil {
-		return templateFailed(s.p)
+		return pipeline.TemplateFailed(s.p)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/input"
 	"github.com/kubectl-informer/kubectl-informer/internal/report"
 )
 
@@ -111,7 +112,7 @@ func (o *ReportOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	in, name, closeIn, err := openInput(ctx, o.file, o.In)
+	in, name, closeIn, err := input.Open(ctx, o.file, o.In)
 	if err != nil {
 		return err
 	}
