@@ -48,10 +48,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a dying control plane process shows its stack trace, not its one line",
-		file: "internal/cmd/reenact_controlplane.go",
+		file: "internal/reenactrun/controlplane.go",
 		old:  "return printer.Escape(line)",
 		new:  "return printer.Escape(line + \"\\n\" + s.Text())",
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/reenactrun",
 		run:  []string{"TestFailLine"},
 	},
 	{
