@@ -878,10 +878,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "replay to a full disk exits 0 with its output cut short",
-		file: "internal/cmd/replay_run.go",
+		file: "internal/replayrun/replay.go",
 		old:  `return pipeline.StdoutError(s.writeErr)`,
 		new:  `return nil`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/replayrun",
 		run:  []string{"TestReplayStdoutFull"},
 	},
 	{

@@ -1,9 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"io"
-
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
@@ -27,12 +24,4 @@ func (o *OTLPOptions) Validate() error {
 	}
 	_, err := tracing.Protocol()
 	return err
-}
-
-// start starts the exporter (nil without --otlp). The cluster's identity goes on every span.
-func (o *OTLPOptions) start(ctx context.Context, cluster tracing.Config, errOut io.Writer) (*tracing.Exporter, error) {
-	if !o.Enabled {
-		return nil, nil
-	}
-	return tracing.Start(ctx, cluster, Version, errOut)
 }
