@@ -1492,4 +1492,12 @@ var mutations = []mutation{
 		pkg:  "./hack/layout",
 		run:  []string{"TestOnlyCmdImportsCobra"},
 	},
+	{
+		name: "the command package starts a goroutine (an orchestrator's step left in internal/cmd)",
+		file: "internal/cmd/root.go",
+		old:  "\t\treturn o.Run(cmd.Context())",
+		new:  "\t\tgo func() {}()\n\t\treturn o.Run(cmd.Context())",
+		pkg:  "./hack/layout",
+		run:  []string{"TestCmdStartsNoGoroutine"},
+	},
 }
