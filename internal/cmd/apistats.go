@@ -86,12 +86,14 @@ func (a *APIOptions) Validate() error {
 // limits returns the rate limiter's QPS and burst as the client will use them.
 func (a *APIOptions) limits() (float32, int) { return clients.Limits(a.QPS, a.Burst) }
 
-// instrument makes c's requests counted by stats (clients.Instrument).
+// instrument makes c's requests counted by stats (clients.Instrument), for top.go until it
+// builds its clients with clients.New.
 func (a *APIOptions) instrument(c *rest.Config, stats *apistats.Recorder) {
 	clients.Instrument(c, stats, a.QPS, a.Burst)
 }
 
-// newAPFNames starts reading the APF names for stats' Resolve (clients.NewAPFNames).
+// newAPFNames starts reading the APF names for stats' Resolve (clients.NewAPFNames), for top.go
+// until it builds its clients with clients.New (then Set.ResolveAPFNames).
 func newAPFNames(ctx context.Context, client dynamic.Interface) struct {
 	resolve func(context.Context, apistats.APF) apistats.APF
 } {

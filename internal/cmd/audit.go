@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -109,14 +108,9 @@ func (a *AuditOptions) holds() time.Duration {
 	return a.Wait
 }
 
-// config is the audit sources, for audit.Start and top.
+// config is the audit sources, for watch's and top's audit.Start.
 func (a *AuditOptions) config(errOut io.Writer) audit.Config {
 	return audit.Config{Path: a.File, Webhook: a.webhook, Wait: a.Wait, Notice: notifier(errOut)}
-}
-
-// start follows the audit log and serves the webhook; nil without either.
-func (a *AuditOptions) start(ctx context.Context, errOut io.Writer) *audit.Runner {
-	return audit.Start(ctx, a.config(errOut))
 }
 
 func notifier(errOut io.Writer) func(string) {
