@@ -1334,10 +1334,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a FIFO as --audit-log is followed (the run blocks before --timeout or a signal can end it)",
-		file: "internal/cmd/audit.go",
+		file: "internal/audit/sources.go",
 		old:  "\tif !fi.Mode().IsRegular() {\n\t\treturn fmt.Errorf(\"--audit-log",
 		new:  "\tif false {\n\t\treturn fmt.Errorf(\"--audit-log",
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/audit",
 		run:  []string{"TestAuditLogNotRegular"},
 	},
 	{

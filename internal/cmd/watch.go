@@ -271,8 +271,7 @@ func (o *WatchOptions) fieldSelector() string {
 	return o.FieldSelector + "," + byName
 }
 
-// Run starts the profiles, prepares the audit sources (a bad file or a port in use end the run
-// with one line before any request) and runs the watch (internal/watchrun).
+// Run starts the profiles and runs the watch (internal/watchrun).
 func (o *WatchOptions) Run(ctx context.Context) error {
 	readonly.Permit(o.Metrics.permits()) // the only writes watch makes, when their flags ask
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
@@ -280,9 +279,6 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer stop()
-	if err := o.Audit.prepare(o.ErrOut); err != nil {
-		return err
-	}
 	return watchrun.Run(ctx, o.config())
 }
 
@@ -309,8 +305,8 @@ func (o *WatchOptions) config() watchrun.Config {
 			Changes: d.Diff != "", NoSummary: d.NoSummary, PredicateList: predicateList(d.predicates)},
 		Filter: o.Noise.filter, Fold: o.Noise.fold,
 		Metrics: o.Metrics.config(), Logs: o.Logs.config(),
-		Audit: o.Audit.config(o.ErrOut), AuditHolds: o.Audit.holds(),
-		OTLP: o.OTLP.Enabled, OnSynced: o.synced,
+		Audit: o.Audit.sources(),
+		OTLP:  o.OTLP.Enabled, OnSynced: o.synced,
 		ConnectError: func(err error) error { return kubeconfigHint(err, o.configFlags) },
 	}
 }

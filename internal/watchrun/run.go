@@ -67,10 +67,8 @@ type Config struct {
 	// Metrics are the scrapes, Logs the controllers' logs.
 	Metrics Metrics
 	Logs    Logs
-	// Audit is the audit sources, prepared (internal/audit); AuditHolds how long they may hold
-	// a line (0 without one).
-	Audit      audit.Config
-	AuditHolds time.Duration
+	// Audit is the audit sources (--audit-log, --audit-webhook-listen).
+	Audit audit.Sources
 	// OTLP exports the lines as spans.
 	OTLP bool
 
@@ -112,12 +110,14 @@ type Display struct {
 // ends or the timeout: the data path, top to bottom.
 func Run(ctx context.Context, c Config) error {
 	o := &c
+	// Before any request: a bad file or a port in use end the run with one line.
+	auditCfg, err := o.Audit.Open(o.ErrOut)
+	if err != nil {
+		return err
+	}
 	t, err := o.resolveTargets(ctx)
 	if err != nil {
-		if o.ConnectError != nil {
-			return o.ConnectError(err)
-		}
-		return err
+		return o.connectError(err)
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -166,13 +166,13 @@ func Run(ctx context.Context, c Config) error {
 	go func() { done <- watch.Run(ctx, cfg, events) }()
 
 	// A line the audit log holds reaches the controllers' logs' join that much later.
-	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.Namespace, o.OrderWindow+o.AuditHolds, o.In, o.ErrOut)
+	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.Namespace, o.OrderWindow+o.Audit.Holds(), o.In, o.ErrOut)
 	r.summary.LogsRead = r.logs != nil
 	r.pipe.Run(pipeline.Live{
 		Informers: events, Reorder: reorder, Lines: scrapers.events,
 		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
 		StdoutGone: r.stdoutGone.Load, Progress: r.progress,
-		Joined: joined(audit.Start(scrapeCtx, o.Audit), r.logs),
+		Joined: joined(audit.Start(scrapeCtx, auditCfg), r.logs),
 	})
 	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
 	if cfg.PredicateStats != nil {
@@ -185,6 +185,14 @@ func Run(ctx context.Context, c Config) error {
 		r.summary.SetCounted(controller, total)
 	}
 	return r.exit(done)
+}
+
+// connectError is err, an error reaching the server, as ConnectError says it.
+func (o *Config) connectError(err error) error {
+	if o.ConnectError == nil {
+		return err
+	}
+	return o.ConnectError(err)
 }
 
 // startOTLP starts --otlp's exporter, with the cluster's identity on every span; nil without it.
