@@ -1,7 +1,7 @@
 // Package layout checks the shape docs/architecture.md promises, from the Go tool's own view of
 // the packages: the public packages under pkg/ stand alone (nothing of internal/ in their
 // dependencies, so no exported field or signature can have an internal type), and only the
-// command package imports cobra.
+// command package imports cobra, and it starts no goroutine.
 package layout
 
 import (

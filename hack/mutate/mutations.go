@@ -50,10 +50,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a dying control plane process shows its stack trace, not its one line",
-		file: "internal/cmd/reenact_controlplane.go",
+		file: "internal/reenactrun/controlplane.go",
 		old:  "return printer.Escape(line)",
 		new:  "return printer.Escape(line + \"\\n\" + s.Text())",
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/reenactrun",
 		run:  []string{"TestFailLine"},
 	},
 	{
@@ -242,10 +242,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "what a cluster-scoped root owns is followed in the kubeconfig's namespace only, not in every namespace",
-		file: "internal/cmd/watch_targets.go",
+		file: "internal/watchrun/targets.go",
 		old:  "\treturn \"\"\n}\n\n// metadataOnlyNotes",
-		new:  "\treturn o.namespace\n}\n\n// metadataOnlyNotes",
-		pkg:  "./internal/cmd",
+		new:  "\treturn o.Namespace\n}\n\n// metadataOnlyNotes",
+		pkg:  "./internal/watchrun",
 		run:  []string{"TestInformerNamespace"},
 	},
 	{
@@ -424,10 +424,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "APF names read are said not known when the run has ended",
-		file: "internal/cmd/apistats.go",
+		file: "internal/clients/apf.go",
 		old:  "	default:\n		// Not read yet: wait",
 		new:  "	case <-ctx.Done():\n		a.Note = \"names not known\"\n		return a\n	default:\n		// Not read yet: wait",
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/clients",
 		run:  []string{"TestAPFNamesReadBeside"},
 	},
 	{
@@ -720,11 +720,11 @@ var mutations = []mutation{
 	},
 	{
 		name: "a -o template that fails on events exits 0",
-		file: "internal/cmd/watch_run.go",
+		file: "internal/pipeline/exit.go",
 		old:  "if n := p.TemplateFailures(); n > 0 {",
 		new:  "if n := p.TemplateFailures(); n < 0 {",
-		pkg:  "./internal/cmd",
-		run:  []string{"TestReplayTemplateFailureExits"},
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestTemplateFailed"},
 	},
 	{
 		name: "top names a forbidden resource again on every refusal",
@@ -856,10 +856,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a password or token in a --metrics-url shows in ControllerQueue lines and the recording",
-		file: "internal/cmd/metrics.go",
+		file: "internal/watchrun/scrape.go",
 		old:  `u := redact.URL(sc.URL)`,
 		new:  `u := sc.URL`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/watchrun",
 		run:  []string{"TestPollShowsNoURLCredentials"},
 	},
 	{
@@ -904,10 +904,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "replay to a full disk exits 0 with its output cut short",
-		file: "internal/cmd/replay_run.go",
-		old:  `return stdoutError(s.writeErr)`,
+		file: "internal/replayrun/replay.go",
+		old:  `return pipeline.StdoutError(s.writeErr)`,
 		new:  `return nil`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/replayrun",
 		run:  []string{"TestReplayStdoutFull"},
 	},
 	{
@@ -944,18 +944,18 @@ var mutations = []mutation{
 	},
 	{
 		name: "a FIFO as --metrics-token-file is opened (with no writer, the run hangs past --timeout and signals)",
-		file: "internal/cmd/input.go",
+		file: "internal/input/input.go",
 		old:  `if !fi.Mode().IsRegular() {`,
 		new:  `if false {`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/input",
 		run:  []string{"TestReadCredentialFile"},
 	},
 	{
 		name: "replay or report of a FIFO ignores a signal while a read waits",
-		file: "internal/cmd/input.go",
+		file: "internal/input/input.go",
 		old:  `stop := context.AfterFunc(ctx, func() { _ = f.Close() })`,
 		new:  `stop := context.AfterFunc(ctx, func() {})`,
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/input",
 		run:  []string{"TestOpenInputHonoursContext"},
 	},
 	{
@@ -1360,10 +1360,10 @@ var mutations = []mutation{
 	},
 	{
 		name: "a FIFO as --audit-log is followed (the run blocks before --timeout or a signal can end it)",
-		file: "internal/cmd/audit.go",
+		file: "internal/audit/sources.go",
 		old:  "\tif !fi.Mode().IsRegular() {\n\t\treturn fmt.Errorf(\"--audit-log",
 		new:  "\tif false {\n\t\treturn fmt.Errorf(\"--audit-log",
-		pkg:  "./internal/cmd",
+		pkg:  "./internal/audit",
 		run:  []string{"TestAuditLogNotRegular"},
 	},
 	{
@@ -1645,5 +1645,13 @@ var mutations = []mutation{
 		new:  "fs, pl := \"\", \"\"",
 		pkg:  "./internal/audit",
 		run:  []string{"TestLoadThrottlesByPriorityLevel"},
+	},
+	{
+		name: "the command package starts a goroutine (an orchestrator's step left in internal/cmd)",
+		file: "internal/cmd/root.go",
+		old:  "\t\treturn o.Run(cmd.Context())",
+		new:  "\t\tgo func() {}()\n\t\treturn o.Run(cmd.Context())",
+		pkg:  "./hack/layout",
+		run:  []string{"TestCmdStartsNoGoroutine"},
 	},
 }

@@ -1,27 +1,18 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/flowcontrol"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
+	"github.com/kubectl-informer/kubectl-informer/internal/clients"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -89,129 +80,7 @@ func (a *APIOptions) Validate() error {
 }
 
 // limits returns the rate limiter's QPS and burst as the client will use them.
-func (a *APIOptions) limits() (float32, int) {
-	qps, burst := a.QPS, a.Burst
-	if qps == 0 {
-		qps = rest.DefaultQPS
-	}
-	if burst == 0 {
-		burst = rest.DefaultBurst
-	}
-	if qps < 0 {
-		return -1, 0
-	}
-	return qps, burst
-}
-
-// instrument makes c's requests counted by stats: its transport (innermost, closest to the
-// connection) and its rate limiter.
-func (a *APIOptions) instrument(c *rest.Config, stats *apistats.Recorder) {
-	prev := c.WrapTransport
-	disableCompression := c.DisableCompression
-	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		rt = stats.Wrap(rt, disableCompression)
-		if prev != nil {
-			rt = prev(rt)
-		}
-		return rt
-	}
-	qps, burst := a.limits()
-	c.QPS, c.Burst = qps, burst
-	if qps > 0 {
-		c.RateLimiter = stats.RateLimiter(flowcontrol.NewTokenBucketRateLimiter(qps, burst))
-	}
-}
-
-var (
-	flowSchemas    = schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"}
-	priorityLevels = schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "prioritylevelconfigurations"}
-)
-
-// apfNames resolves APF UIDs to names from the flowschemas and prioritylevelconfigurations the
-// user may list, read once at start (beside the informers' first requests, not before them) and
-// again (at most every 10s) for a UID not known yet.
-type apfNames struct {
-	client dynamic.Interface
-	first  chan struct{} // closed when the first read is done
-
-	mu      sync.Mutex
-	names   map[string]string // uid -> name, of both kinds
-	note    string            // why names cannot be known
-	fetched time.Time
-}
-
-func newAPFNames(ctx context.Context, client dynamic.Interface) *apfNames {
-	n := &apfNames{client: client, first: make(chan struct{})}
-	go func() {
-		defer close(n.first)
-		n.fetch(ctx)
-	}()
-	return n
-}
-
-func (n *apfNames) fetch(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	names := map[string]string{}
-	var note string
-	for _, gvr := range []schema.GroupVersionResource{flowSchemas, priorityLevels} {
-		l, err := n.client.Resource(gvr).List(ctx, metav1.ListOptions{})
-		switch {
-		case apierrors.IsForbidden(err):
-			note = fmt.Sprintf("names not shown: the user may not list %s.%s (kubectl auth can-i list %s.%s)", gvr.Resource, gvr.Group, gvr.Resource, gvr.Group)
-		case err != nil:
-			note = "names not shown: reading " + gvr.Resource + ": " + err.Error()
-		default:
-			for _, it := range l.Items {
-				names[string(it.GetUID())] = it.GetName()
-			}
-		}
-		if note != "" {
-			break
-		}
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.fetched = time.Now()
-	n.note = note
-	if note == "" {
-		n.names = names
-	}
-}
-
-// resolve fills a's names.
-func (n *apfNames) resolve(ctx context.Context, a apistats.APF) apistats.APF {
-	select {
-	case <-n.first:
-	default:
-		// Not read yet: wait for them, unless the run ends first (a ready first read wins
-		// over an ended run: the summary at the end resolves with the run's context done).
-		select {
-		case <-n.first:
-		case <-ctx.Done():
-			a.Note = "names not known: the run ended before they were read"
-			return a
-		}
-	}
-	n.mu.Lock()
-	_, fsKnown := n.names[a.FlowSchemaUID]
-	_, plKnown := n.names[a.PriorityLevelUID]
-	stale := n.note == "" && (!fsKnown || !plKnown) && time.Since(n.fetched) > 10*time.Second
-	n.mu.Unlock()
-	if stale {
-		n.fetch(ctx)
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	a.FlowSchema, a.PriorityLevel = n.names[a.FlowSchemaUID], n.names[a.PriorityLevelUID]
-	switch {
-	case n.note != "":
-		a.Note = n.note
-	case a.FlowSchema == "" || a.PriorityLevel == "":
-		a.Note = "names not found: created after the plugin started, or deleted"
-	}
-	return a
-}
+func (a *APIOptions) limits() (float32, int) { return clients.Limits(a.QPS, a.Burst) }
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
@@ -219,15 +88,7 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// newProgressLine returns the progress line of long lists for w, nil unless w is a terminal.
-func newProgressLine(w io.Writer) *printer.ProgressLine {
-	if !isTerminal(w) {
-		return nil
-	}
-	f := w.(*os.File)
-	width, _, err := term.GetSize(int(f.Fd()))
-	if err != nil || width <= 0 {
-		width = 80
-	}
-	return printer.NewProgressLine(w, width)
+// warnTo says a client-go warning (an ambiguous short name) on w, as kubectl does.
+func warnTo(w io.Writer) func(string) {
+	return func(s string) { fmt.Fprintln(w, "Warning: "+printer.Escape(s)) }
 }

@@ -1,20 +1,13 @@
 package cmd
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
-	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
-	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
 // AuditOptions are the flags that read the API server's audit log (internal/audit).
@@ -25,7 +18,7 @@ type AuditOptions struct {
 	// token and kubeconfig are kept.
 	WebhookListen, WebhookDir string
 
-	webhook *audit.Webhook
+	cfg audit.Config // set by prepare
 }
 
 // AddFlags registers the flags watch takes; top takes --audit-log and the webhook's
@@ -49,90 +42,17 @@ func (a *AuditOptions) Validate() error {
 	return nil
 }
 
-// check refuses an audit log that is not a regular file: a FIFO would block the run before
-// --timeout or a signal could end it, a device (/dev/zero) is an endless line. A file not
-// there yet is waited for, as tail -F does.
-func (a *AuditOptions) check() error {
-	if a.File == "" {
-		return nil
-	}
-	fi, err := os.Stat(a.File)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--audit-log: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("--audit-log %s is not a regular file (%s): give the file the API server writes its audit log to (--audit-log-path)", a.File, fileKind(fi.Mode()))
-	}
-	return nil
+// sources are the audit sources the flags name.
+func (a *AuditOptions) sources() audit.Sources {
+	return audit.Sources{File: a.File, WebhookListen: a.WebhookListen, WebhookDir: a.WebhookDir, Wait: a.Wait}
 }
 
-// listen starts listening for the audit webhook, when asked, and says where the API server's
-// kubeconfig for it is.
-func (a *AuditOptions) listen(errOut io.Writer) error {
-	if a.WebhookListen == "" {
-		return nil
-	}
-	dir := a.WebhookDir
-	if dir == "" {
-		base, err := os.UserConfigDir()
-		if err != nil {
-			return fmt.Errorf("--audit-webhook-dir: %w", err)
-		}
-		dir = filepath.Join(base, "kubectl-informer", "audit-webhook")
-	}
-	wh, err := audit.ListenWebhook(a.WebhookListen, dir)
-	if err != nil {
-		return err
-	}
-	a.webhook = wh
-	fmt.Fprintf(errOut, "kubectl informer: receiving the API server's audit webhook on https://%s/audit: start kube-apiserver with --audit-webhook-config-file=%s (and --audit-policy-file)\n",
-		wh.Addr, printer.Escape(wh.Kubeconfig))
-	return nil
-}
-
-// prepare checks the audit log and starts listening for the webhook: before any request, so a
-// bad file or a port in use end the run with one line.
+// prepare opens the audit sources (audit.Sources.Open), for top.
 func (a *AuditOptions) prepare(errOut io.Writer) error {
-	if err := a.check(); err != nil {
-		return err
-	}
-	return a.listen(errOut)
+	cfg, err := a.sources().Open(errOut)
+	a.cfg = cfg
+	return err
 }
 
-// holds is how long the audit log may hold a line: --audit-wait with a source, else 0.
-func (a *AuditOptions) holds() time.Duration {
-	if a.File == "" && a.WebhookListen == "" {
-		return 0
-	}
-	return a.Wait
-}
-
-// config is the audit sources, for audit.Start and top.
-func (a *AuditOptions) config(errOut io.Writer) audit.Config {
-	return audit.Config{Path: a.File, Webhook: a.webhook, Wait: a.Wait, Notice: notifier(errOut)}
-}
-
-// start follows the audit log and serves the webhook; nil without either.
-func (a *AuditOptions) start(ctx context.Context, errOut io.Writer) *audit.Runner {
-	return audit.Start(ctx, a.config(errOut))
-}
-
-func notifier(errOut io.Writer) func(string) {
-	return func(s string) { fmt.Fprintln(errOut, "kubectl informer: "+printer.Escape(s)) }
-}
-
-// joined is the run's joined sources: the audit log first (who wrote a line), then the
-// controllers' logs (which reconcile); nil without either.
-func joined(a *audit.Runner, logs *ctrllog.Runner) pipeline.Joined {
-	var first, then pipeline.Joined
-	if a != nil {
-		first = a
-	}
-	if logs != nil {
-		then = logs
-	}
-	return pipeline.Chain(first, then)
-}
+// config is the audit sources prepare opened, for top's audit.Start.
+func (a *AuditOptions) config(io.Writer) audit.Config { return a.cfg }

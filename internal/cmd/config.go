@@ -9,17 +9,9 @@ import (
 	"strings"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/rest"
+
 	"k8s.io/client-go/tools/clientcmd"
 )
-
-// dynamicConfig returns the client config the informers use: no overall request timeout, which
-// would cut every watch stream short; the reflector sets each watch's own timeout.
-func dynamicConfig(c *rest.Config) *rest.Config {
-	c = rest.CopyConfig(c)
-	c.Timeout = 0
-	return c
-}
 
 // checkKubeconfig fails when KUBECONFIG names only files that do not exist. client-go skips
 // missing files in KUBECONFIG, and with none left it falls back to no configuration at all

@@ -1,21 +1,16 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/podlogs"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/internal/watchrun"
 )
 
 // ControllerLogsOptions are the flags that read running controllers' logs into
@@ -87,46 +82,7 @@ func (c *ControllerLogsOptions) Validate() error {
 	return nil
 }
 
-// start follows the logs (the files, and the pods of feeds) and joins their reconciles to the
-// watch of t; nil without either. orderWindow is how long the watch holds its own lines.
-func (c *ControllerLogsOptions) start(ctx context.Context, t *watchTargets, feeds []ctrllog.Feed, namespace string, orderWindow time.Duration, stdin io.Reader, errOut io.Writer) *ctrllog.Runner {
-	if len(c.Files) == 0 && len(feeds) == 0 {
-		return nil
-	}
-	if stdin == nil {
-		stdin = os.Stdin
-	}
-	cfg := ctrllog.Config{Sources: c.Files, Stdin: stdin, Feeds: feeds, Keys: c.keys,
-		Join:   ctrllog.JoinConfig{Resources: t.resources, Skew: c.Skew, Hold: ctrllog.DefaultHold + orderWindow + c.Skew, Began: time.Now(), Namespace: namespace},
-		Notice: func(s string) { fmt.Fprintln(errOut, "kubectl informer: "+printer.Escape(s)) }}
-	if t.owned != nil {
-		cfg.Join.Owned = t.owned.Resources
-	}
-	return ctrllog.Start(ctx, cfg)
-}
-
-// feeds resolves each --controller-logs-from workload to its pods' selector, before the watch
-// starts: a workload the server does not give ends the run with its error.
-func (c *ControllerLogsOptions) feeds(t *watchTargets, getter genericclioptions.RESTClientGetter) ([]ctrllog.Feed, error) {
-	if len(c.from) == 0 {
-		return nil, nil
-	}
-	// The namespace of -n or the kubeconfig, also under -A (as kubectl logs takes it).
-	namespace, _, err := getter.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return nil, err
-	}
-	cs, err := kubernetes.NewForConfig(t.restCfg)
-	if err != nil {
-		return nil, err
-	}
-	var feeds []ctrllog.Feed
-	for i, target := range c.from {
-		w, err := podlogs.Resolve(getter, namespace, target)
-		if err != nil {
-			return nil, fmt.Errorf("--controller-logs-from %s: %w", c.From[i], err)
-		}
-		feeds = append(feeds, &podlogs.Follower{Client: cs, Workload: w, Container: c.Container, Flag: c.From[i]})
-	}
-	return feeds, nil
+// config is the controllers' logs' typed configuration.
+func (c *ControllerLogsOptions) config() watchrun.Logs {
+	return watchrun.Logs{Files: c.Files, Skew: c.Skew, From: c.From, FromTargets: c.from, Container: c.Container, Keys: c.keys}
 }

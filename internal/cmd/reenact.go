@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,7 +17,8 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
 	"github.com/kubectl-informer/kubectl-informer/internal/reenact"
-	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
+	"github.com/kubectl-informer/kubectl-informer/internal/reenactrun"
+	"github.com/kubectl-informer/kubectl-informer/internal/watchrun"
 )
 
 const reenactExample = `  # Replay an incident into namespace repro of a kind cluster, without widget-operator's
@@ -185,150 +184,40 @@ func (o *ReenactOptions) Validate() error {
 	return o.watch.Display.Validate()
 }
 
-// Run reads the recording, then plays it and watches the reenacted objects (or cleans up).
-func (o *ReenactOptions) Run(ctx context.Context) (retErr error) {
+// Run permits reenact's writes and runs the reenactment (internal/reenactrun).
+func (o *ReenactOptions) Run(ctx context.Context) error {
 	// The one command that writes objects: its explicit opt-in to internal/readonly's check.
 	readonly.Permit(readonly.Allow{Writes: true})
 	if err := checkKubeconfig(o.configFlags); err != nil && o.cp.Mode == "" {
 		return err
 	}
-	plan, err := reenact.Load(o.path)
-	if err != nil {
-		return err
-	}
-	if o.CRDsFrom != "" { // read with the user's kubeconfig, before --control-plane replaces it
-		if o.cfg.CRDSource, err = o.sourceClient(); err != nil {
-			return err
-		}
-	}
-	if o.cp.Mode != "" {
-		// A process of the control plane that dies ends the run, and that is its error.
-		parent := ctx
-		cpCtx, died := context.WithCancelCause(ctx)
-		defer died(nil)
-		kubeconfig, kubeContext, stop, err := o.controlPlane(cpCtx, died)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		o.configFlags.KubeConfig, o.configFlags.Context = &kubeconfig, &kubeContext
-		defer func() {
-			if cause := context.Cause(cpCtx); cause != nil && parent.Err() == nil && !errors.Is(cause, context.Canceled) {
-				retErr = cause
-			}
-		}()
-		ctx = cpCtx
-	}
-	restCfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	clients, err := reenact.NewClients(restCfg)
-	if err != nil {
-		return err
-	}
-	if o.DryRun == "client" {
-		return reenact.DryRun(ctx, clients, o.cfg, plan, o.Out)
-	}
-	if o.Cleanup {
-		n, err := reenact.Cleanup(ctx, clients, plan, o.Name)
-		fmt.Fprintf(o.ErrOut, "reenact: deleted %d objects and namespaces\n", n)
-		return err
-	}
-	if o.Compare != "" && o.watch.Record == "" {
-		dir, err := os.MkdirTemp("", "kubectl-informer-reenact-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		o.watch.Record = filepath.Join(dir, "reenacted.ndjson")
-	}
-	if err := o.play(ctx, clients, plan); err != nil {
-		return err
-	}
-	if o.Compare != "" {
-		return o.compare()
-	}
-	return nil
+	return reenactrun.Run(ctx, o.config())
 }
 
-// play prepares the target, starts the watch of the reenacted objects and, once its initial
-// lists are in, plays the recording; then it watches until --settle has passed (or, --follow,
-// until interrupted).
-func (o *ReenactOptions) play(ctx context.Context, clients *reenact.Clients, plan *reenact.Plan) error {
-	r, err := reenact.Prepare(ctx, clients, o.cfg, plan)
-	if err != nil {
-		return err
+// config is the reenactment's typed configuration.
+func (o *ReenactOptions) config() reenactrun.Config {
+	c := reenactrun.Config{Flags: o.configFlags, Out: o.Out, ErrOut: o.ErrOut, Recording: o.path, Reenact: o.cfg,
+		ControlPlane: reenactrun.ControlPlane{Start: o.cp.Mode != "", Full: o.cp.Mode == controlPlaneFull, Assets: o.cp.Assets, Keep: o.cp.Keep},
+		DryRun:       o.DryRun == "client", Cleanup: o.Cleanup, Name: o.Name, Settle: o.Settle, Follow: o.Follow,
+		Compare: o.Compare, Record: o.watch.Record, Watch: o.watchConfig}
+	if o.CRDsFrom != "" {
+		c.CRDSource = o.sourceClient
 	}
-	watchCtx, stopWatching := context.WithCancel(ctx)
-	defer stopWatching()
-	synced := make(chan struct{})
-	watched := make(chan error, 1)
-	go func() { watched <- o.runWatch(watchCtx, plan, func() { close(synced) }) }()
-	select {
-	case err := <-watched: // the watch failed, or was interrupted, before its lists were in
-		return err
-	case <-synced:
-	}
-	into := strings.Join(o.cfg.TargetNamespaces(plan), ", ")
-	if into == "" {
-		into = "no namespace"
-	}
-	fmt.Fprintf(o.ErrOut, "reenact: reenactment %s into %s (context %s): playing %d initial objects and %d writes\n",
-		o.cfg.Name, into, *o.configFlags.Context, len(plan.Initial), len(plan.Steps))
-	playCtx, stopPlaying := context.WithCancel(ctx)
-	defer stopPlaying()
-	refused := 0
-	played := make(chan error, 1)
-	go func() {
-		stats, err := r.Play(playCtx)
-		refused = stats.Refused // read after <-played
-		played <- err
-	}()
-	var playErr error
-	select {
-	case playErr = <-played:
-	case err := <-watched: // the watch failed (or was interrupted): stop playing
-		stopPlaying()
-		if perr := <-played; err == nil {
-			err = perr
-		}
-		return err
-	}
-	switch {
-	case playErr != nil: // a write the server refused ends the run: nothing more is played
-		stopWatching()
-	case !o.Follow:
-		select {
-		case <-time.After(o.Settle):
-		case <-ctx.Done():
-		}
-		stopWatching()
-	}
-	if err := <-watched; err != nil && playErr == nil {
-		return err
-	}
-	if playErr == nil && refused > 0 {
-		playErr = fmt.Errorf("reenact refused %d recorded writes (each stated above, with the flag that allows it where one does)", refused)
-	}
-	return playErr
+	return c
 }
 
-// runWatch watches the reenacted objects as `kubectl informer watch` does: in the one target
-// namespace, or, with several, across namespaces by the reenactment's label.
-func (o *ReenactOptions) runWatch(ctx context.Context, plan *reenact.Plan, synced func()) error {
+// watchConfig is the watch of the reenacted objects, with reenact's display flags, controllers'
+// logs and --record, as `kubectl informer watch` would watch them.
+func (o *ReenactOptions) watchConfig(t reenactrun.WatchTarget) (watchrun.Config, error) {
 	w := o.watch
-	w.resourceArg, w.onSynced = reenact.WatchArg(plan), synced
-	switch nss := o.cfg.TargetNamespaces(plan); len(nss) {
-	case 1:
-		w.namespace = nss[0]
-	default:
-		w.AllNamespaces, w.LabelSelector = true, reenact.Label+"="+o.cfg.Name
+	w.resourceArg, w.onSynced, w.Record, w.namespace = t.Resources, t.OnSynced, t.Record, t.Namespace
+	if t.AllNamespaces {
+		w.AllNamespaces, w.LabelSelector = true, t.LabelSelector
 	}
 	if err := w.Validate(); err != nil {
-		return err
+		return watchrun.Config{}, err
 	}
-	return w.Run(ctx)
+	return w.config(), nil
 }
 
 // sourceClient reads the cluster of --crds-from-context, with the same kubeconfig.
@@ -340,18 +229,4 @@ func (o *ReenactOptions) sourceClient() (dynamic.Interface, error) {
 		return nil, fmt.Errorf("--crds-from-context %s: %w", o.CRDsFrom, err)
 	}
 	return reenact.NewSourceClient(cfg)
-}
-
-// compare prints what differs between --compare's recording and the reenactment's.
-func (o *ReenactOptions) compare() error {
-	orig, err := replay.Open(o.Compare)
-	if err != nil {
-		return fmt.Errorf("--compare: %w", err)
-	}
-	re, err := replay.Open(o.watch.Record)
-	if err != nil {
-		return fmt.Errorf("reading the reenactment's recording: %w", err)
-	}
-	reenact.Compare(o.ErrOut, reenact.NewTally(orig.Events, o.cfg.TargetNamespace), reenact.NewTally(re.Events, nil), o.SkipManagers)
-	return nil
 }

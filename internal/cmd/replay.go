@@ -15,7 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
+	"github.com/kubectl-informer/kubectl-informer/internal/replayrun"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -59,9 +59,7 @@ type ReplayOptions struct {
 	Strict        bool
 	Noise         *NoiseFlags
 	OTLP          OTLPOptions
-	// exporter is --otlp's tracing stage, started by Run; nil without it.
-	exporter *tracing.Exporter
-	History  string
+	History       string
 
 	file      string
 	namespace string        // "" : every namespace
@@ -205,36 +203,21 @@ func (o *ReplayOptions) Validate() error {
 	return o.Noise.Validate()
 }
 
-// Run replays the recording: every line goes through replay's filters, then the stages and
-// printers watch's lines go through.
+// Run replays the recording (internal/replayrun).
 func (o *ReplayOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	rd, name, closeIn, err := o.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
-	// A recording's spans carry its recorded times, and the ids the live run's had; the cluster's
-	// identity is not in the recording.
-	if o.exporter, err = o.OTLP.start(ctx, tracing.Config{}, o.ErrOut); err != nil {
-		return err
-	}
-	s := o.newReplayState(ctx, name)
-	fatal := s.readAll(rd)
-	return s.finish(fatal)
+	return replayrun.Run(ctx, o.config())
 }
 
-// open opens the recording (FILE, or standard input for "-").
-func (o *ReplayOptions) open(ctx context.Context) (rd *replay.Reader, name string, closeIn func(), err error) {
-	in, name, closeIn, err := openInput(ctx, o.file, o.In)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if rd, err = replay.NewReader(in); err != nil {
-		closeIn()
-		return nil, "", nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return rd, name, closeIn, nil
+// config is the replay's typed configuration.
+func (o *ReplayOptions) config() replayrun.Config {
+	d := o.Display
+	popts := d.ToOptions(o.Out, o.ErrOut)
+	popts.QueueColumn = popts.ShowReconciles
+	popts.ShowAPIStats = d.NamesType(watch.ApiStats)
+	popts.FlushEach = o.Speed > 0 || o.file == "-"
+	return replayrun.Config{File: o.file, In: o.In, Out: o.Out, ErrOut: o.ErrOut, Version: Version,
+		Filter: o.filter, Printer: popts, ShowSecrets: d.ShowSecrets, NoSummary: d.NoSummary, NoHeaders: d.NoHeaders,
+		Changes: d.Diff != "", Redetect: o.redetect, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
+		Predicates: d.predicates, PredicateList: predicateList(d.predicates), Noise: o.Noise.filter, Fold: o.Noise.fold,
+		Speed: o.Speed, Strict: o.Strict, History: o.History, OTLP: o.OTLP.Enabled, ErrorLine: ErrorLine}
 }

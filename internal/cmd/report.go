@@ -1,12 +1,9 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -105,63 +102,7 @@ func (o *ReportOptions) Validate() error {
 	return nil
 }
 
-// Run reads the recording, then writes the page: nothing is written for input that is not a
-// recording.
+// Run writes the page of the recording (internal/report).
 func (o *ReportOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	in, name, closeIn, err := openInput(ctx, o.file, o.In)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
-	r, readErr := report.Read(in, name)
-	var damaged *report.DamagedError
-	if readErr != nil && !errors.As(readErr, &damaged) {
-		return readErr
-	}
-	for _, w := range r.Warnings {
-		fmt.Fprintln(o.ErrOut, "warning: "+w)
-	}
-	var buf bytes.Buffer
-	if err := r.WriteHTML(&buf); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := o.write(buf.Bytes()); err != nil {
-		return err
-	}
-	return readErr
-}
-
-func (o *ReportOptions) write(page []byte) error {
-	if o.Output == "" || o.Output == "-" {
-		_, err := o.Out.Write(page)
-		return err
-	}
-	// Whole or not at all: a reader of the file never sees half a page.
-	tmp, err := os.CreateTemp(filepath.Dir(o.Output), ".report-*.html")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) { // name the file asked for, not the temporary one beside it
-			err = pe.Err
-		}
-		return fmt.Errorf("-o %s: %w", o.Output, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(page); err != nil {
-		tmp.Close()
-		return fmt.Errorf("-o %s: %w", o.Output, err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("-o %s: %w", o.Output, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("-o %s: %w", o.Output, err)
-	}
-	if err := os.Rename(tmp.Name(), o.Output); err != nil {
-		return fmt.Errorf("-o %s: %w", o.Output, err)
-	}
-	return nil
+	return report.Run(ctx, report.Config{File: o.file, In: o.In, Out: o.Out, ErrOut: o.ErrOut, Output: o.Output})
 }

@@ -12,12 +12,12 @@ import (
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/metadata"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/clients"
 	"github.com/kubectl-informer/kubectl-informer/internal/top"
 	"github.com/kubectl-informer/kubectl-informer/internal/toptui"
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -161,7 +161,7 @@ func (o *TopOptions) Run(ctx context.Context) error {
 		if cfg.Screen != nil { // stderr would tear the screen; the line at exit counts the spans lost
 			warnTo = io.Discard
 		}
-		if cfg.Spans, err = o.OTLP.start(ctx, clusterIdentity(ctx, cfg.Watch.REST, o.configFlags), warnTo); err != nil {
+		if cfg.Spans, err = tracing.Start(ctx, tracing.ClusterIdentity(ctx, cfg.Watch.REST, o.configFlags), Version, warnTo); err != nil {
 			return err
 		}
 	}
@@ -174,31 +174,15 @@ func inputTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// topConfig resolves the resources (or the way to discover them) and builds the clients.
+// topConfig resolves the resources (or the way to discover them) and builds the clients, as
+// watch builds them (internal/clients).
 func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recorder, error) {
-	dc, err := o.configFlags.ToDiscoveryClient()
+	set, err := clients.New(o.configFlags, clients.Options{QPS: o.API.QPS, Burst: o.API.Burst, Metadata: true})
 	if err != nil {
 		return top.Config{}, nil, err
 	}
-	if _, err := dc.ServerVersion(); err != nil {
-		return top.Config{}, nil, err
-	}
-	restCfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return top.Config{}, nil, err
-	}
-	restCfg = dynamicConfig(restCfg)
-	stats := apistats.NewRecorder()
-	o.API.instrument(restCfg, stats)
-	client, err := dynamic.NewForConfig(restCfg)
-	if err != nil {
-		return top.Config{}, nil, err
-	}
-	md, err := metadata.NewForConfig(restCfg)
-	if err != nil {
-		return top.Config{}, nil, err
-	}
-	stats.Resolve = newAPFNames(ctx, client).resolve
+	set.ResolveAPFNames(ctx)
+	dc, client, md, restCfg, stats := set.Discovery, set.Dynamic, set.Metadata, set.REST, set.Stats
 	cfg := top.Config{
 		Watch: watch.Config{Client: client, Metadata: md, Namespace: o.namespace, Stats: stats,
 			ListMode: o.API.ListMode, PageSize: o.API.ChunkSize, REST: restCfg, Wire: o.API.Wire},
@@ -207,7 +191,7 @@ func (o *TopOptions) topConfig(ctx context.Context) (top.Config, *apistats.Recor
 		Warn:  func(s string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(s)) },
 		Audit: o.Audit.config(o.ErrOut),
 	}
-	cfg.Watch.QPS, cfg.Watch.Burst = o.API.limits()
+	cfg.Watch.QPS, cfg.Watch.Burst = clients.Limits(o.API.QPS, o.API.Burst)
 	if o.resourceArg != "" {
 		if cfg.Resources, err = discovery.NewResolver(dc, warnTo(o.ErrOut)).ResolveList(o.resourceArg); err != nil {
 			return top.Config{}, nil, err

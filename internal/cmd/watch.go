@@ -16,10 +16,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/readonly"
-	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
-	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
+	"github.com/kubectl-informer/kubectl-informer/internal/watchrun"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -85,8 +83,6 @@ type WatchOptions struct {
 	resourceArg string
 	name        string
 	namespace   string
-	// exporter is --otlp's tracing stage, started by run; nil without it.
-	exporter *tracing.Exporter
 	// onSynced is called once the watched resources' initial lists are in (reenact starts
 	// writing then).
 	onSynced func()
@@ -275,7 +271,7 @@ func (o *WatchOptions) fieldSelector() string {
 	return o.FieldSelector + "," + byName
 }
 
-// Run resolves the resources, starts the informers and prints until ctx ends or --timeout.
+// Run starts the profiles and runs the watch (internal/watchrun).
 func (o *WatchOptions) Run(ctx context.Context) error {
 	readonly.Permit(o.Metrics.permits()) // the only writes watch makes, when their flags ask
 	stop, err := startProfiles(o.CPUProfile, o.MemProfile)
@@ -283,99 +279,46 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer stop()
-	return o.run(ctx)
+	return watchrun.Run(ctx, o.config())
 }
 
-// run is the data path, top to bottom: resolve the resources and build the clients, configure
-// the informers, open the recording, start the scrapers and the informers, run the event loop,
-// exit.
-func (o *WatchOptions) run(ctx context.Context) error {
-	if err := o.Audit.prepare(o.ErrOut); err != nil {
-		return err
+// config is the watch's typed configuration: the flags, validated and parsed.
+func (o *WatchOptions) config() watchrun.Config {
+	d := o.Display
+	popts := d.ToOptions(o.Out, o.ErrOut)
+	// The ApiStats lines at exit: in human output with --api-stats only.
+	popts.ShowAPIStats = o.API.Interval > 0 || d.NamesType(watch.ApiStats)
+	popts.QueueColumn = d.ShowReconciles
+	popts.OmitReconciles = !d.ShowReconciles && !d.NamesType(watch.Reconciled)
+	popts.PluginVersion = Version
+	return watchrun.Config{
+		Flags: o.configFlags, In: o.In, Out: o.Out, ErrOut: o.ErrOut, Version: Version,
+		Resources: o.resourceArg, Name: o.name, Namespace: o.namespace,
+		LabelSelector: o.LabelSelector, FieldSelector: o.fieldSelector(),
+		Timeout: o.Timeout, Resync: o.Resync, SyncTimeout: o.SyncTimeout,
+		Queue:      watch.QueueConfig{Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter},
+		Predicates: d.predicates, MetadataOnly: o.MetadataOnly, DropManaged: o.DropManaged,
+		OutputBuffer: o.OutputBuffer, Record: o.Record, RecordedFlags: o.recordedFlags(), ShowSecrets: d.ShowSecrets,
+		OrderWindow: o.orderWindow(), Owned: o.Owned, OwnedResources: o.OwnedResources, Events: o.Events,
+		API: watchrun.API{Interval: o.API.Interval, QPS: o.API.QPS, Burst: o.API.Burst, ListMode: o.API.ListMode, ChunkSize: o.API.ChunkSize, Wire: o.API.Wire},
+		Display: watchrun.Display{Printer: popts, ShowsType: d.ShowsType, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
+			Changes: d.Diff != "", NoSummary: d.NoSummary, PredicateList: predicateList(d.predicates)},
+		Filter: o.Noise.filter, Fold: o.Noise.fold,
+		Metrics: o.Metrics.config(), Logs: o.Logs.config(),
+		Audit: o.Audit.sources(),
+		OTLP:  o.OTLP.Enabled, OnSynced: o.synced,
+		ConnectError: func(err error) error { return kubeconfigHint(err, o.configFlags) },
 	}
-	t, err := o.resolveTargets(ctx)
-	if err != nil {
-		return kubeconfigHint(err, o.configFlags)
-	}
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	cfg, reorder, err := o.informerConfig(t)
-	if err != nil {
-		return err
-	}
-	feeds, err := o.Logs.feeds(t, o.configFlags)
-	if err != nil {
-		return err
-	}
-	rec, err := o.openRecording(t)
-	if err != nil {
-		return err
-	}
-	if rec != nil {
-		defer rec.Close()
-	}
-	// The scrapes end with the watch, also when it ends by itself (an error).
-	scrapeCtx, stopScrapes := context.WithCancel(ctx)
-	defer stopScrapes()
-	scrapers, err := o.Metrics.start(scrapeCtx, t.restCfg, o.configFlags, o.namespace, "kubectl-informer/"+Version, func(w string) { fmt.Fprintln(o.ErrOut, w) })
-	if err != nil {
-		return err
-	}
-	if o.exporter, err = o.OTLP.start(ctx, o.clusterIdentity(ctx, t), o.ErrOut); err != nil {
-		return err
-	}
-	r := o.newWatchRun(ctx, cancel, rec, len(t.resources))
-	// A list's Added lines have their state read where the informer decodes their objects (as
-	// an initial streaming list is received, or ahead of the lines), when nothing before the
-	// printer needs the objects: not the recording, nor --owned and --events, which read every
-	// line's object. Nor --otlp, which reads every object's uid and annotations.
-	if rec == nil && t.owned == nil && t.eventsRes == nil && o.exporter == nil {
-		cfg.Prepare = r.printer.PrepareAdded
-	}
-	events := make(chan watch.Event, 1024)
-	done := make(chan error, 1)
-	go func() { done <- watch.Run(ctx, cfg, events) }()
-
-	// A line the audit log holds reaches the controllers' logs' join that much later.
-	r.logs = o.Logs.start(scrapeCtx, t, feeds, o.namespace, o.orderWindow()+o.Audit.holds(), o.In, o.ErrOut)
-	r.summary.LogsRead = r.logs != nil
-	r.pipe.Run(pipeline.Live{
-		Informers: events, Reorder: reorder, Lines: scrapers.events,
-		Stats: t.stats, Accounted: t.accounted(), APIInterval: o.API.Interval,
-		StdoutGone: r.stdoutGone.Load, Progress: r.progress,
-		Joined: joined(o.Audit.start(scrapeCtx, o.ErrOut), r.logs),
-	})
-	r.summary.Ongoing = r.pipe.Step().Ongoing(time.Now())
-	if cfg.PredicateStats != nil {
-		r.summary.Predicates = &summary.PredicateReport{Predicates: predicateList(o.Display.predicates), Unfiltered: cfg.PredicateStats.Unfiltered.Load()}
-	}
-	// The scrapes end with the watch, also when it ends by itself (an error).
-	stopScrapes()
-	scrapers.Wait()
-	r.noteControllers(scrapers.Counted())
-	return r.exit(done)
 }
 
-// noteControllers puts in the summary what each controller's metrics counted, and the
-// reconciles its log showed that name no object (a singleton's), which no line shows.
-func (r *watchRun) noteControllers(counted map[string]float64) {
-	for controller, total := range counted {
-		r.summary.SetCounted(controller, total)
+// synced writes --memprofile's FILE.synced and calls onSynced once the initial lists are in;
+// it does nothing without either.
+func (o *WatchOptions) synced() {
+	if o.MemProfile != "" {
+		writeHeapProfile(o.MemProfile + ".synced")
 	}
-	noObject := map[string]int{}
-	for _, st := range r.logs.Stats() {
-		for controller, n := range st.NoObjectBy {
-			noObject[controller] += n
-		}
-	}
-	for controller, n := range noObject {
-		r.summary.SetNoObject(controller, n)
+	if o.onSynced != nil {
+		o.onSynced()
 	}
 }
 
@@ -447,12 +390,4 @@ func predicateList(ps []watch.Predicate) string {
 		names[i] = p.String()
 	}
 	return strings.Join(names, ", ")
-}
-
-// clusterIdentity is the cluster's identity on the spans, read only with --otlp.
-func (o *WatchOptions) clusterIdentity(ctx context.Context, t *watchTargets) tracing.Config {
-	if !o.OTLP.Enabled {
-		return tracing.Config{}
-	}
-	return clusterIdentity(ctx, t.restCfg, o.configFlags)
 }

@@ -1,4 +1,4 @@
-package cmd
+package watchrun
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/clients"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -26,42 +27,19 @@ type watchTargets struct {
 	eventsRes *discovery.Resource // --events; nil without it
 	restCfg   *rest.Config
 	client    dynamic.Interface
+	metadata  metadata.Interface // --metadata-only; nil without it
 	stats     *apistats.Recorder
 }
 
 // resolveTargets asks the server what the arguments name, builds the clients and reads what the
 // printer needs from the API (CRD printer columns), once.
-func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error) {
-	dc, err := o.configFlags.ToDiscoveryClient()
+func (o *Config) resolveTargets(ctx context.Context) (*watchTargets, error) {
+	cs, err := clients.New(o.Flags, clients.Options{QPS: o.API.QPS, Burst: o.API.Burst, Metadata: o.MetadataOnly})
 	if err != nil {
 		return nil, err
 	}
-	// One cheap request first: an unreachable server fails here, within --request-timeout,
-	// instead of the informer retrying forever behind a disk-cached discovery. It stays before
-	// the discovery's own requests, not beside them: two first requests at once dial two
-	// connections, and at -v=6 and above client-go's request logger then races with itself
-	// (a dial's timing callback writing after its request was served by the other connection;
-	// the race detector's build of test/e2e caught it).
-	sv, err := dc.ServerVersion()
-	if err != nil {
-		return nil, err
-	}
-	resolver := discovery.NewResolver(dc, warnTo(o.ErrOut))
-	resources, err := resolver.ResolveList(o.resourceArg)
-	if err != nil {
-		return nil, err
-	}
-	restCfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	// --request-timeout bounds discovery and the version check; a watch is long by design.
-	restCfg = dynamicConfig(restCfg)
-	// Every LIST and WATCH of the informers is accounted for (pkg/apistats), in the transport
-	// and the client-side rate limiter.
-	stats := apistats.NewRecorder()
-	o.API.instrument(restCfg, stats)
-	client, err := dynamic.NewForConfig(restCfg)
+	resolver := discovery.NewResolver(cs.Discovery, warnTo(o.ErrOut))
+	resources, err := resolver.ResolveList(o.Resources)
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +48,14 @@ func (o *WatchOptions) resolveTargets(ctx context.Context) (*watchTargets, error
 		return nil, err
 	}
 	o.metadataOnlyNotes(owned != nil, eventsRes != nil)
-	apf := newAPFNames(ctx, client)
-	stats.Resolve = apf.resolve
+	cs.ResolveAPFNames(ctx)
 	if o.API.ListMode == watch.ListModeWatchList {
 		if err := watch.EnableWatchList(); err != nil {
 			return nil, err
 		}
 	}
-	o.addPrinterColumns(ctx, client, resources, owned)
-	return &watchTargets{server: sv, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: restCfg, client: client, stats: stats}, nil
+	o.addPrinterColumns(ctx, cs.Dynamic, resources, owned)
+	return &watchTargets{server: cs.Server, resources: resources, owned: owned, eventsRes: eventsRes, restCfg: cs.REST, client: cs.Dynamic, metadata: cs.Metadata, stats: cs.Stats}, nil
 }
 
 // warnTo says a client-go warning (an ambiguous short name) on w, as kubectl does.
@@ -88,7 +65,7 @@ func warnTo(w io.Writer) func(string) {
 
 // resolveFollowed resolves what --owned and --events follow besides the watched resources; nil
 // for a flag not given.
-func (o *WatchOptions) resolveFollowed(resolver *discovery.Resolver, resources []discovery.Resource) (*discovery.Owned, *discovery.Resource, error) {
+func (o *Config) resolveFollowed(resolver *discovery.Resolver, resources []discovery.Resource) (*discovery.Owned, *discovery.Resource, error) {
 	var owned *discovery.Owned
 	if o.Owned {
 		var err error
@@ -96,7 +73,7 @@ func (o *WatchOptions) resolveFollowed(resolver *discovery.Resolver, resources [
 			return nil, nil, err
 		}
 		if !owned.Known() {
-			fmt.Fprintf(o.ErrOut, "warning: --owned: nothing is known to be owned by %s; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)\n", o.resourceArg)
+			fmt.Fprintf(o.ErrOut, "warning: --owned: nothing is known to be owned by %s; name what it owns with --owned-resources (e.g. --owned-resources deployments,configmaps)\n", o.Resources)
 		}
 	}
 	var eventsRes *discovery.Resource
@@ -112,7 +89,7 @@ func (o *WatchOptions) resolveFollowed(resolver *discovery.Resolver, resources [
 
 // addPrinterColumns reads the CRD printer columns of the watched and owned resources once, here,
 // so that the printer never asks the API; an owner's children get the columns too.
-func (o *WatchOptions) addPrinterColumns(ctx context.Context, client dynamic.Interface, resources []discovery.Resource, owned *discovery.Owned) {
+func (o *Config) addPrinterColumns(ctx context.Context, client dynamic.Interface, resources []discovery.Resource, owned *discovery.Owned) {
 	withOwned := resources
 	if owned != nil {
 		withOwned = append(append([]discovery.Resource{}, resources...), owned.Resources...)
@@ -139,16 +116,9 @@ func (o *WatchOptions) addPrinterColumns(ctx context.Context, client dynamic.Int
 
 // informerConfig is the informers' configuration, and the hold that puts their lines back in
 // the server's order.
-func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reorder, error) {
-	var mdClient metadata.Interface
-	var err error
-	if o.MetadataOnly {
-		if mdClient, err = metadata.NewForConfig(t.restCfg); err != nil {
-			return watch.Config{}, nil, err
-		}
-	}
+func (o *Config) informerConfig(t *watchTargets) (watch.Config, *watch.Reorder, error) {
 	cfg := watch.Config{
-		Metadata:          mdClient,
+		Metadata:          t.metadata,
 		DropManagedFields: o.DropManaged,
 		// Every consumer of the watch's lines reads a built-in object typed, or converts it
 		// where it needs the map (pkg/printer, --owned, --events).
@@ -157,30 +127,28 @@ func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reo
 		Resources:     t.resources,
 		Namespace:     o.informerNamespace(t),
 		LabelSelector: o.LabelSelector,
-		FieldSelector: o.fieldSelector(),
-		Name:          o.name,
+		FieldSelector: o.FieldSelector,
+		Name:          o.Name,
 		Resync:        o.Resync,
 		SyncTimeout:   o.SyncTimeout,
-		Queue: watch.QueueConfig{
-			Workers: o.Workers, ReconcileTime: o.ReconcileTime, FailRate: o.FailRate, RateLimiter: o.RateLimiter,
-		},
-		Predicates: o.Display.predicates,
-		Owned:      t.owned,
-		Events:     t.eventsRes,
-		Stats:      t.stats,
-		ListMode:   o.API.ListMode,
-		PageSize:   o.API.ChunkSize,
-		REST:       t.restCfg,
-		Wire:       o.API.Wire,
+		Queue:         o.Queue,
+		Predicates:    o.Predicates,
+		Owned:         t.owned,
+		Events:        t.eventsRes,
+		Stats:         t.stats,
+		ListMode:      o.API.ListMode,
+		PageSize:      o.API.ChunkSize,
+		REST:          t.restCfg,
+		Wire:          o.API.Wire,
 	}
-	cfg.QPS, cfg.Burst = o.API.limits()
-	if len(o.Display.predicates) > 0 {
+	cfg.QPS, cfg.Burst = clients.Limits(o.API.QPS, o.API.Burst)
+	if len(o.Predicates) > 0 {
 		cfg.PredicateStats = &watch.PredicateStats{}
 	}
 	// Lines of several resources come from several watch streams; put them back in the
 	// server's order (a short, bounded hold that also waits for the plugin's own backlog; see
 	// watch.Reorder).
-	reorder := watch.NewReorder(o.orderWindow())
+	reorder := watch.NewReorder(o.OrderWindow)
 	if reorder.Window > 0 {
 		reorder.InFlight = watch.NewInFlight()
 		cfg.InFlight = reorder.InFlight
@@ -189,12 +157,12 @@ func (o *WatchOptions) informerConfig(t *watchTargets) (watch.Config, *watch.Reo
 }
 
 // openRecording opens --record's file; nil without it.
-func (o *WatchOptions) openRecording(t *watchTargets) (*recording.Writer, error) {
+func (o *Config) openRecording(t *watchTargets) (*recording.Writer, error) {
 	if o.Record == "" {
 		return nil, nil
 	}
-	return printer.NewRecorder(o.Record, recording.Header{ServerVersion: t.server.GitVersion, Flags: o.recordedFlags()},
-		t.resources, o.Display.ShowSecrets, Version)
+	return printer.NewRecorder(o.Record, recording.Header{ServerVersion: t.server.GitVersion, Flags: o.RecordedFlags},
+		t.resources, o.ShowSecrets, o.Version)
 }
 
 // accounted are the resources whose API figures the run reports: the watched ones, and
@@ -213,20 +181,20 @@ func (t *watchTargets) accounted() []discovery.Resource {
 // informerNamespace is the namespace scope of the informers: the watch's, but every namespace
 // when --owned or --events follows cluster-scoped roots only and no -n was given (the namespaced
 // objects a cluster-scoped owner owns, and the Events about it, may be in any namespace).
-func (o *WatchOptions) informerNamespace(t *watchTargets) string {
-	if (t.owned == nil && t.eventsRes == nil) || (o.configFlags != nil && o.configFlags.Namespace != nil && *o.configFlags.Namespace != "") {
-		return o.namespace
+func (o *Config) informerNamespace(t *watchTargets) string {
+	if (t.owned == nil && t.eventsRes == nil) || (o.Flags != nil && o.Flags.Namespace != nil && *o.Flags.Namespace != "") {
+		return o.Namespace
 	}
 	for _, r := range t.resources {
 		if r.Namespaced {
-			return o.namespace
+			return o.Namespace
 		}
 	}
 	return ""
 }
 
 // metadataOnlyNotes says on stderr what --owned and --events cannot do with --metadata-only.
-func (o *WatchOptions) metadataOnlyNotes(owned, events bool) {
+func (o *Config) metadataOnlyNotes(owned, events bool) {
 	if !o.MetadataOnly {
 		return
 	}

@@ -1,4 +1,4 @@
-package cmd
+package replayrun
 
 import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
@@ -57,7 +57,8 @@ func (c *predicateCheck) reconcile(ev *watch.Event) {
 	c.saved++
 }
 
-func (c *predicateCheck) report() *summary.PredicateReport {
-	return &summary.PredicateReport{Predicates: predicateList(c.preds), Replay: true,
+// report is the summary's account of the predicates, said as list.
+func (c *predicateCheck) report(list string) *summary.PredicateReport {
+	return &summary.PredicateReport{Predicates: list, Replay: true,
 		Reconciles: c.reconciles, Saved: c.saved, Unknown: c.unknown}
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package cmd
+package reenactrun
 
 import (
 	"context"
@@ -9,6 +9,6 @@ import (
 
 // controlPlane: the control plane's processes are started and stopped as process groups, which
 // Windows has not; reenact there plays into a cluster named with --context.
-func (o *ReenactOptions) controlPlane(context.Context, func(error)) (kubeconfig, kubeContext string, stop func(), err error) {
+func (o *Config) controlPlane(context.Context, func(error)) (kubeconfig, kubeContext string, stop func(), err error) {
 	return "", "", nil, errors.New("--control-plane is not available on Windows: run reenact with --context against a cluster of your own; nothing was written")
 }

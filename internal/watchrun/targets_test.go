@@ -1,10 +1,9 @@
-package cmd
+package watchrun
 
 import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
@@ -33,10 +32,9 @@ func TestInformerNamespace(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			flags := genericclioptions.NewConfigFlags(false)
 			flags.Namespace = &tt.flagNS
-			o := NewWatchOptions(flags, genericiooptions.NewTestIOStreamsDiscard())
-			o.namespace = "current"
+			o := &Config{Flags: flags, Namespace: "current"}
 			if tt.flagNS != "" {
-				o.namespace = tt.flagNS
+				o.Namespace = tt.flagNS
 			}
 			targets := &watchTargets{resources: tt.roots, owned: tt.owned}
 			if tt.events {

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package cmd
+package reenactrun
 
 import (
 	"bufio"
@@ -21,10 +21,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
-// options are the control plane's options for the mode, with the binaries it needs.
-func (f *ControlPlaneFlags) options() (controlplane.Options, []string) {
+// options are the control plane's options for its mode, with the binaries it needs.
+func (f *ControlPlane) options() (controlplane.Options, []string) {
 	need := append([]string{}, controlplane.ServerBinaries...)
-	if f.Mode != controlPlaneFull {
+	if !f.Full {
 		return controlplane.Options{}, need
 	}
 	return controlplane.Options{Controllers: true, Scheduler: true, Nodes: 1}, append(need, controlplane.ComponentBinaries...)
@@ -34,7 +34,7 @@ func (f *ControlPlaneFlags) options() (controlplane.Options, []string) {
 // its kubeconfig and context, with the function that stops it.
 // While ctx lasts, a process of it that exits ends the run: died is called with the error that
 // names it.
-func (o *ReenactOptions) controlPlane(ctx context.Context, died func(error)) (kubeconfig, kubeContext string, stop func(), err error) {
+func (o *Config) controlPlane(ctx context.Context, died func(error)) (kubeconfig, kubeContext string, stop func(), err error) {
 	cp, stopCP, err := o.startControlPlane(ctx)
 	if err != nil {
 		return "", "", nil, err
@@ -122,9 +122,9 @@ func failLine(path string) string {
 // startControlPlane starts the control plane of --control-plane, says on stderr where its
 // kubeconfig is, and returns it with the function that stops it (by pid) and removes its
 // directory, or, --keep-control-plane, says how to.
-func (o *ReenactOptions) startControlPlane(ctx context.Context) (*controlplane.ControlPlane, func(), error) {
-	opts, need := o.cp.options()
-	assets, err := controlplane.FindAssets(o.cp.Assets, need)
+func (o *Config) startControlPlane(ctx context.Context) (*controlplane.ControlPlane, func(), error) {
+	opts, need := o.ControlPlane.options()
+	assets, err := controlplane.FindAssets(o.ControlPlane.Assets, need)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--control-plane: %w", err)
 	}
@@ -160,9 +160,9 @@ func (o *ReenactOptions) startControlPlane(ctx context.Context) (*controlplane.C
 
 // stopControlPlane stops cp (started: its processes' pids) and removes tmp, or,
 // --keep-control-plane, says how to.
-func (o *ReenactOptions) stopControlPlane(cp *controlplane.ControlPlane, tmp string, started map[string]int) {
+func (o *Config) stopControlPlane(cp *controlplane.ControlPlane, tmp string, started map[string]int) {
 	pids := pidList(started, false)
-	if o.cp.Keep {
+	if o.ControlPlane.Keep {
 		// KILL: a kube-apiserver whose etcd went first may wait long in its graceful shutdown;
 		// nothing of a throw-away cluster needs saving.
 		fmt.Fprintf(o.ErrOut, "reenact: the control plane keeps running (KUBECONFIG=%s); stop it with:\n    kill -KILL %s; rm -rf %s\n",

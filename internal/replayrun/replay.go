@@ -1,4 +1,4 @@
-package cmd
+package replayrun
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -20,7 +21,7 @@ import (
 
 // replayState is one replay's moving parts.
 type replayState struct {
-	o        *ReplayOptions
+	o        *Config
 	ctx      context.Context
 	name     string // the recording, as messages name it
 	p        *printer.Printer
@@ -32,6 +33,8 @@ type replayState struct {
 	history  *printer.History // --history: one object's rows, printed at the end
 	filter   *replay.Filter
 	pacer    *replay.Pacer // --speed; nil: as fast as possible
+	// exporter is --otlp's tracing stage; nil without it.
+	exporter *tracing.Exporter
 
 	span  replay.Span // the recording's first and last event times
 	lines int         // lines read, damaged ones left out
@@ -44,34 +47,33 @@ type replayState struct {
 	secretWarned bool
 }
 
-func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replayState {
-	d := o.Display
+func (o *Config) newReplayState(ctx context.Context, name string, exporter *tracing.Exporter) *replayState {
 	summary := summary.New()
 	summary.FromRecording = true
-	s := &replayState{o: o, ctx: ctx, name: name, summary: summary, filter: &o.filter, warned: map[string]bool{}}
-	if len(d.predicates) > 0 {
-		s.preds = newPredicateCheck(d.predicates)
+	s := &replayState{o: o, ctx: ctx, name: name, summary: summary, filter: &o.Filter, warned: map[string]bool{}, exporter: exporter}
+	if len(o.Predicates) > 0 {
+		s.preds = newPredicateCheck(o.Predicates)
 	}
 	if o.Speed > 0 {
 		s.pacer = &replay.Pacer{Speed: o.Speed}
 	}
-	human := d.OutputFormat().IsHuman()
+	human := o.Printer.Output.IsHuman()
 	s.summary.HidesNoise = human
 	cfg := pipeline.Config{
-		Analysis: analysis.Config{Filter: o.Noise.filter, Changes: d.Diff != "" || o.History != ""},
-		Summary:  s.summary, Human: human, Fold: o.Noise.fold,
+		Analysis: analysis.Config{Filter: o.Noise, Changes: o.Changes || o.History != ""},
+		Summary:  s.summary, Human: human, Fold: o.Fold,
 		// Folded lines are due by the recording's clock, as the live run's were by its own.
 		FoldByEventTime: true,
 		Keep:            s.filter.Keep, Wait: s.wait, Observe: s.observe, Shows: s.shows, Emit: s.emit,
 	}
-	if o.redetect {
+	if o.Redetect {
 		// Detecting again replaces the recorded HotLoop lines.
-		cfg.Analysis.HotLoopUpdates, cfg.Analysis.HotLoopWindow, cfg.Analysis.Redetect = d.HotLoopUpdates, d.HotLoopWindow, true
+		cfg.Analysis.HotLoopUpdates, cfg.Analysis.HotLoopWindow, cfg.Analysis.Redetect = o.HotLoopUpdates, o.HotLoopWindow, true
 	}
 	if o.History != "" {
-		s.history = printer.NewHistory(printer.Options{Timestamps: d.Timestamps, ShowSecrets: d.ShowSecrets})
-		s.history.Fold = o.Noise.fold > 0                       // a hot loop's alike updates in one row, as human output folds them
-		s.history.Wide = d.OutputFormat() == printer.OutputWide // each STATE whole
+		s.history = printer.NewHistory(printer.Options{Timestamps: o.Printer.Timestamps, ShowSecrets: o.ShowSecrets})
+		s.history.Fold = o.Fold > 0                             // a hot loop's alike updates in one row, as human output folds them
+		s.history.Wide = o.Printer.Output == printer.OutputWide // each STATE whole
 		// One object's rows, at the end: nothing printed, paced or folded as it goes.
 		cfg.Human, cfg.Wait, cfg.Emit = false, nil, nil
 		cfg.Keep = func(ev *watch.Event) bool {
@@ -79,14 +81,11 @@ func (o *ReplayOptions) newReplayState(ctx context.Context, name string) *replay
 			return s.filter.Keep(ev) && ok && ev.Type != watch.KubeEvent
 		}
 	}
-	if o.exporter != nil {
-		cfg.Trace, cfg.Analysis.Changes = o.exporter.Line, true
+	if exporter != nil {
+		cfg.Trace, cfg.Analysis.Changes = exporter.Line, true
 	}
 	s.pipe = pipeline.New(cfg)
-	s.pOpts = d.ToOptions(o.Out, o.ErrOut)
-	s.pOpts.QueueColumn = s.pOpts.ShowReconciles
-	s.pOpts.ShowAPIStats = d.NamesType(watch.ApiStats)
-	s.pOpts.FlushEach = o.Speed > 0 || o.file == "-"
+	s.pOpts = o.Printer
 	return s
 }
 
@@ -132,7 +131,7 @@ func (s *replayState) readError(err error) error {
 			return fmt.Errorf("%s: %w (--strict: stopped there)", s.name, lerr)
 		}
 		s.damaged = append(s.damaged, lerr.Line)
-		fmt.Fprintln(s.o.ErrOut, ErrorLine(lerr))
+		fmt.Fprintln(s.o.ErrOut, s.o.ErrorLine(lerr))
 		return nil
 	}
 	return fmt.Errorf("%s: %w", s.name, err)
@@ -174,7 +173,7 @@ func (s *replayState) line(line replay.Line) error {
 func (s *replayState) finish(fatal error) error {
 	o, name := s.o, s.name
 	s.pipe.Flush()
-	finishOTLP(o.exporter, s.summary)
+	tracing.Finish(s.exporter, s.summary)
 	if s.p != nil && s.writeErr == nil {
 		s.writeErr = s.p.Flush()
 	}
@@ -201,11 +200,11 @@ func (s *replayState) finish(fatal error) error {
 	}
 	if s.writeErr != nil {
 		// stdout went away (| head): stop quietly, as watch does; a full disk is an error.
-		return stdoutError(s.writeErr)
+		return pipeline.StdoutError(s.writeErr)
 	}
-	if !o.Display.NoSummary {
+	if !o.NoSummary {
 		if s.preds != nil {
-			s.summary.Predicates = s.preds.report()
+			s.summary.Predicates = s.preds.report(o.PredicateList)
 		}
 		s.writeSummary()
 	}
@@ -213,7 +212,7 @@ func (s *replayState) finish(fatal error) error {
 		return fmt.Errorf("%s: %d damaged %s not replayed (%s)", name, n, plural(n, "line", "lines"), lineList(s.damaged))
 	}
 	if s.p != nil {
-		return templateFailed(s.p)
+		return pipeline.TemplateFailed(s.p)
 	}
 	return nil
 }
@@ -246,7 +245,7 @@ func (s *replayState) warn(format string, args ...any) {
 func (s *replayState) header(h *recording.Header) {
 	s.redacted = h.SecretsRedacted
 	s.setPrinter(h.PluginVersion)
-	if !s.pOpts.Output.IsHuman() || s.o.Display.NoHeaders || s.writeErr != nil {
+	if !s.pOpts.Output.IsHuman() || s.o.NoHeaders || s.writeErr != nil {
 		return
 	}
 	s.writeErr = s.p.PrintComment(fmt.Sprintf("# replay of %s: recorded %s by kubectl informer %s against Kubernetes %s", s.name, h.Time, h.PluginVersion, h.ServerVersion))
@@ -259,7 +258,7 @@ func (s *replayState) setPrinter(pluginVersion string) {
 	opts.PluginVersion = pluginVersion
 	// Values redacted at recording time cannot be shown; ones recorded with --show-secrets are
 	// redacted now unless --show-secrets.
-	showSecrets := s.o.Display.ShowSecrets
+	showSecrets := s.o.ShowSecrets
 	opts.ShowSecrets = showSecrets && !s.redacted
 	if showSecrets && s.redacted && !s.secretWarned {
 		s.secretWarned = true

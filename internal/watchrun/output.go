@@ -1,4 +1,4 @@
-package cmd
+package watchrun
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/summary"
@@ -18,7 +19,7 @@ import (
 // watchRun is what a watch's pipeline writes to: the printer behind the outbox, the summary,
 // the progress line, and whether stdout went away.
 type watchRun struct {
-	o          *WatchOptions
+	o          *Config
 	ctx        context.Context
 	pipe       *pipeline.Pipeline
 	out        *pipeline.Output
@@ -31,20 +32,16 @@ type watchRun struct {
 	resources  int // watched resources
 	synced     int // Synced lines seen, for --memprofile's FILE.synced
 	printer    *printer.Printer
+	// exporter is --otlp's tracing stage; nil without it.
+	exporter *tracing.Exporter
 }
 
 // newWatchRun makes the printer, the pipeline and the outbox, and starts the writer goroutine.
-func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec *recording.Writer, resources int) *watchRun {
+func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec *recording.Writer, exporter *tracing.Exporter, resources int) *watchRun {
 	d := o.Display
-	omitReconciles := !d.ShowReconciles && !d.NamesType(watch.Reconciled)
-	popts := d.ToOptions(o.Out, o.ErrOut)
-	// The ApiStats lines at exit: in human output with --api-stats only.
-	popts.ShowAPIStats = o.API.Interval > 0 || d.NamesType(watch.ApiStats)
-	popts.QueueColumn = d.ShowReconciles
-	popts.OmitReconciles = omitReconciles
-	popts.PluginVersion = Version
-	p := printer.New(o.Out, popts)
-	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: summary.New(), stdoutGone: new(atomic.Bool), start: time.Now(), printer: p}
+	omitReconciles := d.Printer.OmitReconciles
+	p := printer.New(o.Out, d.Printer)
+	r := &watchRun{o: o, ctx: ctx, rec: rec, resources: resources, summary: summary.New(), stdoutGone: new(atomic.Bool), start: time.Now(), printer: p, exporter: exporter}
 	watchClosedStdout(ctx, o.Out, func() {
 		r.stdoutGone.Store(true)
 		cancel()
@@ -53,7 +50,7 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	// outbox (adds and updates dropped or folded, counted; deletes, lifecycle lines and
 	// diagnoses kept, up to twice the bound); machine-readable output never drops and waits
 	// instead, saying so once per streak.
-	lossy := d.OutputFormat().IsHuman()
+	lossy := d.Printer.Output.IsHuman()
 	// Human output hides noise (counted); JSON and the recording keep every line.
 	r.summary.HidesNoise = lossy
 	outbox := pipeline.NewOutbox(max(o.OutputBuffer, 1), lossy, func() {
@@ -61,7 +58,7 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 			fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; %d deletes and lifecycle lines wait, which are never dropped: the informers wait for it (said at most every 10s)\n", 2*max(o.OutputBuffer, 1))
 			return
 		}
-		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", d.Output)
+		fmt.Fprintf(o.ErrOut, "kubectl informer: stdout is not keeping up; the informers wait for it (-o %s never drops events; said at most every 10s)\n", d.Printer.Output)
 	})
 	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
 	// clears it before it writes a line.
@@ -73,15 +70,15 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	r.out = pipeline.StartOutput(outbox, p, cancel, clearProgress)
 	cfg := pipeline.Config{
 		// Every update is analyzed once, here, for every output (internal/analysis).
-		Analysis: analysis.Config{Filter: o.Noise.filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow, Changes: d.Diff != ""},
-		Summary:  r.summary, Human: lossy, Fold: o.Noise.fold,
+		Analysis: analysis.Config{Filter: o.Filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow, Changes: d.Changes},
+		Summary:  r.summary, Human: lossy, Fold: o.Fold,
 		Observe: r.observe,
 		Shows: func(ev *watch.Event) bool {
 			t := ev.Type
 			if t == watch.Folded { // stands for updates
 				t = watch.Updated
 			}
-			return p.Shows(ev) && d.ShowsType(t)
+			return p.Shows(ev) && (d.ShowsType == nil || d.ShowsType(t))
 		},
 		Emit: r.out.Emit,
 	}
@@ -95,12 +92,12 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 		}
 		cfg.RecordFailed = func(error) { cancel() }
 	}
-	if o.exporter != nil {
+	if exporter != nil {
 		// Each update's changed paths go on its span.
 		// The spans are of what -o json shows, as the recording is: a replay exports the same.
 		cfg.Trace, cfg.Analysis.Changes = func(ev *watch.Event) {
 			if ev.Type != watch.Reconciled || !omitReconciles {
-				o.exporter.Line(ev)
+				exporter.Line(ev)
 			}
 		}, true
 	}
@@ -108,30 +105,27 @@ func (o *WatchOptions) newWatchRun(ctx context.Context, cancel context.CancelFun
 	return r
 }
 
-// observe writes --memprofile's FILE.synced and calls onSynced once every watched resource
-// has synced.
+// observe hands every line to the controllers' logs and calls OnSynced once every watched
+// resource has synced.
 func (r *watchRun) observe(ev *watch.Event) {
 	r.logs.Observe(ev)
 	if ev.Type != watch.Synced {
 		return
 	}
 	if r.synced++; r.synced == r.resources {
-		if r.o.MemProfile != "" {
-			writeHeapProfile(r.o.MemProfile + ".synced")
-		}
-		if r.o.onSynced != nil {
-			r.o.onSynced()
+		if r.o.OnSynced != nil {
+			r.o.OnSynced()
 		}
 	}
 }
 
 // exit waits for stdout and the informers, closes the recording and prints the summary.
 func (r *watchRun) exit(done <-chan error) error {
-	o, d := r.o, r.o.Display
+	o := r.o
 	writeErr := r.out.Close(r.ctx)
 	err := <-done
 	// The spans still queued go now, for a few seconds at most: the summary counts what was lost.
-	finishOTLP(o.exporter, r.summary)
+	tracing.Finish(r.exporter, r.summary)
 	rec := r.rec
 	if recErr := r.pipe.RecordErr(); err == nil && recErr != nil {
 		err = fmt.Errorf("writing the recording %s: %w", o.Record, recErr)
@@ -143,22 +137,13 @@ func (r *watchRun) exit(done <-chan error) error {
 	}
 	// A reader that went away (| head) ends the run quietly; a full disk does not.
 	if err == nil && !r.stdoutGone.Load() {
-		err = stdoutError(writeErr)
+		err = pipeline.StdoutError(writeErr)
 	}
-	if err == nil && writeErr == nil && !r.stdoutGone.Load() && !d.NoSummary {
+	if err == nil && writeErr == nil && !r.stdoutGone.Load() && !o.Display.NoSummary {
 		_ = printer.WriteSummary(o.ErrOut, "summary after "+time.Since(r.start).Round(time.Millisecond).String(), r.summary)
 	}
 	if err == nil {
-		err = templateFailed(r.printer)
+		err = pipeline.TemplateFailed(r.printer)
 	}
 	return err
-}
-
-// templateFailed is the error of a run whose -o template failed on some events (each said on
-// stderr as it came): the output is not what was asked for, so the exit is not 0.
-func templateFailed(p *printer.Printer) error {
-	if n := p.TemplateFailures(); n > 0 {
-		return fmt.Errorf("the -o template failed on %d events (each said above)", n)
-	}
-	return nil
 }

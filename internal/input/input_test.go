@@ -1,6 +1,6 @@
 //go:build unix
 
-package cmd
+package input
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func TestReadCredentialFile(t *testing.T) {
 	for _, tt := range tests {
 		done := make(chan error, 1)
 		go func() {
-			_, err := readCredentialFile("--metrics-token-file", tt.path)
+			_, err := ReadCredentialFile("--metrics-token-file", tt.path)
 			done <- err
 		}()
 		select {
@@ -74,7 +74,7 @@ func TestOpenInputHonoursContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(100*time.Millisecond, func() { cancel(errors.New("interrupt signal received")) })
-	if _, _, _, err := openInput(ctx, fifo, nil); err == nil || !strings.Contains(err.Error(), "interrupt signal received while waiting for a writer") {
+	if _, _, _, err := Open(ctx, fifo, nil); err == nil || !strings.Contains(err.Error(), "interrupt signal received while waiting for a writer") {
 		t.Errorf("open of a FIFO without a writer: %v", err)
 	}
 
@@ -84,7 +84,7 @@ func TestOpenInputHonoursContext(t *testing.T) {
 	}
 	defer w.Close()
 	ctx, cancel = context.WithCancelCause(context.Background())
-	in, _, closeIn, err := openInput(ctx, fifo, nil)
+	in, _, closeIn, err := Open(ctx, fifo, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

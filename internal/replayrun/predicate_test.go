@@ -1,4 +1,4 @@
-package cmd
+package replayrun
 
 import (
 	"testing"
@@ -51,7 +51,7 @@ func TestPredicateCheck(t *testing.T) {
 	if events[1].Filtered != "generation" || events[3].Filtered != "" {
 		t.Errorf("filtered marks: %q, %q", events[1].Filtered, events[3].Filtered)
 	}
-	r := c.report()
+	r := c.report("generation")
 	if r.Reconciles != 5 || r.Saved != 1 || r.Unknown != 1 || !r.Replay || r.Predicates != "generation" {
 		t.Errorf("report %+v, want 5 reconciles, 1 saved, 1 unknown", r)
 	}

@@ -1,4 +1,7 @@
-package cmd
+// Package input opens what the plugin reads from files: a recording (replay, report; a FIFO or
+// stdin too, every wait honouring the run's context) and token or CA files (regular files of
+// bounded size only).
+package input
 
 import (
 	"context"
@@ -8,14 +11,14 @@ import (
 	"os"
 )
 
-// openInput opens the recording replay and report read: FILE, or stdin for "-". The errors are
+// Open opens the recording replay and report read: FILE, or stdin for "-". The errors are
 // kubectl's wording for a path (as `kubectl apply -f` says it), the same for both commands.
 //
 // Every wait honours ctx (a signal, --timeout): opening a FIFO with no writer blocks in the
 // kernel, so it happens beside the caller, who returns when ctx ends; a FIFO or pipe (and stdin
 // when it is one) is closed when ctx ends, which ends a read waiting on it. A device such as
 // /dev/zero is read within the reader's bounds (pkg/replay).
-func openInput(ctx context.Context, file string, stdin io.Reader) (in io.Reader, name string, closeIn func(), err error) {
+func Open(ctx context.Context, file string, stdin io.Reader) (in io.Reader, name string, closeIn func(), err error) {
 	if file == "-" {
 		return interruptible(ctx, stdin, true), "standard input", func() {}, nil
 	}
@@ -93,16 +96,16 @@ func (s *stopReader) Read(p []byte) (int, error) {
 // well under 1 MiB).
 const maxCredentialFile = 1 << 20
 
-// readCredentialFile reads a token or certificate file named by flag: a regular file of at most
+// ReadCredentialFile reads a token or certificate file named by flag: a regular file of at most
 // maxCredentialFile bytes. A FIFO would block the run before --timeout or a signal could end it,
 // a device (/dev/zero) would fill memory: both are refused.
-func readCredentialFile(flag, path string) ([]byte, error) {
+func ReadCredentialFile(flag, path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %s is not a regular file (%s): give the file the token or certificates are in", flag, path, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("%s %s is not a regular file (%s): give the file the token or certificates are in", flag, path, FileKind(fi.Mode()))
 	}
 	if fi.Size() > maxCredentialFile {
 		return nil, fmt.Errorf("%s %s is %d bytes, more than the %d KiB a token or CA file may have", flag, path, fi.Size(), maxCredentialFile>>10)
@@ -122,7 +125,8 @@ func readCredentialFile(flag, path string) ([]byte, error) {
 	return b, nil
 }
 
-func fileKind(m os.FileMode) string {
+// FileKind says what a file that is not a regular file is ("a FIFO", "a device"...).
+func FileKind(m os.FileMode) string {
 	switch {
 	case m&os.ModeNamedPipe != 0:
 		return "a FIFO"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package cmd
+package watchrun
 
 import (
 	"context"
@@ -36,15 +36,4 @@ func watchClosedStdout(ctx context.Context, out io.Writer, gone func()) {
 			}
 		}
 	}()
-}
-
-// pollable returns f, or, for an inherited blocking descriptor (stdin from a pipe), a File of the
-// same descriptor made non-blocking, which Go reads through its poller: closing it then ends a
-// read that waits.
-func pollable(f *os.File) *os.File {
-	fd := int(f.Fd()) // Fd makes f blocking again: the flag is set after it
-	if err := unix.SetNonblock(fd, true); err != nil {
-		return f
-	}
-	return os.NewFile(uintptr(fd), f.Name())
 }
