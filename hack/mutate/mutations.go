@@ -1654,4 +1654,12 @@ var mutations = []mutation{
 		pkg:  "./hack/layout",
 		run:  []string{"TestCmdStartsNoGoroutine"},
 	},
+	{
+		name: "a replay's spans lose the recorded cluster's identity",
+		file: "internal/replayrun/run.go",
+		old:  "return tracing.Config{ClusterName: h.Cluster.Name, ClusterUID: h.Cluster.UID}",
+		new:  "return tracing.Config{}",
+		pkg:  "./internal/replayrun",
+		run:  []string{"TestClusterOfHeader"},
+	},
 }

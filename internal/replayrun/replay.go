@@ -22,6 +22,7 @@ import (
 // replayState is one replay's moving parts.
 type replayState struct {
 	o        *Config
+	first    *firstLine // read ahead by Run (the header, for the spans), not yet handled
 	ctx      context.Context
 	name     string // the recording, as messages name it
 	p        *printer.Printer
@@ -98,7 +99,7 @@ func (s *replayState) readAll(rd *replay.Reader) error {
 			s.interrupted = true
 			break
 		}
-		line, err := rd.Next()
+		line, err := s.next(rd)
 		if err != nil {
 			fatal = s.readError(err)
 			continue
@@ -110,6 +111,15 @@ func (s *replayState) readAll(rd *replay.Reader) error {
 		fatal = s.line(line)
 	}
 	return fatal
+}
+
+// next is the recording's next line: the one Run read ahead first, when it did.
+func (s *replayState) next(rd *replay.Reader) (replay.Line, error) {
+	if f := s.first; f != nil {
+		s.first = nil
+		return f.line, f.err
+	}
+	return rd.Next()
 }
 
 // readError handles what the reader could not decode: a line of an unknown type is skipped

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/internal/noise"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
+	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
 	"github.com/kubectl-informer/kubectl-informer/pkg/replay"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -70,17 +71,36 @@ func Run(ctx context.Context, c Config) error {
 		return err
 	}
 	defer closeIn()
-	// A recording's spans carry its recorded times, and the ids the live run's had; the cluster's
-	// identity is not in the recording.
+	// A recording's spans carry its recorded times, the ids the live run's had, and the cluster's
+	// identity its header names: its first line is read before the exporter starts.
 	var exporter *tracing.Exporter
+	var first *firstLine
 	if o.OTLP {
-		if exporter, err = tracing.Start(ctx, tracing.Config{}, o.Version, o.ErrOut); err != nil {
+		line, err := rd.Next()
+		first = &firstLine{line, err}
+		if exporter, err = tracing.Start(ctx, clusterOf(line.Header), o.Version, o.ErrOut); err != nil {
 			return err
 		}
 	}
 	s := o.newReplayState(ctx, name, exporter)
+	s.first = first
 	fatal := s.readAll(rd)
 	return s.finish(fatal)
+}
+
+// firstLine is a recording's first line, read ahead (Run), and its error.
+type firstLine struct {
+	line replay.Line
+	err  error
+}
+
+// clusterOf is the recorded cluster's identity for the spans; none from a recording that does
+// not say it.
+func clusterOf(h *recording.Header) tracing.Config {
+	if h == nil || h.Cluster == nil {
+		return tracing.Config{}
+	}
+	return tracing.Config{ClusterName: h.Cluster.Name, ClusterUID: h.Cluster.UID}
 }
 
 // open opens the recording (FILE, or standard input for "-").

@@ -135,7 +135,7 @@ func Run(ctx context.Context, c Config) error {
 	if err != nil {
 		return err
 	}
-	rec, err := o.openRecording(t)
+	rec, err := o.openRecording(ctx, t)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/clients"
+	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
@@ -156,13 +157,18 @@ func (o *Config) informerConfig(t *watchTargets) (watch.Config, *watch.Reorder, 
 	return cfg, reorder, nil
 }
 
-// openRecording opens --record's file; nil without it.
-func (o *Config) openRecording(t *watchTargets) (*recording.Writer, error) {
+// openRecording opens --record's file; nil without it. Its header names the cluster, for the
+// spans a replay exports (read with a client of its own: the run's accounts only the informers).
+func (o *Config) openRecording(ctx context.Context, t *watchTargets) (*recording.Writer, error) {
 	if o.Record == "" {
 		return nil, nil
 	}
-	return printer.NewRecorder(o.Record, recording.Header{ServerVersion: t.server.GitVersion, Flags: o.RecordedFlags},
-		t.resources, o.ShowSecrets, o.Version)
+	h := recording.Header{ServerVersion: t.server.GitVersion, Flags: o.RecordedFlags}
+	if cfg, err := o.Flags.ToRESTConfig(); err == nil {
+		id := tracing.ClusterIdentity(ctx, cfg, o.Flags)
+		h.Cluster = &recording.Cluster{Name: id.ClusterName, UID: id.ClusterUID}
+	}
+	return printer.NewRecorder(o.Record, h, t.resources, o.ShowSecrets, o.Version)
 }
 
 // accounted are the resources whose API figures the run reports: the watched ones, and

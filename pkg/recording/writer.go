@@ -25,6 +25,17 @@ type Header struct {
 	// Flags are the options that shaped the stream (namespace, selectors, resync, workers...),
 	// never credentials.
 	Flags map[string]string `json:"flags"`
+	// Cluster is the recorded cluster's identity, which a replay's spans carry as the live
+	// run's did; nil in a recording made before it was recorded.
+	Cluster *Cluster `json:"cluster,omitempty"`
+}
+
+// Cluster is a cluster's identity: the kubeconfig context's cluster name, and the uid of its
+// kube-system namespace ("" when it could not be read), as OpenTelemetry's k8s.cluster.name and
+// k8s.cluster.uid.
+type Cluster struct {
+	Name string `json:"name,omitempty"`
+	UID  string `json:"uid,omitempty"`
 }
 
 // Writer writes the full event stream (the JSON contract, objects included) to a file, one

@@ -333,6 +333,27 @@ func TestTracingWidgetOperatorInJaeger(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("replay --otlp exported %d spans, the live run %d; they differ (first live %q, first replayed %q)", len(got), len(want), first(want), first(got))
 	}
+	// The replayed spans carry the recorded cluster's identity (the recording's header), as the
+	// live run's did: the kube-system namespace's uid.
+	kubeSystem, err := c.Clientset.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uids := map[string]int{}
+	for _, tr := range j2.Traces(t, "kubectl-informer", start) {
+		for _, s := range tr.Spans {
+			uid := ""
+			for _, tag := range tr.Processes[s.ProcessID].Tags {
+				if tag.Key == "k8s.cluster.uid" {
+					uid = fmt.Sprint(tag.Value)
+				}
+			}
+			uids[uid]++
+		}
+	}
+	if len(uids) != 1 || uids[string(kubeSystem.UID)] == 0 {
+		t.Errorf("replayed spans by k8s.cluster.uid: %v; want every one under the recorded cluster's %s", uids, kubeSystem.UID)
+	}
 }
 
 func first(s []string) string {
