@@ -1662,4 +1662,28 @@ var mutations = []mutation{
 		pkg:  "./internal/replayrun",
 		run:  []string{"TestClusterOfHeader"},
 	},
+	{
+		name: "replay --audit-log names nobody (the recorded lines are not joined)",
+		file: "internal/audit/recorded.go",
+		old:  "ev.Audit = rec.j.match(ev)",
+		new:  "_ = rec.j",
+		pkg:  "./internal/audit",
+		run:  []string{"TestRecordedJoinsInOrder"},
+	},
+	{
+		name: "replay --audit-log reads the whole audit log ahead (early writes forgotten, memory unbounded)",
+		file: "internal/audit/recorded.go",
+		old:  "for len(rec.ahead) > 0 && !at(rec.ahead[0]).After(until) {",
+		new:  "for len(rec.ahead) > 0 && !until.IsZero() {",
+		pkg:  "./internal/audit",
+		run:  []string{"TestRecordedJoinsInOrder"},
+	},
+	{
+		name: "replay --audit-log follows a FIFO forever",
+		file: "internal/audit/recorded.go",
+		old:  "err != nil || !st.Mode().IsRegular()",
+		new:  "err != nil || !st.Mode().IsRegular() && false",
+		pkg:  "./internal/audit",
+		run:  []string{"TestRecordedRefusesAFIFO"},
+	},
 }

@@ -57,6 +57,7 @@ type ReplayOptions struct {
 	Until         string
 	Speed         float64
 	Strict        bool
+	AuditLog      string
 	Noise         *NoiseFlags
 	OTLP          OTLPOptions
 	History       string
@@ -116,6 +117,7 @@ code is 1 (--strict stops at the first). See docs/recording.md.`),
 	f.Float64Var(&o.Speed, "speed", o.Speed, "0: as fast as possible; 1: at the recorded pace (real time); 10: ten times faster.")
 	f.StringVar(&o.History, "history", o.History, "Print one object's whole life, NAMESPACE/NAME (NAME for a cluster-scoped object), as a table: every event about it (adds, updates, deletes, reconciles, hot loops) with its resourceVersion, state, who made it and what it changed (--ignore-path fields left out). With --resource when several resources have the name.")
 	f.BoolVar(&o.Strict, "strict", o.Strict, "Stop at the first damaged line instead of reporting it and going on.")
+	f.StringVar(&o.AuditLog, "audit-log", o.AuditLog, "The API server's audit log (a file) of the recorded time: each object line says who made its write (user, service account, user agent, impersonation), as watch --audit-log does.")
 	o.Noise.AddFlags(f)
 	o.OTLP.AddFlags(f)
 	return cmd
@@ -219,5 +221,5 @@ func (o *ReplayOptions) config() replayrun.Config {
 		Filter: o.filter, Printer: popts, ShowSecrets: d.ShowSecrets, NoSummary: d.NoSummary, NoHeaders: d.NoHeaders,
 		Changes: d.Diff != "", Redetect: o.redetect, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
 		Predicates: d.predicates, PredicateList: predicateList(d.predicates), Noise: o.Noise.filter, Fold: o.Noise.fold,
-		Speed: o.Speed, Strict: o.Strict, History: o.History, OTLP: o.OTLP.Enabled, ErrorLine: ErrorLine}
+		Speed: o.Speed, Strict: o.Strict, History: o.History, OTLP: o.OTLP.Enabled, ErrorLine: ErrorLine, AuditLog: o.AuditLog}
 }

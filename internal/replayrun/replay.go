@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
+	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
@@ -23,6 +24,7 @@ import (
 type replayState struct {
 	o        *Config
 	first    *firstLine // read ahead by Run (the header, for the spans), not yet handled
+	audit    *audit.Recorded
 	ctx      context.Context
 	name     string // the recording, as messages name it
 	p        *printer.Printer
@@ -170,6 +172,7 @@ func (s *replayState) line(line replay.Line) error {
 	if s.preds != nil {
 		s.preds.observe(&ev)
 	}
+	s.audit.Join(&ev)
 	s.seen(&ev)
 	s.pipe.Process(&ev)
 	if !ev.Time.IsZero() { // detecting again: the loops that ended by the recording's time

@@ -10,6 +10,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/input"
 	"github.com/kubectl-informer/kubectl-informer/internal/noise"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
@@ -55,6 +56,8 @@ type Config struct {
 	History string
 	// OTLP exports the lines as spans.
 	OTLP bool
+	// AuditLog is --audit-log: each object line gets the audit event of its write.
+	AuditLog string
 	// ErrorLine says a damaged line's error, as the command says errors.
 	ErrorLine func(error) string
 }
@@ -71,6 +74,14 @@ func Run(ctx context.Context, c Config) error {
 		return err
 	}
 	defer closeIn()
+	var auditLog *audit.Recorded
+	if o.AuditLog != "" {
+		warn := func(m string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(m)) }
+		if auditLog, err = audit.OpenRecorded(o.AuditLog, warn); err != nil {
+			return err
+		}
+		defer auditLog.Close()
+	}
 	// A recording's spans carry its recorded times, the ids the live run's had, and the cluster's
 	// identity its header names: its first line is read before the exporter starts.
 	var exporter *tracing.Exporter
@@ -83,7 +94,7 @@ func Run(ctx context.Context, c Config) error {
 		}
 	}
 	s := o.newReplayState(ctx, name, exporter)
-	s.first = first
+	s.first, s.audit = first, auditLog
 	fatal := s.readAll(rd)
 	return s.finish(fatal)
 }

@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -56,7 +60,8 @@ func TestAuditFiveIdentities(t *testing.T) {
 	must(err)
 	sa := func(name string) string { return "system:serviceaccount:" + ns + ":" + name }
 
-	p := c.RunPlugin(t, ctx, "watch", "configmaps,secrets", "-n", ns, "-o", "json", "--audit-log", c.AuditLogPath)
+	recFile := filepath.Join(t.TempDir(), "run.ndjson")
+	p := c.RunPlugin(t, ctx, "watch", "configmaps,secrets", "-n", ns, "-o", "json", "--audit-log", c.AuditLogPath, "--record", recFile)
 	for range 2 {
 		p.AwaitJSON(t, time.Minute, func(m map[string]any) bool { return m["type"] == "Synced" })
 	}
@@ -175,4 +180,57 @@ func TestAuditFiveIdentities(t *testing.T) {
 	if code, _ := p.Wait(); code != 0 {
 		t.Errorf("exit %d\n%s", code, p.Stderr())
 	}
+	replayJoinsTheAuditLog(t, c, recFile, got)
+}
+
+// replayJoinsTheAuditLog: the recording of the same story without its audit fields, replayed
+// with --audit-log, names the same identity on each line as the live join did.
+func replayJoinsTheAuditLog(t *testing.T, c *testenv.Cluster, recFile string, live map[string]map[string]any) {
+	t.Helper()
+	var stripped bytes.Buffer
+	for _, m := range testenv.ReadNDJSON(t, recFile) {
+		delete(m, "audit")
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stripped.Write(append(b, '\n'))
+	}
+	bare := filepath.Join(t.TempDir(), "bare.ndjson")
+	if err := os.WriteFile(bare, stripped.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runPlugin(t, c, "replay", bare, "--audit-log", c.AuditLogPath, "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("replay --audit-log: exit %d\n%s", r.code, r.stderr)
+	}
+	replayed := map[string]map[string]any{}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) != nil || m["initialList"] == true {
+			continue
+		}
+		if a, _ := m["audit"].(map[string]any); a != nil {
+			replayed[fmt.Sprintf("%s/%s %s", m["resource"], m["name"], m["type"])] = a
+		}
+	}
+	same := 0
+	for key, a := range live {
+		b := replayed[key]
+		if b == nil {
+			t.Errorf("replay --audit-log: %s has no audit (live: %v)", key, a)
+			continue
+		}
+		alike := true
+		for _, f := range []string{"user", "impersonatedUser", "serviceAccount", "userAgent", "verb", "auditID"} {
+			if fmt.Sprint(a[f]) != fmt.Sprint(b[f]) {
+				t.Errorf("replay --audit-log: %s: %s %v, live %v", key, f, b[f], a[f])
+				alike = false
+			}
+		}
+		if alike {
+			same++
+		}
+	}
+	t.Logf("replay --audit-log named %d of the live run's %d audited lines alike", same, len(live))
 }
