@@ -1686,4 +1686,12 @@ var mutations = []mutation{
 		pkg:  "./internal/audit",
 		run:  []string{"TestRecordedRefusesAFIFO"},
 	},
+	{
+		name: "report --audit-log does not say who made a write",
+		file: "internal/report/report.go",
+		old:  "\t\tauditLog.Join(&line.Event)\n",
+		new:  "\n",
+		pkg:  "./internal/report",
+		run:  []string{"TestReportJoinsTheAuditLog"},
+	},
 }

@@ -32,6 +32,8 @@ type ReportOptions struct {
 	// Output is the HTML file to write; "" writes to stdout (not a terminal), "-" to stdout
 	// whatever it is.
 	Output string
+	// AuditLog is --audit-log: the API server's audit log of the recorded time.
+	AuditLog string
 
 	file string
 }
@@ -77,6 +79,7 @@ that is not a recording writes nothing. See docs/report.md.`),
 		RunE: runE(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Write the HTML page to this file (created or truncated); '-' for standard output even when it is a terminal. Default: standard output, unless it is a terminal.")
+	cmd.Flags().StringVar(&o.AuditLog, "audit-log", o.AuditLog, "The API server's audit log (a file) of the recorded time: each write in an object's history says who made it (user, service account).")
 	return cmd
 }
 
@@ -104,5 +107,5 @@ func (o *ReportOptions) Validate() error {
 
 // Run writes the page of the recording (internal/report).
 func (o *ReportOptions) Run(ctx context.Context) error {
-	return report.Run(ctx, report.Config{File: o.file, In: o.In, Out: o.Out, ErrOut: o.ErrOut, Output: o.Output})
+	return report.Run(ctx, report.Config{File: o.file, In: o.In, Out: o.Out, ErrOut: o.ErrOut, Output: o.Output, AuditLog: o.AuditLog})
 }

@@ -258,6 +258,12 @@ func (b *builder) object(ev *watch.Event, series string) {
 		d := ev.Queue.Depth
 		e.Depth = &d
 	}
+	if a := ev.Audit; a != nil {
+		e.AuditBy = a.By()
+		if a.ServiceAccount != "" && a.ImpersonatedUser == "" {
+			e.AuditBy = "sa:" + a.ServiceAccount
+		}
+	}
 	if ev.IsChange() {
 		// An update that only renewed a heartbeat is in the history, not counted as a change.
 		heartbeat := b.heartbeat.IgnoresAll(ev.Changes)

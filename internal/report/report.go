@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/recording"
@@ -270,7 +271,11 @@ type Entry struct {
 	NoOp     bool
 	// Heartbeat: the update changed only heartbeat fields (Object.Heartbeats).
 	Heartbeat bool
-	Changes   []Change
+	// AuditBy is who made the write by the audit log (a recording made with --audit-log, or
+	// report --audit-log): the acting user, a service account as sa:NAMESPACE/NAME; "" when not
+	// known.
+	AuditBy string
+	Changes []Change
 	// MoreChanges counts changes beyond MaxChanges.
 	MoreChanges int
 	Depth       *int64 // the simulated queue's depth after it was enqueued
@@ -296,7 +301,11 @@ type Change struct {
 // Read reads a recording and aggregates it. It fails (nothing to show) on a read error, a
 // header of a newer format, or input with no line of a recording at all; damaged lines among
 // good ones are listed in Report.Damaged, and the report is made without them.
-func Read(r io.Reader, source string) (*Report, error) {
+func Read(r io.Reader, source string) (*Report, error) { return ReadJoined(r, source, nil) }
+
+// ReadJoined is Read with each object line joined to an audit log of the recorded time (report
+// --audit-log): its history entry names who made the write (nil: as recorded).
+func ReadJoined(r io.Reader, source string, auditLog *audit.Recorded) (*Report, error) {
 	rd, err := replay.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -335,6 +344,7 @@ func Read(r io.Reader, source string) (*Report, error) {
 		}
 		b.good++
 		fromLogs(&line.Event)
+		auditLog.Join(&line.Event)
 		b.add(line.Event, line.PluginVersion)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/input"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
 // Config is one `kubectl informer report`: the recording and where the page goes.
@@ -21,6 +23,8 @@ type Config struct {
 	// Out gets the page unless Output names a file ("" and "-": Out); ErrOut the warnings.
 	Out, ErrOut io.Writer
 	Output      string
+	// AuditLog is --audit-log: each object line joined to the audit event of its write.
+	AuditLog string
 }
 
 // Run reads the recording (Config.File, "-" for In), then writes the page: nothing is written
@@ -34,7 +38,15 @@ func Run(ctx context.Context, o Config) error {
 		return err
 	}
 	defer closeIn()
-	r, readErr := Read(in, name)
+	var auditLog *audit.Recorded
+	if o.AuditLog != "" {
+		warn := func(m string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(m)) }
+		if auditLog, err = audit.OpenRecorded(o.AuditLog, warn); err != nil {
+			return err
+		}
+		defer auditLog.Close()
+	}
+	r, readErr := ReadJoined(in, name, auditLog)
 	var damaged *DamagedError
 	if readErr != nil && !errors.As(readErr, &damaged) {
 		return readErr

@@ -233,4 +233,18 @@ func replayJoinsTheAuditLog(t *testing.T, c *testenv.Cluster, recFile string, li
 		}
 	}
 	t.Logf("replay --audit-log named %d of the live run's %d audited lines alike", same, len(live))
+	// The report of the same bare recording says who made each write in the objects' histories.
+	page := filepath.Join(t.TempDir(), "page.html")
+	if rr := runPlugin(t, c, "report", bare, "--audit-log", c.AuditLogPath, "-o", page); rr.code != 0 {
+		t.Fatalf("report --audit-log: exit %d\n%s", rr.code, rr.stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"(alice)", "(bob)", "(carol)", fmt.Sprintf("(sa:%v)", live["configmaps/writer-cm Updated"]["serviceAccount"])} {
+		if !strings.Contains(string(html), ">"+who+"</span>") {
+			t.Errorf("report --audit-log: the page does not name %s", who)
+		}
+	}
 }
