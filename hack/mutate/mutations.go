@@ -1694,4 +1694,12 @@ var mutations = []mutation{
 		pkg:  "./internal/report",
 		run:  []string{"TestReportJoinsTheAuditLog"},
 	},
+	{
+		name: "a reconcile read late is closed before its next line (one reconcile, two lines)",
+		file: "internal/ctrllog/reconcile.go",
+		old:  "(movedOn || now.Sub(last) >= max(idle, quietIdle))",
+		new:  "(movedOn || true)",
+		pkg:  "./internal/ctrllog",
+		run:  []string{"TestReconcileReadLateIsOne"},
+	},
 }

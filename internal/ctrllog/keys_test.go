@@ -123,7 +123,10 @@ func TestReconstructInfoLevel(t *testing.T) {
 	if len(got) != 1 || got[0].ReconcileID != "c" || got[0].Result != ResultError || got[0].Error != "boom" || got[0].Bounds != BoundsLines || got[0].DurationKnown {
 		t.Fatalf("before the log went quiet: %+v, want c's Reconciler error alone (bounds lines, no duration)", got)
 	}
-	got = r.Due(now.Add(idle), idle)
+	if got = r.Due(now.Add(idle), idle); len(got) != 0 {
+		t.Fatalf("%d reconciles a second after their last line, the log saying nothing newer: want them open (it may be read late)", len(got))
+	}
+	got = r.Due(now.Add(quietIdle), idle)
 	if len(got) != 2 {
 		t.Fatalf("%d reconciles once the log went quiet, want 2: %+v", len(got), got)
 	}
@@ -258,4 +261,28 @@ func TestReconstructShipped(t *testing.T) {
 		t.Errorf("stats %+v: want all %d lines json", r.Stats, len(lines))
 	}
 	t.Logf("%d reconciles (%d logged a line by its counter), results %v, objects %v", len(recs), logged, results, names)
+}
+
+// A reconcile whose end is not logged is over once its log has moved on past it by the log's own
+// clock, not when this machine read nothing of it for a second: a loaded machine reads two lines
+// 0.4 s apart 1.5 s apart (Karpenter's "registered nodeclaim", "initialized nodeclaim"), and
+// they are one reconcile, not two.
+func TestReconcileReadLateIsOne(t *testing.T) {
+	const head = `{"level":"INFO","time":"2026-11-25T03:27:%sZ","message":"%s","controller":"nodeclaim.lifecycle","NodeClaim":{"name":"%s"},"name":"%s","reconcileID":"%s"}`
+	line := func(sec, msg, name, id string) []byte { return []byte(fmt.Sprintf(head, sec, msg, name, name, id)) }
+	r := NewReconstructor("karpenter.log")
+	read := time.Date(2026, 11, 25, 3, 27, 21, 0, time.UTC)
+	if got := r.Feed(line("20.000", "registered nodeclaim", "n1", "a"), read); len(got) != 0 {
+		t.Fatalf("closed at its first line: %+v", got)
+	}
+	if got := r.Due(read.Add(1500*time.Millisecond), idle); len(got) != 0 {
+		t.Fatalf("closed after 1.5 s read nothing, its log saying nothing newer: %+v", got)
+	}
+	r.Feed(line("20.400", "initialized nodeclaim", "n1", "a"), read.Add(1500*time.Millisecond))
+	// The log moves on: another reconcile's line, more than a second later by the log's clock.
+	r.Feed(line("22.000", "registered nodeclaim", "n2", "b"), read.Add(1600*time.Millisecond))
+	got := r.Due(read.Add(2600*time.Millisecond), idle)
+	if len(got) != 1 || got[0].ReconcileID != "a" || got[0].Lines != 2 {
+		t.Fatalf("got %+v, want a's one reconcile of 2 lines, closed once its log moved on", got)
+	}
 }

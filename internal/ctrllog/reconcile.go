@@ -162,7 +162,16 @@ type Reconstructor struct {
 	open    map[string]*Reconcile // by reconcileID
 	lastIn  map[string]time.Time  // reconcileID -> when its last line was read
 	pending map[string]*Reconcile // klog syncs by controller+object, for a following error line
+	// newest is the log's newest line's time, by its own clock: a reconcile whose end was not
+	// logged is over when the log has moved on past it, not only when this machine read nothing
+	// of it for a while (a loaded machine reads a log late: two lines 0.4 s apart can be read
+	// more than a second apart).
+	newest time.Time
 }
+
+// quietIdle is how long a reconcile whose end was not logged stays open while its log says
+// nothing newer at all (a quiet log, or one read late): beyond it, it is over.
+const quietIdle = 3 * time.Second
 
 // NewReconstructor returns a reconstructor for the log named source.
 func NewReconstructor(source string) *Reconstructor {
@@ -184,6 +193,9 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 	if untrusted {
 		r.Stats.UntrustedTimes++
 		l.Time, l.Precise = now, true
+	}
+	if l.Time.After(r.newest) {
+		r.newest = l.Time
 	}
 	kind, hint := classify(&l)
 	switch kind {
@@ -337,12 +349,15 @@ func (r *Reconstructor) sync(l *Line, kind lineKind, hint string, now time.Time,
 	return out
 }
 
-// Due returns the reconciles that are over by now: an open reconcile with no line for idle
-// (its end was not logged), a sync no error line followed within a second.
+// Due returns the reconciles that are over by now: an open reconcile with no line read for idle
+// (its end was not logged) once its log has a line idle newer than its last by the log's clock,
+// or with none read for quietIdle; a sync no error line followed within a second.
 func (r *Reconstructor) Due(now time.Time, idle time.Duration) []Reconcile {
 	var out []Reconcile
 	for id, last := range r.lastIn {
-		if now.Sub(last) >= idle {
+		rec := r.open[id]
+		movedOn := rec == nil || r.newest.Sub(rec.End) >= idle
+		if now.Sub(last) >= idle && (movedOn || now.Sub(last) >= max(idle, quietIdle)) {
 			if rc, ok := r.close(id, false); ok {
 				out = append(out, rc)
 			}
