@@ -9,6 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/redact"
+	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -43,8 +45,22 @@ func OpenRecorded(path string, notice func(string)) (*Recorded, error) {
 	return rec, nil
 }
 
-// Close closes the file.
-func (rec *Recorded) Close() error { return rec.f.Close() }
+// OpenLog is OpenRecorded for a command's --audit-log: nil without a path, the lines it skips
+// said as warnings on errOut.
+func OpenLog(path string, errOut io.Writer) (*Recorded, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return OpenRecorded(path, func(m string) { fmt.Fprintln(errOut, "warning: "+printer.Escape(redact.Text(m))) })
+}
+
+// Close closes the file; a nil Recorded has none.
+func (rec *Recorded) Close() error {
+	if rec == nil {
+		return nil
+	}
+	return rec.f.Close()
+}
 
 // Join sets ev.Audit to the audit event of the write that made it, when the log has it; a line
 // that carries one already (recorded with --audit-log) keeps it.

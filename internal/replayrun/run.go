@@ -74,14 +74,11 @@ func Run(ctx context.Context, c Config) error {
 		return err
 	}
 	defer closeIn()
-	var auditLog *audit.Recorded
-	if o.AuditLog != "" {
-		warn := func(m string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(m)) }
-		if auditLog, err = audit.OpenRecorded(o.AuditLog, warn); err != nil {
-			return err
-		}
-		defer auditLog.Close()
+	auditLog, err := audit.OpenLog(o.AuditLog, o.ErrOut)
+	if err != nil {
+		return err
 	}
+	defer auditLog.Close()
 	// A recording's spans carry its recorded times, the ids the live run's had, and the cluster's
 	// identity its header names: its first line is read before the exporter starts.
 	var exporter *tracing.Exporter

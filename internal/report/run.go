@@ -12,7 +12,6 @@ import (
 
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/input"
-	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 )
 
 // Config is one `kubectl informer report`: the recording and where the page goes.
@@ -38,14 +37,11 @@ func Run(ctx context.Context, o Config) error {
 		return err
 	}
 	defer closeIn()
-	var auditLog *audit.Recorded
-	if o.AuditLog != "" {
-		warn := func(m string) { fmt.Fprintln(o.ErrOut, "warning: "+printer.Escape(m)) }
-		if auditLog, err = audit.OpenRecorded(o.AuditLog, warn); err != nil {
-			return err
-		}
-		defer auditLog.Close()
+	auditLog, err := audit.OpenLog(o.AuditLog, o.ErrOut)
+	if err != nil {
+		return err
 	}
+	defer auditLog.Close()
 	r, readErr := ReadJoined(in, name, auditLog)
 	var damaged *DamagedError
 	if readErr != nil && !errors.As(readErr, &damaged) {
