@@ -69,7 +69,17 @@ func TestKarpenterRealOperator(t *testing.T) {
 	createKarpenterPool(t, c, pool)
 	claims := provisionPods(t, c, ns, pool, 5)
 	for _, nc := range claims {
-		node, _, _ := unstructured.NestedString(nc.Object, "status", "nodeName")
+		// Its Node's name: Karpenter sets status.nodeName when it registers the Node, which may
+		// come after the pods on it run.
+		var node string
+		testenv.Eventually(t, await, "NodeClaim "+nc.GetName()+" names its Node", func() (bool, error) {
+			cur, err := c.Dynamic.Resource(nodeClaimGVR).Get(ctx, nc.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			node, _, _ = unstructured.NestedString(cur.Object, "status", "nodeName")
+			return node != "", nil
+		})
 		awaitSeen(t, p, await, "the Node of NodeClaim "+nc.GetName()+" under it", func(m map[string]any) bool {
 			return m["resource"] == "nodes" && m["name"] == node && strings.Join(ownersChain(m), ">") == "NodeClaim/"+nc.GetName()
 		})
