@@ -272,40 +272,7 @@ func TestAPIStatsAPFRejection(t *testing.T) {
 		_ = rbac.ClusterRoles().Delete(context.Background(), user, metav1.DeleteOptions{})
 	})
 	name := "reject-" + ns
-	fc := cluster.Clientset.FlowcontrolV1()
-	zero := int32(0)
-	_, err = fc.PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
-			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
-				NominalConcurrencyShares: &zero, LendablePercent: &zero, BorrowingLimitPercent: &zero,
-				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
-			}},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = fc.FlowSchemas().Create(ctx, &flowcontrolv1.FlowSchema{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: flowcontrolv1.FlowSchemaSpec{
-			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: name},
-			MatchingPrecedence:         100,
-			DistinguisherMethod:        &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
-			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
-				Subjects:      []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: user}}},
-				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"list", "watch"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, Namespaces: []string{ns}}},
-			}},
-		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = fc.FlowSchemas().Delete(context.Background(), name, metav1.DeleteOptions{})
-		_ = fc.PriorityLevelConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
-	// The API server applies a new flow schema a moment after it is created.
-	awaitFlowSchemaActive(t, name)
+	rejectingLevel(t, cluster, name, user, ns)
 	// A priority level without seats still admits a request when none of it is executing; so
 	// two goroutines, as the same user, keep one request executing: a LIST at a
 	// resourceVersion far ahead, which the watch cache holds about 3s waiting for it. Every
@@ -382,13 +349,56 @@ func holdSeat(t *testing.T, kubeconfig, ns string) {
 	}
 }
 
+
+// rejectingLevel makes a priority level that admits nothing (no nominal seats, none borrowed,
+// rejecting rather than queuing) and a flow schema name putting user's config map lists and
+// watches in ns in it, and waits until the API server applies them.
+func rejectingLevel(t *testing.T, c *testenv.Cluster, name, user, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	fc := c.Clientset.FlowcontrolV1()
+	zero := int32(0)
+	_, err := fc.PriorityLevelConfigurations().Create(ctx, &flowcontrolv1.PriorityLevelConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: &zero, LendablePercent: &zero, BorrowingLimitPercent: &zero,
+				LimitResponse: flowcontrolv1.LimitResponse{Type: flowcontrolv1.LimitResponseTypeReject},
+			}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fc.FlowSchemas().Create(ctx, &flowcontrolv1.FlowSchema{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: name},
+			MatchingPrecedence:         100,
+			DistinguisherMethod:        &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
+			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
+				Subjects:      []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: user}}},
+				ResourceRules: []flowcontrolv1.ResourcePolicyRule{{Verbs: []string{"list", "watch"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, Namespaces: []string{ns}}},
+			}},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = fc.FlowSchemas().Delete(context.Background(), name, metav1.DeleteOptions{})
+		_ = fc.PriorityLevelConfigurations().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	// The API server applies a new flow schema a moment after it is created.
+	awaitFlowSchemaActive(t, c, name)
+}
+
 // awaitFlowSchemaActive waits for the API server's APF controller to take up flow schema name
 // (its Dangling condition says whether its priority level was found).
-func awaitFlowSchemaActive(t *testing.T, name string) {
+func awaitFlowSchemaActive(t *testing.T, c *testenv.Cluster, name string) {
 	t.Helper()
 	deadline := time.Now().Add(await)
 	for time.Now().Before(deadline) {
-		fs, err := cluster.Clientset.FlowcontrolV1().FlowSchemas().Get(context.Background(), name, metav1.GetOptions{})
+		fs, err := c.Clientset.FlowcontrolV1().FlowSchemas().Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
