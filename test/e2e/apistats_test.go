@@ -349,7 +349,6 @@ func holdSeat(t *testing.T, kubeconfig, ns string) {
 	}
 }
 
-
 // rejectingLevel makes a priority level that admits nothing (no nominal seats, none borrowed,
 // rejecting rather than queuing) and a flow schema name putting user's config map lists and
 // watches in ns in it, and waits until the API server applies them.
