@@ -72,9 +72,10 @@ func matchesSubject(s flowcontrolv1.Subject, user UserInfo) bool {
 	return false
 }
 
-// all reports whether list holds want or the wildcard.
+// all reports whether list holds want, or is the wildcard alone (as the API server reads it:
+// validation keeps "*" alone in its list).
 func all(list []string, want string) bool {
-	return slices.Contains(list, "*") || slices.Contains(list, want)
+	return len(list) == 1 && list[0] == "*" || slices.Contains(list, want)
 }
 
 func matchesResource(r flowcontrolv1.ResourcePolicyRule, e *Event) bool {

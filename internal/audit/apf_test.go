@@ -76,11 +76,20 @@ func TestFlowSchemasClassify(t *testing.T) {
 	}
 }
 
-// The 429s are counted by client and the priority level their requests are in.
+// The 429s are counted by client and the priority level their requests are in; an eviction a
+// PodDisruptionBudget refused is no throttling.
 func TestLoadThrottlesByPriorityLevel(t *testing.T) {
 	l := NewLoad(time.Minute)
 	l.Flows = NewFlowSchemas([]flowcontrolv1.FlowSchema{schema("global-default", 9900, "global-default", group("system:authenticated"), everyResource, everyPath)})
 	at := time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+	// A PodDisruptionBudget's refusal of an eviction is a 429 too, and no throttling.
+	evict := &Event{AuditID: "evict", Stage: StageResponseComplete, Verb: "create", UserAgent: "kubectl/1",
+		User: UserInfo{Username: "poller", Groups: []string{"system:authenticated"}}, ObjectRef: &ObjectRef{Resource: "pods", Subresource: "eviction", Namespace: "demo", Name: "p"},
+		RequestReceived: at}
+	evict.ResponseStatus = &struct {
+		Code int `json:"code"`
+	}{429}
+	l.Add(evict)
 	for i, code := range []int{429, 429, 200, 429} {
 		e := &Event{AuditID: string(rune('a' + i)), Stage: StageResponseComplete, Verb: "get", UserAgent: "poll/1",
 			User: UserInfo{Username: "poller", Groups: []string{"system:authenticated"}}, ObjectRef: &ObjectRef{Resource: "configmaps", Namespace: "demo"},

@@ -116,7 +116,9 @@ func (l *Load) Add(e *Event) {
 	case isWrite(e.Verb):
 		c.Writes = 1
 	}
-	throttled := e.Code() == 429
+	// A 429 is Priority and Fairness's (or max-in-flight's) refusal, but for an eviction a
+	// PodDisruptionBudget refused: that one was not throttled.
+	throttled := e.Code() == 429 && !isEviction(e)
 	if throttled {
 		c.Throttled = 1
 	}
@@ -330,4 +332,10 @@ func rank[K comparable, R any](m map[K]*series, from int64, secs float64, row fu
 		out[i] = row(x.k, figures(x.c, secs))
 	}
 	return out
+}
+
+// isEviction reports whether e is a pods/eviction request (a 429 then means a
+// PodDisruptionBudget refused it, not that the API server throttled it).
+func isEviction(e *Event) bool {
+	return e.ObjectRef != nil && e.ObjectRef.Resource == "pods" && e.ObjectRef.Subresource == "eviction"
 }

@@ -254,8 +254,10 @@ func (x *Explainer) explain(ev *watch.Event, open []span) {
 func (x *Explainer) explainDelete(ev *watch.Event, open []span) {
 	var found []span
 	consider := func(s span) {
-		named := slices.Contains(s.deleted, ev.Name) || ev.Namespace != "" && slices.Contains(s.deleted, ev.Namespace+"/"+ev.Name)
-		if !named || s.obj.ns != "" && s.obj.ns != ev.Namespace {
+		kind := strings.ToLower(ev.Resource.Kind)
+		named := slices.Contains(s.deleted, kind+"/"+ev.Name) && (s.obj.ns == "" || s.obj.ns == ev.Namespace) ||
+			ev.Namespace != "" && slices.Contains(s.deleted, kind+"/"+ev.Namespace+"/"+ev.Name)
+		if !named {
 			return
 		}
 		if ev.Time.Before(s.lo.Add(-x.skew)) || !s.open && ev.Time.After(s.hi.Add(x.skew+deleteHeard)) {
@@ -298,7 +300,8 @@ func explainable(ev *watch.Event) bool {
 	if ev.Type == watch.Deleted {
 		return ev.Attribution == nil && !ev.Tombstone && !ev.InitialList
 	}
-	return ev.IsChange() && (ev.Attribution.Explainable() || ev.Attribution.Rule == diff.RuleDelete && len(ev.Attribution.Managers) == 0)
+	a := ev.Attribution
+	return ev.IsChange() && a != nil && (a.Explainable() || a.Rule == diff.RuleDelete && len(a.Managers) == 0)
 }
 
 // isDelete reports whether ev is a Deleted line or the update a DELETE request made.

@@ -215,8 +215,12 @@ func TestExplainerNamesTheDeleter(t *testing.T) {
 	// which begins before the plugin hears of the delete, as on a loaded machine. The same
 	// timing around calm's delete, of which no line speaks.
 	r1 := reconcileAt("widget", "r1", "shop", t0, t0.Add(20*time.Millisecond))
-	r1.Deleted = []string{"shop"}
+	r1.Deleted = []string{"deployment/shop"}
 	x.Ended(r1, "widget")
+	// Another reconcile said it deleted a Service named calm, not the Deployment calm.
+	other := reconcileAt("widget", "c0", "calm", t0, t0.Add(20*time.Millisecond))
+	other.Deleted = []string{"service/calm", "service/demo/calm"}
+	x.Ended(other, "widget")
 	x.Ended(reconcileAt("widget", "r2", "shop", t0.Add(21*time.Millisecond), t0.Add(25*time.Millisecond)), "widget")
 	x.Ended(reconcileAt("widget", "c1", "calm", t0, t0.Add(20*time.Millisecond)), "widget")
 	x.Ended(reconcileAt("widget", "c2", "calm", t0.Add(21*time.Millisecond), t0.Add(25*time.Millisecond)), "widget")
@@ -245,7 +249,8 @@ func TestExplainerNamesTheDeleter(t *testing.T) {
 }
 
 // A reconcile keeps the names its lines that speak of a delete give (a string value, an object
-// value's name), not those of its other lines, its own bookkeeping keys, nor its own object. The lines are shaped
+// value's name, each under the kind its key names), not those of its other lines, of a line that
+// says it did not delete, its own bookkeeping keys, nor its own object (klog's "ns/name" too). The lines are shaped
 // as controller-runtime's zap JSON logs them (written here, not captured: pure parsing).
 func TestReconcileKeepsWhatItSaidItDeleted(t *testing.T) {
 	r := NewReconstructor("t")
@@ -258,8 +263,11 @@ func TestReconcileKeepsWhatItSaidItDeleted(t *testing.T) {
 	for i, l := range [][]byte{
 		line(0, "Reconciling", ""),
 		line(1, "deployment updated", `,"deployment":"kept"`),
-		line(2, "deployment deleted", `,"deployment":"gone","ConfigMap":{"name":"cm-gone","namespace":"demo"}`),
-		line(3, "Reconcile successful", ""),
+		line(2, "deployment deleted", `,"deployment":"gone","ConfigMap":{"name":"cm-gone","namespace":"demo"},"widget":"demo/shop"`),
+		line(3, "failed to delete service", `,"service":"kept"`),
+		line(4, "not deleting pod (do-not-disrupt)", `,"pod":"kept"`),
+		line(4, "pod deleted", `,"pod":"`+strings.Repeat("k", 400)+`"`),
+		line(5, "Reconcile successful", ""),
 	} {
 		out = append(out, r.Feed(l, t0.Add(time.Duration(i)*time.Millisecond))...)
 	}
@@ -268,12 +276,12 @@ func TestReconcileKeepsWhatItSaidItDeleted(t *testing.T) {
 		t.Fatalf("%d reconciles, want 1", len(out))
 	}
 	got := strings.Join(out[0].Deleted, ",")
-	for _, want := range []string{"gone", "cm-gone"} {
+	for _, want := range []string{"deployment/gone", "configmap/cm-gone", "configmap/demo/cm-gone"} {
 		if !strings.Contains(","+got+",", ","+want+",") {
 			t.Errorf("deleted %q lacks %q", got, want)
 		}
 	}
-	if strings.Contains(got, "kept") || strings.Contains(got, "widget") || strings.Contains(got, "r1") || strings.Contains(got, "shop") {
-		t.Errorf("deleted %q holds names of a line that deleted nothing, or bookkeeping", got)
+	if strings.Contains(got, "kept") || strings.Contains(got, "r1") || strings.Contains(got, "shop") || len(out[0].Deleted) != 3 {
+		t.Errorf("deleted %q holds names of a line that deleted nothing (or said it did not), bookkeeping, or the reconciled object", got)
 	}
 }

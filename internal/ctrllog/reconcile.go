@@ -75,32 +75,70 @@ const maxDeleted = 16
 // object, not what a line speaks of.
 var ownKeys = []string{"reconcileID", "controller", "controllerGroup", "controllerKind", "logger", "name", "namespace", "msg", "message", "level", "ts", "time", "caller"}
 
-// noteDeleted keeps the names a line that speaks of a delete gives: its string values, and the
-// "name" of its object values (controller-runtime logs an object as {"name":..,"namespace":..}).
+// noteDeleted keeps what a line that says it deleted something names, as "kind/name" and
+// "kind/namespace/name": the kind is the key the name is given under, as controllers log an
+// object (`"deployment": "shop"`, controller-runtime's `"Service": {"name": ..., "namespace":
+// ...}`), lower-cased. A line that says it did not delete (failed, skipped, not deleting, an
+// error line), the keys every reconcile line carries, and the reconciled object itself (removing
+// its finalizer ends a delete someone else asked for) are left out.
 func (rec *Reconcile) noteDeleted(l *Line) {
-	if !strings.Contains(strings.ToLower(l.Msg), "delet") {
+	if !saysDeleted(l) {
 		return
 	}
-	add := func(v string) {
-		if v != "" && len(rec.Deleted) < maxDeleted && !slices.Contains(rec.Deleted, v) {
-			rec.Deleted = append(rec.Deleted, clean(v))
+	add := func(kind, ns, name string) {
+		if name == "" || len(name) > maxName || len(ns) > maxName || name == rec.Object.Name && (ns == "" || ns == rec.Object.Namespace) {
+			return
+		}
+		vs := []string{kind + "/" + name}
+		if ns != "" {
+			vs = append(vs, kind+"/"+ns+"/"+name)
+		}
+		for _, v := range vs {
+			if v = clean(v); len(rec.Deleted) < maxDeleted && !slices.Contains(rec.Deleted, v) {
+				rec.Deleted = append(rec.Deleted, v)
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(l.Fields)) {
+		kind := strings.ToLower(k)
 		switch v := l.Fields[k].(type) {
 		case string:
 			if !slices.Contains(ownKeys, k) {
-				add(v)
+				ns, name, ok := strings.Cut(v, "/") // klog's "namespace/name"
+				if !ok {
+					ns, name = "", v
+				}
+				add(kind, ns, name)
 			}
 		case map[string]any:
-			// The reconciled object itself is not what it deleted: removing its finalizer ends a
-			// delete someone else asked for.
 			n, _ := v["name"].(string)
-			if ns, _ := v["namespace"].(string); n != rec.Object.Name || ns != rec.Object.Namespace {
-				add(n)
-			}
+			ns, _ := v["namespace"].(string)
+			add(kind, ns, n)
 		}
 	}
+}
+
+// maxName bounds a name a delete line gives that is kept (a namespace/name is at most 317
+// bytes): a longer value names no object.
+const maxName = 317
+
+// saysDeleted reports whether a line says its reconcile deleted something: "deleted",
+// "deleting", "delete ..." in a line that is no error and says neither that it failed nor that
+// it did not or will not.
+func saysDeleted(l *Line) bool {
+	if l.Error {
+		return false
+	}
+	msg := strings.ToLower(l.Msg)
+	if !strings.Contains(msg, "delet") {
+		return false
+	}
+	for _, no := range []string{"fail", "not ", "n't", "skip", "unable", "error", "cannot", "won't", "without"} {
+		if strings.Contains(msg, no) {
+			return false
+		}
+	}
+	return true
 }
 
 // Bounds of a log's times that are trusted: no later than maxAhead after the line was read (a
@@ -194,7 +232,7 @@ func (r *Reconstructor) Feed(b []byte, now time.Time) []Reconcile {
 		r.Stats.UntrustedTimes++
 		l.Time, l.Precise = now, true
 	}
-	if l.Time.After(r.newest) {
+	if !untrusted && l.Time.After(r.newest) { // a read time standing for a line's is not the log's clock
 		r.newest = l.Time
 	}
 	kind, hint := classify(&l)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/dynamic"
@@ -165,6 +166,8 @@ func (o *Config) openRecording(ctx context.Context, t *watchTargets) (*recording
 	}
 	h := recording.Header{ServerVersion: t.server.GitVersion, Flags: o.RecordedFlags}
 	if cfg, err := o.Flags.ToRESTConfig(); err == nil {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second) // a stalled server names no uid
+		defer cancel()
 		id := tracing.ClusterIdentity(ctx, cfg, o.Flags)
 		h.Cluster = &recording.Cluster{Name: id.ClusterName, UID: id.ClusterUID}
 	}
