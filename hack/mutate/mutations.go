@@ -1553,8 +1553,8 @@ var mutations = []mutation{
 	{
 		name: "a reconcile that removed its own object's finalizer is named as its deleter",
 		file: "internal/ctrllog/reconcile.go",
-		old:  "name == rec.Object.Name && (ns == \"\" || ns == rec.Object.Namespace)",
-		new:  "false",
+		old:  "own := (rec.Object.Kind == \"\" || strings.EqualFold(kind, rec.Object.Kind)) && name == rec.Object.Name && (ns == \"\" || ns == rec.Object.Namespace)",
+		new:  "own := false",
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestReconcileKeepsWhatItSaidItDeleted"},
 	},

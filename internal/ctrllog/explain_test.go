@@ -264,6 +264,7 @@ func TestReconcileKeepsWhatItSaidItDeleted(t *testing.T) {
 		line(0, "Reconciling", ""),
 		line(1, "deployment updated", `,"deployment":"kept"`),
 		line(2, "deployment deleted", `,"deployment":"gone","ConfigMap":{"name":"cm-gone","namespace":"demo"},"widget":"demo/shop"`),
+		line(2, "deployment deleted", `,"deployment":"shop"`), // its Widget's name: another object
 		line(3, "failed to delete service", `,"service":"kept"`),
 		line(4, "not deleting pod (do-not-disrupt)", `,"pod":"kept"`),
 		line(4, "pod deleted", `,"pod":"`+strings.Repeat("k", 400)+`"`),
@@ -276,12 +277,12 @@ func TestReconcileKeepsWhatItSaidItDeleted(t *testing.T) {
 		t.Fatalf("%d reconciles, want 1", len(out))
 	}
 	got := strings.Join(out[0].Deleted, ",")
-	for _, want := range []string{"deployment/gone", "configmap/cm-gone", "configmap/demo/cm-gone"} {
+	for _, want := range []string{"deployment/gone", "configmap/cm-gone", "configmap/demo/cm-gone", "deployment/shop"} {
 		if !strings.Contains(","+got+",", ","+want+",") {
 			t.Errorf("deleted %q lacks %q", got, want)
 		}
 	}
-	if strings.Contains(got, "kept") || strings.Contains(got, "r1") || strings.Contains(got, "shop") || len(out[0].Deleted) != 3 {
+	if strings.Contains(got, "kept") || strings.Contains(got, "r1") || strings.Contains(got, "widget") || len(out[0].Deleted) != 4 {
 		t.Errorf("deleted %q holds names of a line that deleted nothing (or said it did not), bookkeeping, or the reconciled object", got)
 	}
 }

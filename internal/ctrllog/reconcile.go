@@ -86,7 +86,9 @@ func (rec *Reconcile) noteDeleted(l *Line) {
 		return
 	}
 	add := func(kind, ns, name string) {
-		if name == "" || len(name) > maxName || len(ns) > maxName || name == rec.Object.Name && (ns == "" || ns == rec.Object.Namespace) {
+		// The reconciled object itself: its kind (a kind the log does not say: any kind) and name.
+		own := (rec.Object.Kind == "" || strings.EqualFold(kind, rec.Object.Kind)) && name == rec.Object.Name && (ns == "" || ns == rec.Object.Namespace)
+		if name == "" || len(name) > maxName || len(ns) > maxName || own {
 			return
 		}
 		vs := []string{kind + "/" + name}
