@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/internal/input"
 	"github.com/kubectl-informer/kubectl-informer/internal/redact"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
@@ -29,15 +30,19 @@ type Recorded struct {
 }
 
 // OpenRecorded opens an audit log file for a replay. It must be a regular file: a replay reads
-// it to its end (a FIFO or a device would never end).
+// it to its end (a FIFO or a device would never end), and it is checked before it is opened
+// (opening a FIFO waits for a writer).
 func OpenRecorded(path string, notice func(string)) (*Recorded, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("--audit-log: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("--audit-log %s is not a regular file (%s): a replay reads an audit log to its end", path, input.FileKind(st.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
-	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		_ = f.Close()
-		return nil, fmt.Errorf("--audit-log %s is not a regular file: a replay reads an audit log to its end", path)
+		return nil, fmt.Errorf("--audit-log: %w", err)
 	}
 	rec := &Recorded{j: NewJoiner(0, DefaultWindow), f: f, br: bufio.NewReaderSize(f, MaxLine), window: DefaultWindow}
 	rec.r = LineReader{Source: "--audit-log " + path, Notice: notice, WritesOnly: true,

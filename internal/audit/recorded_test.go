@@ -74,16 +74,20 @@ func TestRecordedRefusesAFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := OpenRecorded(fifo, nil)
+		_, err := OpenRecorded(fifo, nil) // no writer: opening it would wait for one
 		done <- err
 	}()
-	// Opening a FIFO for reading blocks until a writer opens it: open one.
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		// It opened the FIFO and waits for a writer: release it, and fail.
+		if w, werr := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); werr == nil {
+			_ = w.Close()
+		}
+		t.Fatal("OpenRecorded is waiting on a FIFO")
 	}
-	defer w.Close()
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a FIFO: %v, want refused as not a regular file", err)
 	}
 }
