@@ -21,7 +21,7 @@ const (
 	// inflightAge is how long a released update may keep its object's reconciles waiting for it to
 	// be observed.
 	inflightAge = 5 * time.Second
-	// maxDeleters bounds the ended reconciles kept that said they deleted something.
+	// maxDeleters bounds the objects kept that ended reconciles said they deleted.
 	maxDeleters = 4096
 	// deleteHeard is how long after a reconcile ended a delete it said it made may be heard: a
 	// graceful deletion ends (its Deleted line) when the kubelet is done, up to the pod's grace
@@ -72,8 +72,11 @@ type Explainer struct {
 	spanFIFO   []objName // the object of each span kept, oldest first
 	held       []heldUpdate
 	heldBy     map[string]int // watch.Event.ObjectID → lines held
-	deleters   []span         // ended reconciles whose lines said they deleted something, oldest first
-	inflight   map[string]inflight
+	// deletedBy indexes the ended reconciles whose lines said they deleted an object by its
+	// "kind/name" (Reconcile.Deleted); deletedFIFO is each key added, oldest first.
+	deletedBy   map[string][]span
+	deletedFIFO []string
+	inflight    map[string]inflight
 }
 
 // inflight is a released line not yet observed: when it came, when it was released.
@@ -82,7 +85,8 @@ type inflight struct{ at, released time.Time }
 // NewExplainer returns an explainer tolerating skew between the logs' clocks and the watch,
 // holding an update up to hold.
 func NewExplainer(skew, hold time.Duration) *Explainer {
-	return &Explainer{skew: skew, hold: hold, spans: map[objName][]span{}, heldBy: map[string]int{}, inflight: map[string]inflight{}}
+	return &Explainer{skew: skew, hold: hold, spans: map[objName][]span{}, heldBy: map[string]int{}, inflight: map[string]inflight{},
+		deletedBy: map[string][]span{}}
 }
 
 // Ended notes a reconcile read from a log (its end read, or its log quiet); kind is its object's
@@ -90,11 +94,21 @@ func NewExplainer(skew, hold time.Duration) *Explainer {
 func (x *Explainer) Ended(r *Reconcile, kind string) {
 	k := objName{r.Object.Namespace, r.Object.Name}
 	x.spans[k] = append(x.spans[k], spanOf(r, kind))
-	if len(r.Deleted) > 0 {
-		if len(x.deleters) == maxDeleters {
-			x.deleters = slices.Delete(x.deleters, 0, 1)
+	for _, d := range r.Deleted {
+		if strings.Count(d, "/") != 1 { // its "kind/namespace/name" form: the span is under "kind/name"
+			continue
 		}
-		x.deleters = append(x.deleters, spanOf(r, kind))
+		x.deletedBy[d] = append(x.deletedBy[d], spanOf(r, kind))
+		x.deletedFIFO = append(x.deletedFIFO, d)
+		if len(x.deletedFIFO) > maxDeleters {
+			old := x.deletedFIFO[0]
+			x.deletedFIFO = x.deletedFIFO[1:]
+			if ss := x.deletedBy[old]; len(ss) > 1 {
+				x.deletedBy[old] = ss[1:]
+			} else {
+				delete(x.deletedBy, old)
+			}
+		}
 	}
 	x.spanFIFO = append(x.spanFIFO, k)
 	if len(x.spanFIFO) > maxSpans {
@@ -265,7 +279,7 @@ func (x *Explainer) explainDelete(ev *watch.Event, open []span) {
 		}
 		found = append(found, s)
 	}
-	for _, s := range x.deleters {
+	for _, s := range x.deletedBy[strings.ToLower(ev.Resource.Kind)+"/"+ev.Name] {
 		consider(s)
 	}
 	for _, s := range open {
