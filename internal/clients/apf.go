@@ -6,8 +6,11 @@ import (
 	"sync"
 	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -115,4 +118,17 @@ func (n *APFNames) resolve(ctx context.Context, a apistats.APF) apistats.APF {
 // Resolve fills a's names (an apistats.Recorder's Resolve).
 func (n *APFNames) Resolve(ctx context.Context, a apistats.APF) apistats.APF {
 	return n.resolve(ctx, a)
+}
+
+// FlowSchemas lists the cluster's FlowSchemas, as their Go type.
+func FlowSchemas(ctx context.Context, client dynamic.Interface) ([]flowcontrolv1.FlowSchema, error) {
+	list, err := client.Resource(flowSchemas).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var typed flowcontrolv1.FlowSchemaList
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.UnstructuredContent(), &typed); err != nil {
+		return nil, err
+	}
+	return typed.Items, nil
 }

@@ -16,13 +16,10 @@ import (
 	"sync"
 	"time"
 
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
+	"github.com/kubectl-informer/kubectl-informer/internal/clients"
 	"github.com/kubectl-informer/kubectl-informer/internal/tracing"
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
@@ -285,21 +282,15 @@ func (l *loadRun) stop() {
 	}
 }
 
-// flowSchemas is the API of the cluster's FlowSchemas.
-var flowSchemas = schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas"}
-
 // readFlowSchemas reads the cluster's FlowSchemas once, for the priority level of the 429s the
 // audit log counts; nil (and a notice) when they cannot be read.
 func readFlowSchemas(ctx context.Context, client dynamic.Interface, notice func(string)) *audit.FlowSchemas {
 	if client == nil {
 		return nil
 	}
-	list, err := client.Resource(flowSchemas).List(ctx, metav1.ListOptions{})
+	list, err := clients.FlowSchemas(ctx, client)
 	if err == nil {
-		var typed flowcontrolv1.FlowSchemaList
-		if err = runtime.DefaultUnstructuredConverter.FromUnstructured(list.UnstructuredContent(), &typed); err == nil {
-			return audit.NewFlowSchemas(typed.Items)
-		}
+		return audit.NewFlowSchemas(list)
 	}
 	if notice != nil {
 		notice("the cluster's FlowSchemas could not be read (" + printer.Escape(err.Error()) + "): the priority level of a 429 is not said")
