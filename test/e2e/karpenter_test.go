@@ -14,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -86,7 +87,7 @@ func TestKarpenterRealOperator(t *testing.T) {
 	}
 	checkZonedBindings(t, c, pods, ns)
 	pods.Stop(t)
-	terminateClaims(t, c, ns, claims)
+	terminateClaims(t, c, ns, pool)
 
 	truth := readKarpenterLog(t, logFile)
 	before := karpenterCounters(t, k.MetricsURL)
@@ -252,25 +253,35 @@ func checkZonedBindings(t *testing.T, c *testenv.Cluster, pods *testenv.PluginRu
 	}
 }
 
-// terminateClaims scales in as an operator does: the Deployment deleted, then every NodeClaim;
-// Karpenter's termination controllers drain and delete each Node, then release the NodeClaim.
-func terminateClaims(t *testing.T, c *testenv.Cluster, ns string, claims []unstructured.Unstructured) {
+// terminateClaims scales in as an operator does: the Deployment deleted and its pods gone, then
+// every NodeClaim of the pool (Karpenter may have launched one more for a pod that was still
+// pending while the Deployment went), awaiting Karpenter's termination of each and its Node.
+func terminateClaims(t *testing.T, c *testenv.Cluster, ns, pool string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := c.Clientset.AppsV1().Deployments(ns).Delete(ctx, "inflate", metav1.DeleteOptions{}); err != nil {
+	fg := metav1.DeletePropagationForeground
+	if err := c.Clientset.AppsV1().Deployments(ns).Delete(ctx, "inflate", metav1.DeleteOptions{PropagationPolicy: &fg}); err != nil {
 		t.Fatal(err)
 	}
-	for _, nc := range claims {
-		if err := c.Dynamic.Resource(nodeClaimGVR).Delete(ctx, nc.GetName(), metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.Eventually(t, await, "the Deployment's pods gone", func() (bool, error) {
+		pods, err := c.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=inflate"})
+		return err == nil && len(pods.Items) == 0, err
+	})
+	sel := metav1.ListOptions{LabelSelector: "karpenter.sh/nodepool=" + pool}
 	testenv.Eventually(t, 3*await, "every NodeClaim and its Node gone (Karpenter's termination)", func() (bool, error) {
-		ncs, err := c.Dynamic.Resource(nodeClaimGVR).List(ctx, metav1.ListOptions{})
+		ncs, err := c.Dynamic.Resource(nodeClaimGVR).List(ctx, sel)
 		if err != nil {
 			return false, err
 		}
-		nodes, err := c.Clientset.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "karpenter.sh/nodepool"})
+		for _, nc := range ncs.Items {
+			if nc.GetDeletionTimestamp() != nil {
+				continue
+			}
+			if err := c.Dynamic.Resource(nodeClaimGVR).Delete(ctx, nc.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return false, err
+			}
+		}
+		nodes, err := c.Clientset.CoreV1().Nodes().List(ctx, sel)
 		if err != nil {
 			return false, err
 		}
