@@ -95,17 +95,17 @@ func (s *Step) Mark(ev *watch.Event) (keep bool, started *watch.Event) {
 	case s.metadataOnly && ev.IsChange():
 		markManaged(ev, s.heartbeats)
 	case ev.IsChange():
-		if s.changes && ev.Changes == nil {
-			ev.Changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
-			if ev.Changes == nil {
-				ev.Changes = []diff.Change{} // computed: nothing changed
+		if s.changes && ev.Obj.Changes == nil {
+			ev.Obj.Changes = diff.Compute(ev.Obj.OldObject.Object, ev.Obj.Object.Object)
+			if ev.Obj.Changes == nil {
+				ev.Obj.Changes = []diff.Change{} // computed: nothing changed
 			}
 		}
-		if ev.Attribution == nil {
+		if ev.Obj.Attribution == nil {
 			// A replayed update (the live informer attributes its own); the changes, when
 			// computed, spare Attribute a second diff.
-			a := diff.Attribute(ev.OldObject.Object, ev.Object.Object, ev.Changes)
-			ev.Attribution = &a
+			a := diff.Attribute(ev.Obj.OldObject.Object, ev.Obj.Object.Object, ev.Obj.Changes)
+			ev.Obj.Attribution = &a
 		}
 	}
 	s.filter.Mark(ev)

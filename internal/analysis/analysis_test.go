@@ -35,9 +35,20 @@ func cm(rv int, value, manager string, sec int) *unstructured.Unstructured {
 
 // update is the Updated event from old to cur, at second sec.
 func update(old, cur *unstructured.Unstructured, sec int) watch.Event {
-	return watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: t0.Add(time.Duration(sec) * time.Second), Resource: cms,
-		Namespace: "demo", Name: "c", OldResourceVersion: old.GetResourceVersion(), ResourceVersion: cur.GetResourceVersion(),
-		OldObject: old, Object: cur}
+	return watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: old.GetResourceVersion(),
+			OldObject:          old,
+			Object:             cur,
+		},
+		Time:            t0.Add(time.Duration(sec) * time.Second),
+		Resource:        cms,
+		Namespace:       "demo",
+		Name:            "c",
+		ResourceVersion: cur.GetResourceVersion(),
+	}
 }
 
 // What an update changed is computed only when a consumer needs it, and then once; who made it
@@ -63,19 +74,19 @@ func TestAnalyzeUpdate(t *testing.T) {
 				t.Fatalf("handed on %d events, want the update only", len(out))
 			}
 			got := out[0]
-			if (got.Changes != nil) != tt.wantChanges {
-				t.Errorf("changes computed: %v, want %v", got.Changes != nil, tt.wantChanges)
+			if (got.Obj.Changes != nil) != tt.wantChanges {
+				t.Errorf("changes computed: %v, want %v", got.Obj.Changes != nil, tt.wantChanges)
 			}
 			if tt.wantChanges {
-				if c := got.Changes; len(c) != 1 || c[0].Path != "data.value" || c[0].Old != "a" || c[0].New != "b" || c[0].Ignored != tt.wantIgnored {
+				if c := got.Obj.Changes; len(c) != 1 || c[0].Path != "data.value" || c[0].Old != "a" || c[0].New != "b" || c[0].Ignored != tt.wantIgnored {
 					t.Errorf("changes %+v, want data.value a → b (ignored %v)", c, tt.wantIgnored)
 				}
 			}
-			if got.Attribution == nil || len(got.Attribution.Managers) != 1 || got.Attribution.Managers[0].Manager != "bob" {
-				t.Errorf("attribution %+v, want bob", got.Attribution)
+			if got.Obj.Attribution == nil || len(got.Obj.Attribution.Managers) != 1 || got.Obj.Attribution.Managers[0].Manager != "bob" {
+				t.Errorf("attribution %+v, want bob", got.Obj.Attribution)
 			}
-			if got.Ignored != tt.wantIgnored {
-				t.Errorf("ignored %v, want %v", got.Ignored, tt.wantIgnored)
+			if got.Obj.Ignored != tt.wantIgnored {
+				t.Errorf("ignored %v, want %v", got.Obj.Ignored, tt.wantIgnored)
 			}
 		})
 	}
@@ -83,29 +94,29 @@ func TestAnalyzeUpdate(t *testing.T) {
 	// The informer's attribution and changes computed before are kept, not computed again.
 	ev := update(cm(1, "a", "alice", 0), cm(2, "b", "bob", 1), 1)
 	informer := &diff.Attribution{Rule: diff.RuleEntry, Managers: []diff.Manager{{Manager: "informer"}}}
-	ev.Attribution = informer
-	ev.Changes = []diff.Change{{Path: "already.computed"}}
+	ev.Obj.Attribution = informer
+	ev.Obj.Changes = []diff.Change{{Path: "already.computed"}}
 	New(Config{Changes: true}).Analyze(nil, &ev)
-	if ev.Attribution != informer || len(ev.Changes) != 1 || ev.Changes[0].Path != "already.computed" {
-		t.Errorf("analyzed again: %+v %+v", ev.Attribution, ev.Changes)
+	if ev.Obj.Attribution != informer || len(ev.Obj.Changes) != 1 || ev.Obj.Changes[0].Path != "already.computed" {
+		t.Errorf("analyzed again: %+v %+v", ev.Obj.Attribution, ev.Obj.Changes)
 	}
 
 	// A no-op write: changes computed and empty (not nil: nil means not computed).
 	same := update(cm(1, "a", "alice", 0), cm(2, "a", "alice", 0), 1)
 	New(Config{Changes: true}).Analyze(nil, &same)
-	if same.Changes == nil || len(same.Changes) != 0 || same.Attribution == nil || !same.Attribution.NoOp {
-		t.Errorf("no-op: changes %#v, attribution %+v", same.Changes, same.Attribution)
+	if same.Obj.Changes == nil || len(same.Obj.Changes) != 0 || same.Obj.Attribution == nil || !same.Obj.Attribution.NoOp {
+		t.Errorf("no-op: changes %#v, attribution %+v", same.Obj.Changes, same.Obj.Attribution)
 	}
 
 	// Other events are handed on untouched: no changes, no attribution.
 	for _, ev := range []watch.Event{
-		{Type: watch.Added, Resource: cms, Object: cm(1, "a", "alice", 0)},
-		{Type: watch.Updated, Delta: watch.DeltaSync, Resource: cms, OldResourceVersion: "1", ResourceVersion: "1", Object: cm(1, "a", "alice", 0), OldObject: cm(1, "a", "alice", 0)},
+		{Type: watch.Added, Resource: cms, Obj: watch.ObjectInfo{Object: cm(1, "a", "alice", 0)}},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaSync, OldResourceVersion: "1", Object: cm(1, "a", "alice", 0), OldObject: cm(1, "a", "alice", 0)}, Resource: cms, ResourceVersion: "1"},
 		{Type: watch.Reconciled, Key: "demo/c"},
 	} {
 		out := New(Config{Changes: true}).Analyze(nil, &ev)
-		if len(out) != 1 || out[0].Changes != nil || out[0].Attribution != nil {
-			t.Errorf("%s (%s) analyzed: %+v", ev.Type, ev.Delta, out)
+		if len(out) != 1 || out[0].Obj.Changes != nil || out[0].Obj.Attribution != nil {
+			t.Errorf("%s (%s) analyzed: %+v", ev.Type, ev.Obj.Delta, out)
 		}
 	}
 }
@@ -163,7 +174,7 @@ func TestAnalyzeHotLoop(t *testing.T) {
 	// A delete ends the loop at once.
 	s = New(Config{HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second})
 	_, prev := run(s)
-	del := watch.Event{Type: watch.Deleted, Time: t0.Add(7 * time.Second), Resource: cms, Namespace: "demo", Name: "c", Object: prev}
+	del := watch.Event{Type: watch.Deleted, Time: t0.Add(7 * time.Second), Resource: cms, Namespace: "demo", Name: "c", Obj: watch.ObjectInfo{Object: prev}}
 	s.Analyze(nil, &del)
 	if ended := s.Ended(t0.Add(8 * time.Second)); len(ended) != 1 || !ended[0].HotLoop.Deleted {
 		t.Errorf("ended at a delete: %+v", ended)

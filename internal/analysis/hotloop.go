@@ -90,7 +90,7 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 	}
 	// An update of ignored fields only (a heartbeat) is noise, not a loop. (Checked before the
 	// object's id is made: most lines of a large list are not changes.)
-	if ev.Type != watch.Deleted && (!ev.IsChange() || ev.Ignored) {
+	if ev.Type != watch.Deleted && (!ev.IsChange() || ev.Obj.Ignored) {
 		return nil
 	}
 	key := objectKey(ev)
@@ -116,21 +116,21 @@ func (h *HotLoops) Observe(ev *watch.Event) *watch.Event {
 // changed, whether the spec changed and whether it makes progress.
 func (h *HotLoops) update(ev *watch.Event) diff.Update {
 	u := diff.Update{At: ev.Time}
-	if ev.Attribution != nil {
-		for _, m := range ev.Attribution.Managers {
+	if ev.Obj.Attribution != nil {
+		for _, m := range ev.Obj.Attribution.Managers {
 			if !slices.Contains(u.Managers, m.Manager) {
 				u.Managers = append(u.Managers, m.Manager)
 			}
 		}
 	}
 	if h.metadataOnly {
-		for _, c := range ev.Changes {
+		for _, c := range ev.Obj.Changes {
 			u.Paths = append(u.Paths, c.Path)
 		}
-		u.GenerationChanged = ev.Object.GetGeneration() != ev.OldObject.GetGeneration()
+		u.GenerationChanged = ev.Obj.Object.GetGeneration() != ev.Obj.OldObject.GetGeneration()
 		return u
 	}
-	for _, c := range ev.Changes {
+	for _, c := range ev.Obj.Changes {
 		if c.Ignored {
 			continue
 		}
@@ -142,6 +142,6 @@ func (h *HotLoops) update(ev *watch.Event) diff.Update {
 			u.Changes = append(u.Changes, c)
 		}
 	}
-	u.Converging = diff.Converging(ev.Changes)
+	u.Converging = diff.Converging(ev.Obj.Changes)
 	return u
 }

@@ -54,21 +54,21 @@ const inferredWhy = "no entry moved; the one managedFields entry stamped latest 
 // newest entry when managedFields name nobody) become its Attribution, the fields their
 // entries moved its Changes (paths, no values), a heartbeat is Ignored.
 func markManaged(ev *watch.Event, heartbeats []diff.Pattern) {
-	if ev.Attribution == nil { // a replayed update (the live informer attributes its own)
-		a := diff.Attribute(ev.OldObject.Object, ev.Object.Object, nil)
-		ev.Attribution = &a
+	if ev.Obj.Attribution == nil { // a replayed update (the live informer attributes its own)
+		a := diff.Attribute(ev.Obj.OldObject.Object, ev.Obj.Object.Object, nil)
+		ev.Obj.Attribution = &a
 	}
 	w, ms := WriteOf(ev, heartbeats)
 	if w.Inferred {
-		a := *ev.Attribution
+		a := *ev.Obj.Attribution
 		a.Managers, a.Why = ms, inferredWhy
-		ev.Attribution = &a
+		ev.Obj.Attribution = &a
 	}
-	ev.Changes = w.changes
-	if ev.Changes == nil {
-		ev.Changes = []diff.Change{} // computed: no entry moved
+	ev.Obj.Changes = w.changes
+	if ev.Obj.Changes == nil {
+		ev.Obj.Changes = []diff.Change{} // computed: no entry moved
 	}
-	ev.Ignored = w.Heartbeat
+	ev.Obj.Ignored = w.Heartbeat
 }
 
 // WriteOf makes the Write of an update (watch.Event.IsChange) from the attribution the
@@ -78,15 +78,15 @@ func WriteOf(ev *watch.Event, heartbeats []diff.Pattern) (Write, []diff.Manager)
 	if !ev.IsChange() {
 		return Write{}, nil
 	}
-	w := Write{GenerationChanged: ev.Object.GetGeneration() != ev.OldObject.GetGeneration()}
+	w := Write{GenerationChanged: ev.Obj.Object.GetGeneration() != ev.Obj.OldObject.GetGeneration()}
 	var ms []diff.Manager
-	if ev.Attribution != nil {
-		ms = ev.Attribution.Managers
+	if ev.Obj.Attribution != nil {
+		ms = ev.Obj.Attribution.Managers
 	} else {
-		ms = diff.Attribute(ev.OldObject.Object, ev.Object.Object, nil).Managers
+		ms = diff.Attribute(ev.Obj.OldObject.Object, ev.Obj.Object.Object, nil).Managers
 	}
-	if len(ms) == 0 && (ev.Attribution == nil || ev.Attribution.Rule == diff.RuleUnknown) {
-		if m, ok := inferLatest(ev.Object); ok {
+	if len(ms) == 0 && (ev.Obj.Attribution == nil || ev.Obj.Attribution.Rule == diff.RuleUnknown) {
+		if m, ok := inferLatest(ev.Obj.Object); ok {
 			ms, w.Inferred = []diff.Manager{m}, true
 		}
 	}
@@ -95,7 +95,7 @@ func WriteOf(ev *watch.Event, heartbeats []diff.Pattern) (Write, []diff.Manager)
 		if !slices.Contains(w.Managers, m.Manager) {
 			w.Managers = append(w.Managers, m.Manager)
 		}
-		cur, old := entryFields(ev.Object, m), entryFields(ev.OldObject, m)
+		cur, old := entryFields(ev.Obj.Object, m), entryFields(ev.Obj.OldObject, m)
 		all := fieldPaths(cur)
 		gained := slices.DeleteFunc(slices.Clone(all), func(c diff.Change) bool { return containsPath(fieldPaths(old), c.Path) })
 		if !anyCovered(heartbeats, all) || !allCovered(heartbeats, gained) {

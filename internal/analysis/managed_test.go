@@ -38,10 +38,22 @@ func metaObject(ns, name, rv string, generation int64, entries ...map[string]any
 }
 
 func metaUpdate(res discovery.Resource, old, cur *unstructured.Unstructured, at time.Time) *watch.Event {
-	ev := &watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: at, Resource: res, Namespace: cur.GetNamespace(),
-		Name: cur.GetName(), ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion(), Object: cur, OldObject: old}
+	ev := &watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: old.GetResourceVersion(),
+			Object:             cur,
+			OldObject:          old,
+		},
+		Time:            at,
+		Resource:        res,
+		Namespace:       cur.GetNamespace(),
+		Name:            cur.GetName(),
+		ResourceVersion: cur.GetResourceVersion(),
+	}
 	a := diff.Attribute(old.Object, cur.Object, nil)
-	ev.Attribution = &a
+	ev.Obj.Attribution = &a
 	return ev
 }
 
@@ -142,7 +154,7 @@ func TestWriteOf(t *testing.T) {
 			}
 		})
 	}
-	if w, ms := WriteOf(&watch.Event{Type: watch.Added, Object: statusLoopNew}, hb); len(w.Managers)+len(w.Paths)+len(ms) > 0 {
+	if w, ms := WriteOf(&watch.Event{Type: watch.Added, Obj: watch.ObjectInfo{Object: statusLoopNew}}, hb); len(w.Managers)+len(w.Paths)+len(ms) > 0 {
 		t.Error("an Added event made a write")
 	}
 }
@@ -187,10 +199,10 @@ func TestMarkMetadataOnly(t *testing.T) {
 		if i > 0 {
 			continue
 		}
-		if d := cmp.Diff([]string{"widget-operator"}, names(ev.Attribution.Managers)); d != "" || ev.Ignored {
-			t.Errorf("first write: writers (-want +got):\n%s ignored %v", d, ev.Ignored)
+		if d := cmp.Diff([]string{"widget-operator"}, names(ev.Obj.Attribution.Managers)); d != "" || ev.Obj.Ignored {
+			t.Errorf("first write: writers (-want +got):\n%s ignored %v", d, ev.Obj.Ignored)
 		}
-		if d := cmp.Diff([]string{"spec.replicas"}, paths(ev.Changes)); d != "" || ev.Changes[0].HasNew {
+		if d := cmp.Diff([]string{"spec.replicas"}, paths(ev.Obj.Changes)); d != "" || ev.Obj.Changes[0].HasNew {
 			t.Errorf("first write: changes (-want +got):\n%s", d)
 		}
 	}
@@ -199,13 +211,13 @@ func TestMarkMetadataOnly(t *testing.T) {
 	}
 	renewal := renewals("kube-scheduler", 1, m0)[0]
 	s.Mark(renewal)
-	if !renewal.Ignored || len(renewal.Changes) != 3 {
-		t.Errorf("a Lease renewal: ignored %v, changes %v; want a heartbeat with its entry's 3 fields", renewal.Ignored, renewal.Changes)
+	if !renewal.Obj.Ignored || len(renewal.Obj.Changes) != 3 {
+		t.Errorf("a Lease renewal: ignored %v, changes %v; want a heartbeat with its entry's 3 fields", renewal.Obj.Ignored, renewal.Obj.Changes)
 	}
 	// Without MetadataOnly, the same renewal is read by its values (none here): no heartbeat.
 	plain := renewals("kube-scheduler", 1, m0)[0]
 	New(Config{HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second}).Mark(plain)
-	if plain.Ignored {
+	if plain.Obj.Ignored {
 		t.Error("a metadata-only renewal marked a heartbeat without MetadataOnly")
 	}
 }

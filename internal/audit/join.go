@@ -151,9 +151,9 @@ func (j *Joiner) forget(w *write) {
 func Joins(ev *watch.Event) bool {
 	switch ev.Type {
 	case watch.Added:
-		return !ev.InitialList && ev.Delta != watch.DeltaSync
+		return !ev.Obj.InitialList && ev.Obj.Delta != watch.DeltaSync
 	case watch.Updated:
-		return ev.OldResourceVersion != ev.ResourceVersion && ev.Delta != watch.DeltaSync
+		return ev.Obj.OldResourceVersion != ev.ResourceVersion && ev.Obj.Delta != watch.DeltaSync
 	case watch.Deleted:
 		return true
 	}
@@ -169,7 +169,7 @@ func (j *Joiner) Hold(ev watch.Event, now time.Time) bool {
 		if !ev.Type.IsObject() || !Joins(&ev) {
 			return false
 		}
-		if ev.Audit = j.match(&ev); ev.Audit != nil {
+		if ev.Obj.Audit = j.match(&ev); ev.Obj.Audit != nil {
 			j.ready = append(j.ready, ev)
 			return true
 		}
@@ -192,7 +192,7 @@ func keyOf(ev *watch.Event) objKey {
 	return objKey{ev.Resource.Group, ev.Resource.Resource, ev.Namespace, ev.Name}
 }
 
-// Due hands back, in the order they came, the held lines matched by now (Event.Audit set) and
+// Due hands back, in the order they came, the held lines matched by now (Event.Obj.Audit set) and
 // those whose wait is over (unmatched); all of them when final. A line waiting keeps the later
 // lines of its object waiting too.
 func (j *Joiner) Due(now time.Time, final bool) []watch.Event {
@@ -206,10 +206,10 @@ func (j *Joiner) Due(now time.Time, final bool) []watch.Event {
 	for i := range j.held {
 		h := j.held[i]
 		if !waiting[h.id] {
-			if Joins(&h.ev) && h.ev.Audit == nil {
-				h.ev.Audit = j.match(&h.ev)
+			if Joins(&h.ev) && h.ev.Obj.Audit == nil {
+				h.ev.Obj.Audit = j.match(&h.ev)
 			}
-			if h.ev.Audit != nil || !Joins(&h.ev) || final || i < over || now.Sub(h.since) >= j.wait {
+			if h.ev.Obj.Audit != nil || !Joins(&h.ev) || final || i < over || now.Sub(h.since) >= j.wait {
 				out = append(out, h.ev)
 				if j.heldBy[h.id]--; j.heldBy[h.id] <= 0 {
 					delete(j.heldBy, h.id)

@@ -34,7 +34,7 @@ func line(id, verb, user, name, rv string, at time.Duration, code int) string {
 }
 
 func objectLine(typ watch.Type, name, oldRV, rv string, at time.Duration) watch.Event {
-	return watch.Event{Type: typ, Time: t0.Add(at), Resource: configMaps, Namespace: "ns", Name: name, ResourceVersion: rv, OldResourceVersion: oldRV}
+	return watch.Event{Type: typ, Time: t0.Add(at), Resource: configMaps, Namespace: "ns", Name: name, ResourceVersion: rv, Obj: watch.ObjectInfo{OldResourceVersion: oldRV}}
 }
 
 func mustParse(t *testing.T, s string) *Event {
@@ -51,10 +51,10 @@ func who(evs []watch.Event) []string {
 	var out []string
 	for _, ev := range evs {
 		s := string(ev.Type) + " " + ev.Name + " rv=" + ev.ResourceVersion + ": "
-		if ev.Audit == nil {
+		if ev.Obj.Audit == nil {
 			s += "-"
 		} else {
-			s += ev.Audit.By() + " " + ev.Audit.Verb + " " + ev.Audit.AuditID + " by " + ev.Audit.Matched
+			s += ev.Obj.Audit.By() + " " + ev.Obj.Audit.Verb + " " + ev.Obj.Audit.AuditID + " by " + ev.Obj.Audit.Matched
 		}
 		out = append(out, s)
 	}
@@ -174,7 +174,7 @@ func TestJoinMatches(t *testing.T) {
 func TestJoinWaits(t *testing.T) {
 	j := NewJoiner(DefaultWait, DefaultWindow)
 	listed := objectLine(watch.Added, "old", "", "1", 0)
-	listed.InitialList = true
+	listed.Obj.InitialList = true
 	if j.Hold(listed, t0) {
 		t.Fatal("a listed object's line was held")
 	}

@@ -70,7 +70,7 @@ func (rec *Recorded) Close() error {
 // Join sets ev.Audit to the audit event of the write that made it, when the log has it; a line
 // that carries one already (recorded with --audit-log) keeps it.
 func (rec *Recorded) Join(ev *watch.Event) {
-	if rec == nil || ev.Audit != nil || !ev.Type.IsObject() || !Joins(ev) {
+	if rec == nil || ev.Obj.Audit != nil || !ev.Type.IsObject() || !Joins(ev) {
 		return
 	}
 	until := ev.Time.Add(rec.window)
@@ -85,7 +85,7 @@ func (rec *Recorded) Join(ev *watch.Event) {
 		}
 		rec.readLine()
 	}
-	ev.Audit = rec.j.match(ev)
+	ev.Obj.Audit = rec.j.match(ev)
 }
 
 // at is when an event's request was done, by the audit log's clock.

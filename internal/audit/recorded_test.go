@@ -36,7 +36,7 @@ func TestRecordedJoinsInOrder(t *testing.T) {
 	}
 	defer rec.Close()
 	recorded := objectLine(watch.Updated, "cm", "10", "11", 10*time.Second)
-	recorded.Audit = &watch.AuditInfo{User: "dave", Matched: watch.AuditByResourceVersion}
+	recorded.Obj.Audit = &watch.AuditInfo{User: "dave", Matched: watch.AuditByResourceVersion}
 	lines := []watch.Event{
 		objectLine(watch.Added, "cm", "", "10", 0),
 		recorded,

@@ -133,7 +133,7 @@ type Config struct {
 
 // Runner follows an audit log and joins it to a watch's object lines: a pipeline.Joined source
 // holding each object line a write made until the audit event of that write is read (up to
-// Config.Wait), then handing it back with Event.Audit set. Safe for concurrent use; a nil Runner
+// Config.Wait), then handing it back with Event.Obj.Audit set. Safe for concurrent use; a nil Runner
 // does nothing.
 type Runner struct {
 	mu      sync.Mutex

@@ -51,10 +51,20 @@ func TestAPIOptionsValidate(t *testing.T) {
 func TestReplayAPIStats(t *testing.T) {
 	at := rt0.Add(10 * time.Second)
 	events := append(replayEvents(),
-		watch.Event{Type: watch.Throttled, Time: at, Resource: cmRes, Verb: "LIST", Reason: string(apistats.NoticeTooManyRequests), RetryAfter: time.Second,
-			APF: &apistats.APF{FlowSchema: "fs", PriorityLevel: "pl", FlowSchemaUID: "u1", PriorityLevelUID: "u2"}},
-		watch.Event{Type: watch.ApiStats, Time: at, Resource: cmRes, Final: true, API: &apistats.Snapshot{
-			Requests: []apistats.Request{{Verb: "LIST", Code: 200, Count: 3}}, Lists: 1, ListPages: 3, LastListPages: 3, BytesReceived: 100, BytesDecoded: 100, Objects: 2}})
+		watch.Event{
+			Type:      watch.Throttled,
+			Time:      at,
+			Resource:  cmRes,
+			Lifecycle: watch.LifecycleInfo{Verb: "LIST", Reason: string(apistats.NoticeTooManyRequests)},
+			Stats:     watch.StatsInfo{RetryAfter: time.Second, APF: &apistats.APF{FlowSchema: "fs", PriorityLevel: "pl", FlowSchemaUID: "u1", PriorityLevelUID: "u2"}},
+		},
+		watch.Event{
+			Type:     watch.ApiStats,
+			Time:     at,
+			Resource: cmRes,
+			Stats: watch.StatsInfo{Final: true, API: &apistats.Snapshot{
+				Requests: []apistats.Request{{Verb: "LIST", Code: 200, Count: 3}}, Lists: 1, ListPages: 3, LastListPages: 3, BytesReceived: 100, BytesDecoded: 100, Objects: 2}},
+		})
 	path, _ := record(t, events, false)
 	out, errOut, err := runReplay(t, context.Background(), "", path)
 	if err != nil {

@@ -57,7 +57,7 @@ func TestNoiseFlagsValidate(t *testing.T) {
 func TestReplayNoiseAndHistory(t *testing.T) {
 	at := func(ms int) time.Time { return rt0.Add(time.Duration(ms) * time.Millisecond) }
 	prev := cmObj("demo", "busy", "100", "web", "0")
-	events := []watch.Event{{Type: watch.Added, Time: at(0), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: "100", Delta: watch.DeltaAdded, Object: prev}}
+	events := []watch.Event{{Type: watch.Added, Time: at(0), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: "100", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: prev}}}
 	hot := analysis.New(analysis.Config{HotLoopUpdates: 3, HotLoopWindow: time.Minute})
 	const n = 300 // every 10ms: 3s of updates
 	for i := 1; i <= n; i++ {
@@ -65,8 +65,20 @@ func TestReplayNoiseAndHistory(t *testing.T) {
 		if i%100 == 0 { // a label change now and then
 			cur = cmObj("demo", "busy", fmt.Sprint(100+i), "api", fmt.Sprint(i))
 		}
-		ev := watch.Event{Type: watch.Updated, Time: at(i * 10), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: cur.GetResourceVersion(),
-			OldResourceVersion: prev.GetResourceVersion(), Delta: watch.DeltaUpdated, Object: cur, OldObject: prev}
+		ev := watch.Event{
+			Type:            watch.Updated,
+			Time:            at(i * 10),
+			Resource:        cmRes,
+			Namespace:       "demo",
+			Name:            "busy",
+			ResourceVersion: cur.GetResourceVersion(),
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: prev.GetResourceVersion(),
+				Delta:              watch.DeltaUpdated,
+				Object:             cur,
+				OldObject:          prev,
+			},
+		}
 		events = hot.Analyze(events, &ev)
 		prev = cur
 	}

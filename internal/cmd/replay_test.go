@@ -50,33 +50,40 @@ func replayEvents() []watch.Event {
 		"data":     map[string]any{"token": "aHVudGVyMg=="},
 	}}
 	obj := func(t watch.Type, d watch.Delta, s int, u *unstructured.Unstructured, res discovery.Resource) watch.Event {
-		return watch.Event{Type: t, Delta: d, Time: at(s), Resource: res, Namespace: u.GetNamespace(), Name: u.GetName(),
-			ResourceVersion: u.GetResourceVersion(), Object: u}
+		return watch.Event{
+			Type:            t,
+			Obj:             watch.ObjectInfo{Delta: d, Object: u},
+			Time:            at(s),
+			Resource:        res,
+			Namespace:       u.GetNamespace(),
+			Name:            u.GetName(),
+			ResourceVersion: u.GetResourceVersion(),
+		}
 	}
 	initial := func(u *unstructured.Unstructured, res discovery.Resource) watch.Event {
 		ev := obj(watch.Added, watch.DeltaReplaced, 0, u, res)
-		ev.InitialList = true
+		ev.Obj.InitialList = true
 		return ev
 	}
 	upd := obj(watch.Updated, watch.DeltaUpdated, 2, web1b, cmRes)
-	upd.OldResourceVersion, upd.OldObject = "10", web1
+	upd.Obj.OldResourceVersion, upd.Obj.OldObject = "10", web1
 	db := cmObj("other", "db", "11", "db", "1")
 	dbGone := cmObj("other", "db", "53", "db", "1")
 	return []watch.Event{
-		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, Resources: []discovery.Resource{cmRes, secretRes}}},
-		{Type: watch.List, Time: at(0), Resource: cmRes, ResourceVersion: "50", Items: 2, Initial: true},
+		{Type: watch.Informer, Time: at(0), Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, Resources: []discovery.Resource{cmRes, secretRes}}}},
+		{Type: watch.List, Time: at(0), Resource: cmRes, ResourceVersion: "50", Lifecycle: watch.LifecycleInfo{Items: 2, Initial: true}},
 		initial(web1, cmRes),
 		initial(db, cmRes),
-		{Type: watch.Synced, Time: at(0), Resource: cmRes, Items: 2, ResourceVersion: "50"},
+		{Type: watch.Synced, Time: at(0), Resource: cmRes, Lifecycle: watch.LifecycleInfo{Items: 2}, ResourceVersion: "50"},
 		initial(secret, secretRes),
-		{Type: watch.Synced, Time: at(0), Resource: secretRes, Items: 1, ResourceVersion: "50"},
+		{Type: watch.Synced, Time: at(0), Resource: secretRes, Lifecycle: watch.LifecycleInfo{Items: 1}, ResourceVersion: "50"},
 		{Type: watch.Bookmark, Time: at(1), Resource: cmRes, ResourceVersion: "50"},
 		obj(watch.Added, watch.DeltaAdded, 1, cmObj("demo", "web-2", "51", "web", "1"), cmRes),
 		upd,
-		{Type: watch.Reconciled, Time: at(3), Resource: cmRes, Key: "demo/web-1", Work: 2 * time.Millisecond, Queue: &watch.QueueFigures{}},
+		{Type: watch.Reconciled, Time: at(3), Resource: cmRes, Key: "demo/web-1", Queued: watch.QueuedInfo{Work: 2 * time.Millisecond}, Obj: watch.ObjectInfo{Queue: &watch.QueueFigures{}}},
 		obj(watch.Deleted, watch.DeltaDeleted, 4, dbGone, cmRes),
-		{Type: watch.Error, Time: at(5), Resource: cmRes, Verb: "watch", Reason: "Expired", Message: "too old resource version: 53 (60)"},
-		{Type: watch.Relist, Time: at(6), Resource: cmRes, FromResourceVersion: "53", ResourceVersion: "60", Counts: watch.RelistCounts{Unchanged: 2}},
+		{Type: watch.Error, Time: at(5), Resource: cmRes, Lifecycle: watch.LifecycleInfo{Verb: "watch", Reason: "Expired", Message: "too old resource version: 53 (60)"}},
+		{Type: watch.Relist, Time: at(6), Resource: cmRes, Lifecycle: watch.LifecycleInfo{FromResourceVersion: "53", Counts: watch.RelistCounts{Unchanged: 2}}, ResourceVersion: "60"},
 	}
 }
 
@@ -432,12 +439,24 @@ func TestReplaySecrets(t *testing.T) {
 func TestReplayHotLoops(t *testing.T) {
 	at := func(ms int) time.Time { return rt0.Add(time.Duration(ms) * time.Millisecond) }
 	prev := cmObj("demo", "busy", "1", "web", "0")
-	events := []watch.Event{{Type: watch.Added, Time: at(0), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: "1", Delta: watch.DeltaAdded, Object: prev}}
+	events := []watch.Event{{Type: watch.Added, Time: at(0), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: "1", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: prev}}}
 	hot := analysis.New(analysis.Config{HotLoopUpdates: 3, HotLoopWindow: time.Minute})
 	for i := 2; i < 8; i++ {
 		cur := cmObj("demo", "busy", string(rune('0'+i)), "web", string(rune('a'+i)))
-		ev := watch.Event{Type: watch.Updated, Time: at(i * 10), Resource: cmRes, Namespace: "demo", Name: "busy", ResourceVersion: cur.GetResourceVersion(),
-			OldResourceVersion: prev.GetResourceVersion(), Delta: watch.DeltaUpdated, Object: cur, OldObject: prev}
+		ev := watch.Event{
+			Type:            watch.Updated,
+			Time:            at(i * 10),
+			Resource:        cmRes,
+			Namespace:       "demo",
+			Name:            "busy",
+			ResourceVersion: cur.GetResourceVersion(),
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: prev.GetResourceVersion(),
+				Delta:              watch.DeltaUpdated,
+				Object:             cur,
+				OldObject:          prev,
+			},
+		}
 		events = hot.Analyze(events, &ev)
 		prev = cur
 	}
@@ -522,16 +541,23 @@ func TestReplaySpeed(t *testing.T) {
 func TestReplayFiltersEventsByRegarding(t *testing.T) {
 	events := replayEvents()
 	for i := range events {
-		if u := events[i].Object; u != nil {
+		if u := events[i].Obj.Object; u != nil {
 			u.SetUID(types.UID("uid-" + u.GetNamespace() + "-" + u.GetName()))
 		}
 	}
 	evRes := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
 	kube := func(name, ns, about string) watch.Event {
-		return watch.Event{Type: watch.KubeEvent, Delta: watch.DeltaAdded, Time: rt0.Add(3 * time.Second), Resource: evRes,
-			Namespace: ns, Name: name, ResourceVersion: "70",
+		return watch.Event{
+			Type:            watch.KubeEvent,
+			Obj:             watch.ObjectInfo{Delta: watch.DeltaAdded},
+			Time:            rt0.Add(3 * time.Second),
+			Resource:        evRes,
+			Namespace:       ns,
+			Name:            name,
+			ResourceVersion: "70",
 			Kube: &watch.KubeEventInfo{Reason: "Changed", Note: "something about " + about, EventType: "Normal",
-				Regarding: watch.Regarding{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: about, UID: "uid-" + ns + "-" + about}}}
+				Regarding: watch.Regarding{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: about, UID: "uid-" + ns + "-" + about}},
+		}
 	}
 	events = append(events, kube("web-1.a", "demo", "web-1"), kube("db.b", "other", "db"))
 	path, _ := record(t, events, false)

@@ -75,12 +75,22 @@ func (b *behind) check(now time.Time, early, maxPending int) (watch.Event, bool)
 		if early > 0 {
 			parts = append(parts, fmt.Sprintf("%d reconciles were joined before their hold was over (more than %d waited): an event still on its way is not among their triggers", early, maxPending))
 		}
-		return watch.Event{Type: watch.Error, Time: now, Verb: "logs", Reason: ReasonLogBehind,
-			Message: "--controller-logs: the reading fell behind the logs: " + strings.Join(parts, "; ")}, true
+		return watch.Event{
+			Type: watch.Error,
+			Time: now,
+			Lifecycle: watch.LifecycleInfo{
+				Verb:    "logs",
+				Reason:  ReasonLogBehind,
+				Message: "--controller-logs: the reading fell behind the logs: " + strings.Join(parts, "; "),
+			},
+		}, true
 	case !lagging && b.on && worst <= behindBytes:
 		b.on = false
-		return watch.Event{Type: watch.Recovered, Time: now, Verb: "logs",
-			Message: fmt.Sprintf("--controller-logs: the reading caught up with the logs (%d reconciles joined early meanwhile)", early-b.earlyAt)}, true
+		return watch.Event{
+			Type:      watch.Recovered,
+			Time:      now,
+			Lifecycle: watch.LifecycleInfo{Verb: "logs", Message: fmt.Sprintf("--controller-logs: the reading caught up with the logs (%d reconciles joined early meanwhile)", early-b.earlyAt)},
+		}, true
 	}
 	return watch.Event{}, false
 }

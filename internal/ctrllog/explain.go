@@ -242,13 +242,13 @@ func (x *Explainer) explain(ev *watch.Event, open []span) {
 			names = append(names, w.controller)
 		}
 		sort.Strings(names)
-		a := *ev.Attribution
+		a := *ev.Obj.Attribution
 		a.Why += fmt.Sprintf("; reconciles of it by %s were all running when it landed: the logs cannot tell which wrote it", strings.Join(names, ", "))
-		ev.Attribution = &a
+		ev.Obj.Attribution = &a
 		return
 	}
 	w := writers[0]
-	a := *ev.Attribution
+	a := *ev.Obj.Attribution
 	a.Rule, a.Why = diff.RuleReconcile, ""
 	a.Managers = []diff.Manager{{Manager: w.controller, Operation: "Reconcile"}}
 	a.Reconcile = &diff.ReconcileRef{Controller: w.controller, ReconcileID: w.id}
@@ -256,7 +256,7 @@ func (x *Explainer) explain(ev *watch.Event, open []span) {
 		a.Reconcile.ReconcileID = ""
 		a.Why = "several of its reconciles of the object ran within --controller-logs-skew of the update: which of them wrote it is not known"
 	}
-	ev.Attribution = &a
+	ev.Obj.Attribution = &a
 }
 
 // explainDelete names the controller whose reconcile said, in a line of its log, that it deleted
@@ -290,8 +290,8 @@ func (x *Explainer) explainDelete(ev *watch.Event, open []span) {
 	}
 	w := found[0]
 	a := diff.Attribution{Rule: diff.RuleDelete}
-	if ev.Attribution != nil {
-		a = *ev.Attribution
+	if ev.Obj.Attribution != nil {
+		a = *ev.Obj.Attribution
 	}
 	a.Rule, a.Why = diff.RuleDelete, ""
 	a.Managers = []diff.Manager{{Manager: w.controller, Operation: "Reconcile"}}
@@ -304,7 +304,7 @@ func (x *Explainer) explainDelete(ev *watch.Event, open []span) {
 	} else {
 		a.Why = "several of its reconciles said they deleted it: which of them did is not known"
 	}
-	ev.Attribution = &a
+	ev.Obj.Attribution = &a
 }
 
 // explainable reports whether ev is a line the Explainer may name a writer for: an update
@@ -312,15 +312,15 @@ func (x *Explainer) explainDelete(ev *watch.Event, open []span) {
 // or a Deleted line (not a relist's tombstone: when it was deleted is not known).
 func explainable(ev *watch.Event) bool {
 	if ev.Type == watch.Deleted {
-		return ev.Attribution == nil && !ev.Tombstone && !ev.InitialList
+		return ev.Obj.Attribution == nil && !ev.Obj.Tombstone && !ev.Obj.InitialList
 	}
-	a := ev.Attribution
+	a := ev.Obj.Attribution
 	return ev.IsChange() && a != nil && (a.Explainable() || a.Rule == diff.RuleDelete && len(a.Managers) == 0)
 }
 
 // isDelete reports whether ev is a Deleted line or the update a DELETE request made.
 func isDelete(ev *watch.Event) bool {
-	return ev.Type == watch.Deleted || ev.Attribution != nil && ev.Attribution.Rule == diff.RuleDelete
+	return ev.Type == watch.Deleted || ev.Obj.Attribution != nil && ev.Obj.Attribution.Rule == diff.RuleDelete
 }
 
 // writerAmong finds, among one controller's reconciles of an object, the one that wrote an

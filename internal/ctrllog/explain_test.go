@@ -16,9 +16,9 @@ import (
 // unknownUpdate is an update of res ns/name that managedFields attribute to nobody, heard at at.
 func unknownUpdate(res discovery.Resource, ns, name, rv string, at time.Time) watch.Event {
 	ev := *objEvent(res, watch.Updated, ns, name, rv, at)
-	ev.Object, ev.OldObject = &unstructured.Unstructured{}, &unstructured.Unstructured{}
-	ev.OldResourceVersion = rv + "-old"
-	ev.Attribution = &diff.Attribution{Rule: diff.RuleUnknown, Why: "the object has no managedFields (dropped, or not tracked for this resource)"}
+	ev.Obj.Object, ev.Obj.OldObject = &unstructured.Unstructured{}, &unstructured.Unstructured{}
+	ev.Obj.OldResourceVersion = rv + "-old"
+	ev.Obj.Attribution = &diff.Attribution{Rule: diff.RuleUnknown, Why: "the object has no managedFields (dropped, or not tracked for this resource)"}
 	return ev
 }
 
@@ -52,12 +52,12 @@ func TestExplainerNamesTheWriter(t *testing.T) {
 	if len(out) != 2 {
 		t.Fatalf("released %d lines, want 2", len(out))
 	}
-	a := out[0].Attribution
+	a := out[0].Obj.Attribution
 	if a.Rule != diff.RuleReconcile || a.Reconcile == nil || a.Reconcile.Controller != "widget" || a.Reconcile.ReconcileID != "r1" ||
 		len(a.Managers) != 1 || a.Managers[0].Manager != "widget" {
 		t.Errorf("the update r1 wrote: %+v, want widget's reconcile r1", a)
 	}
-	if b := out[1].Attribution; b.Rule != diff.RuleUnknown || b.Reconcile != nil || len(b.Managers) != 0 {
+	if b := out[1].Obj.Attribution; b.Rule != diff.RuleUnknown || b.Reconcile != nil || len(b.Managers) != 0 {
 		t.Errorf("the update 478ms after the last reconcile ended: %+v, want unknown (no reconcile was running)", b)
 	}
 }
@@ -70,7 +70,7 @@ func TestExplainerOutsideWriteWakingTheController(t *testing.T) {
 	x.Ended(reconcileAt("widget", "woken", "shop", t0.Add(time.Second), t0.Add(time.Second+4*time.Millisecond)), "widget")
 	x.Hold(unknownUpdate(widgets, "demo", "shop", "20", t0.Add(time.Second+6*time.Millisecond)), t0)
 	out := x.Due(t0.Add(time.Hour), nil, false)
-	if a := out[0].Attribution; a.Rule != diff.RuleUnknown || a.Reconcile != nil {
+	if a := out[0].Obj.Attribution; a.Rule != diff.RuleUnknown || a.Reconcile != nil {
 		t.Errorf("an outside write named %+v: it triggered that reconcile, it was not its write", a.Reconcile)
 	}
 }
@@ -85,8 +85,8 @@ func TestExplainerOnlyTheObjectsReconciles(t *testing.T) {
 		x.Hold(ev, t0)
 	}
 	for _, ev := range x.Due(t0.Add(time.Hour), nil, false) {
-		if ev.Attribution.Rule != diff.RuleUnknown {
-			t.Errorf("%s %s attributed to %+v by another object's reconcile", ev.Resource.Kind, ev.Name, ev.Attribution.Reconcile)
+		if ev.Obj.Attribution.Rule != diff.RuleUnknown {
+			t.Errorf("%s %s attributed to %+v by another object's reconcile", ev.Resource.Kind, ev.Name, ev.Obj.Attribution.Reconcile)
 		}
 	}
 }
@@ -99,7 +99,7 @@ func TestExplainerTwoControllersNameNobody(t *testing.T) {
 	x.Ended(reconcileAt("auditor", "a1", "shop", t0.Add(50*time.Millisecond), t0.Add(220*time.Millisecond)), "widget")
 	x.Hold(unknownUpdate(widgets, "demo", "shop", "5", t0.Add(200*time.Millisecond)), t0)
 	out := x.Due(t0.Add(time.Hour), nil, false)
-	a := out[0].Attribution
+	a := out[0].Obj.Attribution
 	if a.Rule != diff.RuleUnknown || len(a.Managers) != 0 || !strings.Contains(a.Why, "auditor, widget") {
 		t.Errorf("attribution %+v, want unknown naming both controllers' reconciles", a)
 	}
@@ -115,10 +115,10 @@ func TestExplainerOpenReconciles(t *testing.T) {
 	x.Hold(unknownUpdate(widgets, "demo", "shop", "1", t0.Add(700*time.Millisecond)), t0)
 	x.Hold(unknownUpdate(widgets, "demo", "cart", "2", t0.Add(700*time.Millisecond)), t0)
 	out := x.Due(t0.Add(time.Hour), []span{started, unstarted}, false)
-	if a := out[0].Attribution; a.Rule != diff.RuleReconcile || a.Reconcile.ReconcileID != "r1" {
+	if a := out[0].Obj.Attribution; a.Rule != diff.RuleReconcile || a.Reconcile.ReconcileID != "r1" {
 		t.Errorf("shop, during a reconcile whose end is not read yet: %+v, want r1", a)
 	}
-	if a := out[1].Attribution; a.Rule != diff.RuleUnknown {
+	if a := out[1].Obj.Attribution; a.Rule != diff.RuleUnknown {
 		t.Errorf("cart, 700ms after the last line of a reconcile that logged no start: %+v, want unknown", a)
 	}
 }
@@ -129,7 +129,7 @@ func TestExplainerOpenReconciles(t *testing.T) {
 func TestExplainerHoldsInOrder(t *testing.T) {
 	x := NewExplainer(testSkew, time.Second)
 	named := unknownUpdate(widgets, "demo", "named", "1", t0)
-	named.Attribution = &diff.Attribution{Rule: diff.RuleEntry, Managers: []diff.Manager{{Manager: "kubectl-edit", Operation: "Update"}}}
+	named.Obj.Attribution = &diff.Attribution{Rule: diff.RuleEntry, Managers: []diff.Manager{{Manager: "kubectl-edit", Operation: "Update"}}}
 	if x.Hold(named, t0) {
 		t.Fatal("an update managedFields attribute was held")
 	}
@@ -170,7 +170,7 @@ func TestExplainerKeepsAHotLoopsReconciles(t *testing.T) {
 		x.Ended(reconcileAt("widget", fmt.Sprintf("r%d", i), "shop", start, start.Add(4*time.Millisecond)), "widget")
 	}
 	out := x.Due(t0.Add(2*time.Second), nil, false)
-	if a := out[0].Attribution; a.Rule != diff.RuleReconcile || a.Reconcile.Controller != "widget" || a.Reconcile.ReconcileID != "" {
+	if a := out[0].Obj.Attribution; a.Rule != diff.RuleReconcile || a.Reconcile.Controller != "widget" || a.Reconcile.ReconcileID != "" {
 		t.Errorf("attribution %+v %+v, want widget, no reconcile id, 1999 reconciles later", a, a.Reconcile)
 	}
 }
@@ -180,7 +180,7 @@ func TestExplainerKeepsAHotLoopsReconciles(t *testing.T) {
 func TestJoinOwnWriteTriggersTheNext(t *testing.T) {
 	j := NewJoin(JoinConfig{Resources: []discovery.Resource{widgets}, Skew: testSkew})
 	own := objEvent(widgets, watch.Updated, "demo", "shop", "5", t0.Add(4*time.Millisecond))
-	own.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
+	own.Obj.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
 		Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "a"}}
 	j.Observe(objEvent(widgets, watch.Updated, "demo", "shop", "4", t0.Add(-time.Millisecond)))
 	j.Observe(own)
@@ -199,7 +199,7 @@ func TestJoinOwnWriteTriggersTheNext(t *testing.T) {
 func deletedChild(name, owner, rv string, at time.Time) watch.Event {
 	deployments := discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
 	ev := *objEvent(deployments, watch.Deleted, "demo", name, rv, at)
-	ev.Object = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+	ev.Obj.Object = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"namespace": "demo", "name": name, "resourceVersion": rv, "ownerReferences": []any{
 			map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "name": owner, "uid": "u1", "controller": true}}}}}
 	return ev
@@ -227,7 +227,7 @@ func TestExplainerNamesTheDeleter(t *testing.T) {
 	deleted := deletedChild("shop", "shop", "30", t0.Add(27*time.Millisecond))
 	outside := deletedChild("calm", "calm", "31", t0.Add(27*time.Millisecond))
 	tomb := deletedChild("shop2", "shop", "32", t0.Add(27*time.Millisecond))
-	tomb.Tombstone = true
+	tomb.Obj.Tombstone = true
 	if !x.Hold(deleted, t0) || !x.Hold(outside, t0) {
 		t.Fatal("a Deleted line was not held for the logs")
 	}
@@ -238,13 +238,13 @@ func TestExplainerNamesTheDeleter(t *testing.T) {
 	if len(out) != 2 {
 		t.Fatalf("released %d lines, want 2", len(out))
 	}
-	a := out[0].Attribution
+	a := out[0].Obj.Attribution
 	want := diff.ReconcileRef{Controller: "widget", ReconcileID: "r1", Kind: "widget", Namespace: "demo", Name: "shop"}
 	if a == nil || a.Rule != diff.RuleDelete || a.Reconcile == nil || *a.Reconcile != want || len(a.Managers) != 1 || a.Managers[0].Manager != "widget" {
 		t.Errorf("the deleted child: %+v, want deleted by %+v", a, want)
 	}
-	if out[1].Attribution != nil {
-		t.Errorf("a delete no reconcile spoke of was named: %+v (%+v)", out[1].Attribution, out[1].Attribution.Reconcile)
+	if out[1].Obj.Attribution != nil {
+		t.Errorf("a delete no reconcile spoke of was named: %+v (%+v)", out[1].Obj.Attribution, out[1].Obj.Attribution.Reconcile)
 	}
 }
 

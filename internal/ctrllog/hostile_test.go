@@ -98,7 +98,7 @@ func TestJoinFarFutureTimeNotTrusted(t *testing.T) {
 	for _, rc := range r.Feed([]byte(line("9999-12-31T23:59:59.999999Z", "future")), read.Add(time.Second)) {
 		j.Add(rc)
 	}
-	j.Observe(&watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Resource: cms, Namespace: "hl", Name: "plain", ResourceVersion: "7", Time: read.Add(2 * time.Second)})
+	j.Observe(&watch.Event{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated}, Resource: cms, Namespace: "hl", Name: "plain", ResourceVersion: "7", Time: read.Add(2 * time.Second)})
 	for _, rc := range r.Feed([]byte(line(stamp(read.Add(3*time.Second)), "second")), read.Add(3*time.Second)) {
 		j.Add(rc)
 	}
@@ -113,8 +113,8 @@ func TestJoinFarFutureTimeNotTrusted(t *testing.T) {
 	if f := byID["future"]; !f.Reconcile.UntrustedTime || !f.Time.Equal(read.Add(time.Second)) {
 		t.Errorf("the future reconcile: untrusted %v at %s, want untrusted at its read time %s", f.Reconcile.UntrustedTime, f.Time, read.Add(time.Second))
 	}
-	if s := byID["second"]; s.TriggerCount != 1 || s.Reconcile.UntrustedTime {
-		t.Errorf("the second reconcile: %d triggers (reason %s), want the update after the future line", s.TriggerCount, s.Reason)
+	if s := byID["second"]; s.Queued.TriggerCount != 1 || s.Reconcile.UntrustedTime {
+		t.Errorf("the second reconcile: %d triggers (reason %s), want the update after the future line", s.Queued.TriggerCount, s.Lifecycle.Reason)
 	}
 	if r.Stats.UntrustedTimes != 1 {
 		t.Errorf("UntrustedTimes = %d, want 1", r.Stats.UntrustedTimes)

@@ -136,11 +136,11 @@ func (j *Join) Observe(ev *watch.Event) {
 	kind := strings.ToLower(ev.Resource.Kind)
 	k := objKey{kind, ev.Namespace, ev.Name}
 	j.seen[k] = true
-	if ev.InitialList {
+	if ev.Obj.InitialList {
 		return // the state the run began with, not an event
 	}
-	t := watch.Trigger{Type: ev.Type, Delta: ev.Delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
-	if a := ev.Attribution; a != nil {
+	t := watch.Trigger{Type: ev.Type, Delta: ev.Obj.Delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
+	if a := ev.Obj.Attribution; a != nil {
 		t.Attribution = a.Rule
 		for _, m := range a.Managers {
 			if !contains(t.Managers, m.Manager) {
@@ -148,14 +148,14 @@ func (j *Join) Observe(ev *watch.Event) {
 			}
 		}
 	}
-	filtered := ev.Filtered != ""
+	filtered := ev.Obj.Filtered != ""
 	writer := ""
-	if a := ev.Attribution; a != nil && a.Reconcile != nil && a.Reconcile.ReconcileID != "" {
+	if a := ev.Obj.Attribution; a != nil && a.Reconcile != nil && a.Reconcile.ReconcileID != "" {
 		writer = a.Reconcile.Controller + "\x00" + a.Reconcile.ReconcileID
 	}
 	j.note(k, t, filtered, writer)
 	// An owned object's event enqueues its owners, as Owns() and a map func on owner labels do.
-	for _, o := range ev.Owners {
+	for _, o := range ev.Obj.Owners {
 		ot := t
 		ot.Resource, ot.Key = ev.Resource.String(), key(ev.Namespace, ev.Name)
 		j.note(objKey{strings.ToLower(o.Kind), ev.Namespace, o.Name}, ot, filtered, "")
@@ -332,21 +332,21 @@ func (j *Join) event(r *Reconcile, next time.Time) watch.Event {
 		if hadPrev && !n.at.After(prev.cut) || n.at.After(cut) {
 			continue // the previous reconcile's, or a later one's
 		}
-		ev.TriggerCount++
+		ev.Queued.TriggerCount++
 		if n.filtered {
 			info.FilteredTriggers++
 		}
-		if len(ev.Triggers) == watch.MaxTriggers {
-			ev.Triggers = append(ev.Triggers[:2], ev.Triggers[3:]...)
+		if len(ev.Queued.Triggers) == watch.MaxTriggers {
+			ev.Queued.Triggers = append(ev.Queued.Triggers[:2], ev.Queued.Triggers[3:]...)
 		}
-		ev.Triggers = append(ev.Triggers, n.t)
+		ev.Queued.Triggers = append(ev.Queued.Triggers, n.t)
 	}
 	if hadPrev && prev.cut.After(cut) {
 		cut = prev.cut // never move a cut back: a late line must not take earlier events again
 	}
 	j.setLast(pk, last{cut: cut, end: r.End, result: r.Result, requeueAfter: r.RequeueAfter})
-	if ev.TriggerCount == 0 {
-		ev.Reason, info.ReasonMessage = j.reason(r, watched, hadPrev, prev)
+	if ev.Queued.TriggerCount == 0 {
+		ev.Lifecycle.Reason, info.ReasonMessage = j.reason(r, watched, hadPrev, prev)
 	}
 	return ev
 }

@@ -44,14 +44,21 @@ func TestJoinWorkPerLineBounded(t *testing.T) {
 			j := NewJoin(JoinConfig{Resources: []discovery.Resource{cms}, Skew: DefaultSkew, Hold: DefaultHold})
 			// Every object was updated once before, so each object's first reconcile has a trigger.
 			for o := range objects {
-				j.Observe(&watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Resource: cms, Namespace: "hl", Name: fmt.Sprintf("o-%d", o),
-					ResourceVersion: fmt.Sprint(o), Time: t0.Add(-time.Millisecond)})
+				j.Observe(&watch.Event{
+					Type:            watch.Updated,
+					Obj:             watch.ObjectInfo{Delta: watch.DeltaUpdated},
+					Resource:        cms,
+					Namespace:       "hl",
+					Name:            fmt.Sprintf("o-%d", o),
+					ResourceVersion: fmt.Sprint(o),
+					Time:            t0.Add(-time.Millisecond),
+				})
 			}
 			joined, triggered := 0, 0
 			count := func(evs []watch.Event) {
 				joined += len(evs)
 				for i := range evs {
-					triggered += evs[i].TriggerCount
+					triggered += evs[i].Queued.TriggerCount
 				}
 			}
 			rs := floodReconciles(lines, objects, live)

@@ -15,7 +15,7 @@ var (
 )
 
 func objEvent(res discovery.Resource, typ watch.Type, ns, name, rv string, at time.Time, owners ...watch.Owner) *watch.Event {
-	return &watch.Event{Type: typ, Delta: watch.Delta(typ), Resource: res, Namespace: ns, Name: name, ResourceVersion: rv, Time: at, Owners: owners}
+	return &watch.Event{Type: typ, Obj: watch.ObjectInfo{Delta: watch.Delta(typ), Owners: owners}, Resource: res, Namespace: ns, Name: name, ResourceVersion: rv, Time: at}
 }
 
 func rec(id, ns, name string, start time.Time, result string) Reconcile {
@@ -25,7 +25,7 @@ func rec(id, ns, name string, start time.Time, result string) Reconcile {
 
 func rvs(ev watch.Event) []string {
 	var out []string
-	for _, t := range ev.Triggers {
+	for _, t := range ev.Queued.Triggers {
 		out = append(out, t.ResourceVersion)
 	}
 	return out
@@ -51,10 +51,10 @@ func TestJoinTriggersOfItsObjectBeforeItsStart(t *testing.T) {
 	if first.Reconcile.ReconcileID != "a" || first.Key != "demo/shop" || first.Resource.Kind != "Widget" {
 		t.Fatalf("first = %+v", first)
 	}
-	if got := rvs(first); first.TriggerCount != 2 || len(got) != 2 || got[0] != "1" || got[1] != "3" {
-		t.Errorf("first reconcile's triggers = %v (count %d), want rv 1 and 3 (not demo/other's 2, not the later 4)", got, first.TriggerCount)
+	if got := rvs(first); first.Queued.TriggerCount != 2 || len(got) != 2 || got[0] != "1" || got[1] != "3" {
+		t.Errorf("first reconcile's triggers = %v (count %d), want rv 1 and 3 (not demo/other's 2, not the later 4)", got, first.Queued.TriggerCount)
 	}
-	if got := rvs(second); second.TriggerCount != 1 || got[0] != "4" {
+	if got := rvs(second); second.Queued.TriggerCount != 1 || got[0] != "4" {
 		t.Errorf("second reconcile's triggers = %v, want rv 4 only", got)
 	}
 }
@@ -66,8 +66,8 @@ func TestJoinSkew(t *testing.T) {
 	j.Observe(objEvent(widgets, watch.Updated, "demo", "shop", "7", t0.Add(30*time.Millisecond)))
 	j.Add(rec("a", "demo", "shop", t0, ResultOK))
 	ev := j.Flush()[0]
-	if ev.TriggerCount != 1 {
-		t.Fatalf("trigger count %d, want 1 (30ms after the start, within 100ms skew)", ev.TriggerCount)
+	if ev.Queued.TriggerCount != 1 {
+		t.Fatalf("trigger count %d, want 1 (30ms after the start, within 100ms skew)", ev.Queued.TriggerCount)
 	}
 }
 
@@ -85,8 +85,8 @@ func TestJoinReasons(t *testing.T) {
 	evs := j.Flush()
 	want := []string{ReasonFirst, ReasonRetry, ReasonRequeueAfter, ReasonNoEvent, ReasonNotWatched}
 	for i, ev := range evs {
-		if ev.Reason != want[i] || ev.Reconcile.ReasonMessage == "" {
-			t.Errorf("reconcile %s: reason %q (%q), want %q", ev.Reconcile.ReconcileID, ev.Reason, ev.Reconcile.ReasonMessage, want[i])
+		if ev.Lifecycle.Reason != want[i] || ev.Reconcile.ReasonMessage == "" {
+			t.Errorf("reconcile %s: reason %q (%q), want %q", ev.Reconcile.ReconcileID, ev.Lifecycle.Reason, ev.Reconcile.ReasonMessage, want[i])
 		}
 	}
 	if evs[4].Reconcile.ReasonMessage != "ConfigMap demo/cm is not watched: add configmap to the watched resources (or to --owned-resources) to see what triggers it" {
@@ -100,8 +100,8 @@ func TestJoinOwned(t *testing.T) {
 	j.Observe(objEvent(deployments, watch.Updated, "demo", "shop-web", "9", t0, watch.Owner{Kind: "Widget", Name: "shop"}))
 	j.Add(rec("a", "demo", "shop", t0.Add(time.Second), ResultOK))
 	ev := j.Flush()[0]
-	if ev.TriggerCount != 1 || ev.Triggers[0].Resource != "deployments.apps" || ev.Triggers[0].Key != "demo/shop-web" {
-		t.Fatalf("triggers %+v, want the Deployment's update", ev.Triggers)
+	if ev.Queued.TriggerCount != 1 || ev.Queued.Triggers[0].Resource != "deployments.apps" || ev.Queued.Triggers[0].Key != "demo/shop-web" {
+		t.Fatalf("triggers %+v, want the Deployment's update", ev.Queued.Triggers)
 	}
 }
 
@@ -157,23 +157,23 @@ func TestJoinNamespaceScope(t *testing.T) {
 func TestJoinFilteredTriggers(t *testing.T) {
 	j := NewJoin(JoinConfig{Resources: []discovery.Resource{widgets}})
 	status := objEvent(widgets, watch.Updated, "demo", "shop", "1", t0)
-	status.Filtered = "generation"
+	status.Obj.Filtered = "generation"
 	j.Observe(status)
 	j.Add(rec("a", "demo", "shop", t0.Add(time.Second), ResultOK))
 	j.Observe(objEvent(widgets, watch.Updated, "demo", "shop", "2", t0.Add(2*time.Second)))
 	j.Observe(status2(t0.Add(2500 * time.Millisecond)))
 	j.Add(rec("b", "demo", "shop", t0.Add(3*time.Second), ResultOK))
 	evs := j.Flush()
-	if evs[0].Reconcile.FilteredTriggers != 1 || evs[0].TriggerCount != 1 {
-		t.Errorf("first: %d of %d triggers filtered, want 1 of 1", evs[0].Reconcile.FilteredTriggers, evs[0].TriggerCount)
+	if evs[0].Reconcile.FilteredTriggers != 1 || evs[0].Queued.TriggerCount != 1 {
+		t.Errorf("first: %d of %d triggers filtered, want 1 of 1", evs[0].Reconcile.FilteredTriggers, evs[0].Queued.TriggerCount)
 	}
-	if evs[1].Reconcile.FilteredTriggers != 1 || evs[1].TriggerCount != 2 {
-		t.Errorf("second: %d of %d triggers filtered, want 1 of 2", evs[1].Reconcile.FilteredTriggers, evs[1].TriggerCount)
+	if evs[1].Reconcile.FilteredTriggers != 1 || evs[1].Queued.TriggerCount != 2 {
+		t.Errorf("second: %d of %d triggers filtered, want 1 of 2", evs[1].Reconcile.FilteredTriggers, evs[1].Queued.TriggerCount)
 	}
 }
 
 func status2(at time.Time) *watch.Event {
 	ev := objEvent(widgets, watch.Updated, "demo", "shop", "3", at)
-	ev.Filtered = "generation"
+	ev.Obj.Filtered = "generation"
 	return ev
 }

@@ -25,7 +25,7 @@ func TestRunnerFeed(t *testing.T) {
 	fed := make(chan struct{})
 	feed := feedFunc(func(ctx context.Context, s Sink) {
 		s.Open("demo/pod/mgr-1/manager")([]byte(start), time.Now())
-		s.Event(watch.Event{Type: watch.Error, Verb: "logs", Reason: "PodLogFailed", Message: "stream broke"})
+		s.Event(watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "logs", Reason: "PodLogFailed", Message: "stream broke"}})
 		s.Open("demo/pod/mgr-1/manager")([]byte(end), time.Now())
 		close(fed)
 		<-ctx.Done()
@@ -68,7 +68,7 @@ func TestBehindSaysSo(t *testing.T) {
 		}
 	}
 	ev, ok := check(0)
-	if !ok || ev.Type != watch.Error || ev.Reason != ReasonLogBehind || !strings.Contains(ev.Message, "flood.log is read 8.0 MiB from its end") {
+	if !ok || ev.Type != watch.Error || ev.Lifecycle.Reason != ReasonLogBehind || !strings.Contains(ev.Lifecycle.Message, "flood.log is read 8.0 MiB from its end") {
 		t.Fatalf("third check behind: %v %+v, want an Error line LogBehind naming the file and how far", ok, ev)
 	}
 	if ev, ok := check(5); ok {
@@ -79,12 +79,12 @@ func TestBehindSaysSo(t *testing.T) {
 		t.Fatalf("reconciles still joined early: %+v, want nothing", ev)
 	}
 	ev, ok = check(7)
-	if !ok || ev.Type != watch.Recovered || !strings.Contains(ev.Message, "7 reconciles joined early") {
+	if !ok || ev.Type != watch.Recovered || !strings.Contains(ev.Lifecycle.Message, "7 reconciles joined early") {
 		t.Fatalf("caught up: %v %+v, want a Recovered line counting the reconciles joined early", ok, ev)
 	}
 	// The join alone falling behind (standard input, pods' logs: no file to measure).
 	ev, ok = check(9)
-	if !ok || ev.Reason != ReasonLogBehind || !strings.Contains(ev.Message, "9 reconciles were joined before their hold was over") {
+	if !ok || ev.Lifecycle.Reason != ReasonLogBehind || !strings.Contains(ev.Lifecycle.Message, "9 reconciles were joined before their hold was over") {
 		t.Fatalf("reconciles joined early: %v %+v, want an Error line LogBehind counting them", ok, ev)
 	}
 }

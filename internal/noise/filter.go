@@ -83,16 +83,16 @@ func (f *Filter) Mark(ev *watch.Event) {
 		return
 	}
 	if !ev.IsChange() {
-		ev.OutOfFocus = f.Focused()
+		ev.Obj.OutOfFocus = f.Focused()
 		return
 	}
-	if ev.Changes == nil {
-		ev.Changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
+	if ev.Obj.Changes == nil {
+		ev.Obj.Changes = diff.Compute(ev.Obj.OldObject.Object, ev.Obj.Object.Object)
 	}
 	kept := 0
 	focus := false
-	for i := range ev.Changes {
-		c := &ev.Changes[i]
+	for i := range ev.Obj.Changes {
+		c := &ev.Obj.Changes[i]
 		c.Ignored = false
 		for _, p := range f.ignore {
 			if p.Covers(*c) {
@@ -111,8 +111,8 @@ func (f *Filter) Mark(ev *watch.Event) {
 			}
 		}
 	}
-	ev.Ignored = kept == 0 && len(ev.Changes) > 0
-	ev.OutOfFocus = !ev.Ignored && f.Focused() && !focus
+	ev.Obj.Ignored = kept == 0 && len(ev.Obj.Changes) > 0
+	ev.Obj.OutOfFocus = !ev.Obj.Ignored && f.Focused() && !focus
 }
 
 // IgnoresAll reports whether changes is not empty and an ignore path covers every one of them:
@@ -130,4 +130,4 @@ func (f *Filter) IgnoresAll(changes []diff.Change) bool {
 }
 
 // Hidden reports whether human output leaves ev out (it is counted in the summary).
-func Hidden(ev *watch.Event) bool { return ev.Ignored || ev.OutOfFocus }
+func Hidden(ev *watch.Event) bool { return ev.Obj.Ignored || ev.Obj.OutOfFocus }

@@ -83,7 +83,7 @@ func (f *Folder) Fold(ev *watch.Event) (before []watch.Event, folded bool) {
 	}
 	// A resync or a relist's unchanged redelivery is not an update: shown as itself, after
 	// what was folded before it.
-	if ev.Type != watch.Updated || ev.Delta == watch.DeltaSync || (ev.OldResourceVersion != "" && ev.OldResourceVersion == ev.ResourceVersion) {
+	if ev.Type != watch.Updated || ev.Obj.Delta == watch.DeltaSync || (ev.Obj.OldResourceVersion != "" && ev.Obj.OldResourceVersion == ev.ResourceVersion) {
 		return f.flush(k), false
 	}
 	if p != nil && ev.Time.Sub(p.first) >= f.interval {
@@ -102,7 +102,7 @@ func (f *Folder) Fold(ev *watch.Event) (before []watch.Event, folded bool) {
 			p.managers = append(p.managers, m)
 		}
 	}
-	for _, c := range ev.Changes {
+	for _, c := range ev.Obj.Changes {
 		if !c.Ignored && c.Path != "metadata.generation" {
 			p.paths[c.Path]++
 		}
@@ -156,20 +156,25 @@ func (f *Folder) flush(k objectKey) []watch.Event {
 		return strings.Compare(a, b)
 	})
 	ev := watch.Event{
-		Type: watch.Folded, Time: p.last, Resource: p.ev.Resource, Namespace: p.ev.Namespace, Name: p.ev.Name,
-		FromResourceVersion: p.ev.OldResourceVersion, ResourceVersion: p.lastRV,
-		HotLoop: &watch.HotLoopInfo{Updates: p.count, Duration: p.last.Sub(p.first), Managers: p.managers, Fields: paths},
+		Type:            watch.Folded,
+		Time:            p.last,
+		Resource:        p.ev.Resource,
+		Namespace:       p.ev.Namespace,
+		Name:            p.ev.Name,
+		Lifecycle:       watch.LifecycleInfo{FromResourceVersion: p.ev.Obj.OldResourceVersion},
+		ResourceVersion: p.lastRV,
+		HotLoop:         &watch.HotLoopInfo{Updates: p.count, Duration: p.last.Sub(p.first), Managers: p.managers, Fields: paths},
 	}
 	return []watch.Event{ev}
 }
 
 // managersOf names who made an update (the analysis step's attribution).
 func managersOf(ev *watch.Event) []string {
-	if ev.Attribution == nil {
+	if ev.Obj.Attribution == nil {
 		return nil
 	}
 	var out []string
-	for _, m := range ev.Attribution.Managers {
+	for _, m := range ev.Obj.Attribution.Managers {
 		if !slices.Contains(out, m.Manager) {
 			out = append(out, m.Manager)
 		}

@@ -25,8 +25,20 @@ func update(t *testing.T, old, cur string, at time.Time, rv int) watch.Event {
 		}
 		return u
 	}
-	return watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: at, Resource: leases, Namespace: "ns", Name: "l",
-		Object: dec(cur), OldObject: dec(old), OldResourceVersion: fmt.Sprint(rv - 1), ResourceVersion: fmt.Sprint(rv)}
+	return watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			Object:             dec(cur),
+			OldObject:          dec(old),
+			OldResourceVersion: fmt.Sprint(rv - 1),
+		},
+		Time:            at,
+		Resource:        leases,
+		Namespace:       "ns",
+		Name:            "l",
+		ResourceVersion: fmt.Sprint(rv),
+	}
 }
 
 func TestFilterMark(t *testing.T) {
@@ -57,11 +69,11 @@ func TestFilterMark(t *testing.T) {
 			}
 			ev := update(t, tt.old, tt.cur, now, 2)
 			f.Mark(&ev)
-			if ev.Ignored != tt.wantIgnored || ev.OutOfFocus != tt.wantOutOfFocus {
-				t.Errorf("ignored %v, outOfFocus %v; want %v, %v", ev.Ignored, ev.OutOfFocus, tt.wantIgnored, tt.wantOutOfFocus)
+			if ev.Obj.Ignored != tt.wantIgnored || ev.Obj.OutOfFocus != tt.wantOutOfFocus {
+				t.Errorf("ignored %v, outOfFocus %v; want %v, %v", ev.Obj.Ignored, ev.Obj.OutOfFocus, tt.wantIgnored, tt.wantOutOfFocus)
 			}
 			var ignored []string
-			for _, c := range ev.Changes {
+			for _, c := range ev.Obj.Changes {
 				if c.Ignored {
 					ignored = append(ignored, c.Path)
 				}
@@ -77,15 +89,15 @@ func TestFilterMark(t *testing.T) {
 	// A resync changes nothing: out of focus when focused, untouched otherwise.
 	f, _ := NewFilter(nil, []string{"spec.replicas"})
 	sync := update(t, `"spec":{}`, `"spec":{}`, now, 2)
-	sync.Delta, sync.OldResourceVersion = watch.DeltaSync, sync.ResourceVersion
+	sync.Obj.Delta, sync.Obj.OldResourceVersion = watch.DeltaSync, sync.ResourceVersion
 	f.Mark(&sync)
-	if !sync.OutOfFocus {
+	if !sync.Obj.OutOfFocus {
 		t.Errorf("a resync is in focus of --only-path")
 	}
 	f, _ = NewFilter(nil, nil)
-	sync.OutOfFocus = false
+	sync.Obj.OutOfFocus = false
 	f.Mark(&sync)
-	if sync.OutOfFocus || sync.Ignored {
+	if sync.Obj.OutOfFocus || sync.Obj.Ignored {
 		t.Errorf("a resync marked without --only-path")
 	}
 }
@@ -114,12 +126,12 @@ func TestFolder(t *testing.T) {
 	var lines []string
 	note := func(evs []watch.Event) {
 		for _, e := range evs {
-			lines = append(lines, fmt.Sprintf("Folded %d rv=%s→%s in %s fields=%v", e.HotLoop.Updates, e.FromResourceVersion, e.ResourceVersion, e.HotLoop.Duration, e.HotLoop.Fields))
+			lines = append(lines, fmt.Sprintf("Folded %d rv=%s→%s in %s fields=%v", e.HotLoop.Updates, e.Lifecycle.FromResourceVersion, e.ResourceVersion, e.HotLoop.Duration, e.HotLoop.Fields))
 		}
 	}
 	feed := func(ev watch.Event) {
 		if ev.IsChange() { // as the analysis step hands them on
-			ev.Changes = diff.Compute(ev.OldObject.Object, ev.Object.Object)
+			ev.Obj.Changes = diff.Compute(ev.Obj.OldObject.Object, ev.Obj.Object.Object)
 		}
 		before, folded := f.Fold(&ev)
 		note(before)
@@ -177,10 +189,10 @@ func TestFolder(t *testing.T) {
 	lines = nil
 	feed(update(t, ann(1), ann(2), at(0), 30))
 	sync := update(t, ann(2), ann(2), at(5), 30)
-	sync.Delta, sync.OldResourceVersion = watch.DeltaSync, "30"
+	sync.Obj.Delta, sync.Obj.OldResourceVersion = watch.DeltaSync, "30"
 	feed(sync)
 	relisted := update(t, ann(2), ann(2), at(6), 30)
-	relisted.Delta, relisted.OldResourceVersion = watch.DeltaReplaced, "30"
+	relisted.Obj.Delta, relisted.Obj.OldResourceVersion = watch.DeltaReplaced, "30"
 	feed(relisted)
 	note(f.Flush())
 	if want := "Folded 1 rv=29→30 in 0s fields=[metadata.annotations[\"echo/last-seen\"]]\nUpdated rv=30\nUpdated rv=30"; strings.Join(lines, "\n") != want || f.Updates != 1 {

@@ -90,7 +90,7 @@ func feedAhead(outbox *Outbox, lines, work chan<- *aheadLine) {
 			return
 		}
 		l := &aheadLine{ev: ev, dropped: dropped, prep: pr}
-		if ev.Type.IsObject() && ev.Object == nil && ev.HasObject() {
+		if ev.Type.IsObject() && ev.Obj.Object == nil && ev.HasObject() {
 			l.done = make(chan struct{})
 			work <- l
 		}

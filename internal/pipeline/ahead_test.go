@@ -23,7 +23,7 @@ var aheadPods = discovery.Resource{Version: "v1", Resource: "pods", Kind: "Pod",
 // one, lifecycle lines between them.
 func aheadEvents(n int) []watch.Event {
 	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	evs := []watch.Event{{Type: watch.List, Time: t0, Resource: aheadPods, Items: n}}
+	evs := []watch.Event{{Type: watch.List, Time: t0, Resource: aheadPods, Lifecycle: watch.LifecycleInfo{Items: n}}}
 	for i := range n {
 		at := t0.Add(time.Duration(i) * time.Millisecond)
 		pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
@@ -31,17 +31,28 @@ func aheadEvents(n int) []watch.Event {
 				Labels: map[string]string{"app": "<web> & ü", "n": fmt.Sprint(i)}},
 			Spec:   corev1.PodSpec{NodeName: "node", Containers: []corev1.Container{{Name: "c", Image: "img:1"}}},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning}}
-		ev := watch.Event{Type: watch.Added, Time: at, Resource: aheadPods, Namespace: "ns", Name: pod.Name,
-			ResourceVersion: pod.ResourceVersion, InitialList: true, Delta: watch.DeltaReplaced, Typed: pod}
+		ev := watch.Event{
+			Type:            watch.Added,
+			Time:            at,
+			Resource:        aheadPods,
+			Namespace:       "ns",
+			Name:            pod.Name,
+			ResourceVersion: pod.ResourceVersion,
+			Obj: watch.ObjectInfo{
+				InitialList: true,
+				Delta:       watch.DeltaReplaced,
+				Typed:       pod,
+			},
+		}
 		if i%7 == 3 { // a line converted already: nothing to prepare
-			ev.Object, ev.Typed = ev.Materialize(), nil
+			ev.Obj.Object, ev.Obj.Typed = ev.Materialize(), nil
 		}
 		evs = append(evs, ev)
 		if i%50 == 49 {
 			evs = append(evs, watch.Event{Type: watch.Bookmark, Time: at, Resource: aheadPods, ResourceVersion: fmt.Sprint(100 + i)})
 		}
 	}
-	return append(evs, watch.Event{Type: watch.Synced, Time: t0.Add(time.Hour), Resource: aheadPods, Items: n})
+	return append(evs, watch.Event{Type: watch.Synced, Time: t0.Add(time.Hour), Resource: aheadPods, Lifecycle: watch.LifecycleInfo{Items: n}})
 }
 
 // The lines prepared ahead on several workers come out in the outbox's order, byte for byte
@@ -103,7 +114,7 @@ func (s *slowPrinter) PrintPrepared(ev *watch.Event, _ printer.Prepared) error {
 		<-s.release
 	}
 	s.mu.Lock()
-	s.written = append(s.written, ev.Items)
+	s.written = append(s.written, ev.Lifecycle.Items)
 	s.mu.Unlock()
 	return nil
 }
@@ -118,7 +129,7 @@ func (s *slowPrinter) writtenCount() int {
 }
 
 func typedLine(i int) watch.Event {
-	return watch.Event{Type: watch.Added, Items: i, Typed: &corev1.Pod{}}
+	return watch.Event{Type: watch.Added, Lifecycle: watch.LifecycleInfo{Items: i}, Obj: watch.ObjectInfo{Typed: &corev1.Pod{}}}
 }
 
 // Workers finishing in any order, the writer still writes the outbox's order.
@@ -130,7 +141,7 @@ func TestDrainAheadKeepsOrder(t *testing.T) {
 		for i := range n {
 			ev := typedLine(i)
 			if i%5 == 0 {
-				ev = watch.Event{Type: watch.Bookmark, Items: i}
+				ev = watch.Event{Type: watch.Bookmark, Lifecycle: watch.LifecycleInfo{Items: i}}
 			}
 			outbox.Put(ev)
 		}

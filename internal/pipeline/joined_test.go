@@ -21,7 +21,7 @@ func newFake(name, prefix string) *fakeJoined {
 }
 
 func (f *fakeJoined) Hold(ev watch.Event, _ time.Time) bool {
-	if !strings.HasPrefix(ev.Name, f.prefix) || strings.Contains(ev.Reason, f.name) {
+	if !strings.HasPrefix(ev.Name, f.prefix) || strings.Contains(ev.Lifecycle.Reason, f.name) {
 		return false
 	}
 	f.held = append(f.held, ev)
@@ -34,11 +34,11 @@ func (f *fakeJoined) Hold(ev watch.Event, _ time.Time) bool {
 func (f *fakeJoined) Ready() <-chan struct{} { return f.ready }
 func (f *fakeJoined) Take() (held, own []watch.Event) {
 	for _, ev := range f.held {
-		ev.Reason += f.name
+		ev.Lifecycle.Reason += f.name
 		held = append(held, ev)
 	}
 	f.held = nil
-	return held, []watch.Event{{Type: watch.Error, Reason: f.name}}
+	return held, []watch.Event{{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Reason: f.name}}}
 }
 func (f *fakeJoined) Drain() []watch.Event { h, _ := f.Take(); return h }
 func (f *fakeJoined) Stop() []watch.Event  { return nil }
@@ -68,14 +68,14 @@ func TestChain(t *testing.T) {
 		t.Fatal("not ready")
 	}
 	held, own := c.Take()
-	if len(held) != 2 || held[0].Name != "xa" || held[0].Reason != "audit" || held[1].Name != "xyb" || held[1].Reason != "auditlogs" {
+	if len(held) != 2 || held[0].Name != "xa" || held[0].Lifecycle.Reason != "audit" || held[1].Name != "xyb" || held[1].Lifecycle.Reason != "auditlogs" {
 		t.Errorf("held: %+v, want xa from the audit log, then xyb through both", held)
 	}
 	if len(own) != 2 {
 		t.Errorf("own lines %+v, want one of each source", own)
 	}
 	c.Hold(watch.Event{Type: watch.Added, Name: "xyc"}, now)
-	if d := c.Drain(); len(d) != 1 || d[0].Reason != "auditlogs" {
+	if d := c.Drain(); len(d) != 1 || d[0].Lifecycle.Reason != "auditlogs" {
 		t.Errorf("drained %+v, want xyc through both", d)
 	}
 }

@@ -215,18 +215,27 @@ func (a *apiLines) figures(final bool) []watch.Event {
 	now := time.Now()
 	for _, s := range a.stats.Snapshots() {
 		s := s
-		evs = append(evs, watch.Event{Type: watch.ApiStats, Time: now, Resource: a.resources[s.Resource], API: &s, Final: final})
+		evs = append(evs, watch.Event{Type: watch.ApiStats, Time: now, Resource: a.resources[s.Resource], Stats: watch.StatsInfo{API: &s, Final: final}})
 	}
 	return evs
 }
 
 // throttled turns a notice into a Throttled line.
 func (a *apiLines) throttled(n apistats.Notice) watch.Event {
-	ev := watch.Event{Type: watch.Throttled, Time: n.Time, Resource: a.resources[n.Resource], Verb: n.Verb, Reason: string(n.Kind),
-		Duration: n.Delay, RetryAfter: n.RetryAfter}
+	ev := watch.Event{
+		Type:     watch.Throttled,
+		Time:     n.Time,
+		Resource: a.resources[n.Resource],
+		Lifecycle: watch.LifecycleInfo{
+			Verb:     n.Verb,
+			Reason:   string(n.Kind),
+			Duration: n.Delay,
+		},
+		Stats: watch.StatsInfo{RetryAfter: n.RetryAfter},
+	}
 	if n.APF.FlowSchemaUID != "" || n.APF.PriorityLevelUID != "" {
 		apf := n.APF
-		ev.APF = &apf
+		ev.Stats.APF = &apf
 	}
 	return ev
 }

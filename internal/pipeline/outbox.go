@@ -127,7 +127,7 @@ func (o *Outbox) foldLocked(ev *watch.Event) bool {
 	if s.hole || s.ev.Type != watch.Updated {
 		return false
 	}
-	ev.Folded += s.ev.Folded + 1
+	ev.Obj.Folded += s.ev.Obj.Folded + 1
 	*s = slot{hole: true}
 	o.holes++
 	o.waiting--

@@ -27,11 +27,11 @@ func TestOutboxDroppedComesBeforeTheNextEvent(t *testing.T) {
 func TestOutboxLosslessBlocksAndSaysSo(t *testing.T) {
 	behind := make(chan struct{}, 10)
 	o := NewOutbox(2, false, func() { behind <- struct{}{} })
-	o.Put(watch.Event{Items: 1})
-	o.Put(watch.Event{Items: 2})
+	o.Put(watch.Event{Lifecycle: watch.LifecycleInfo{Items: 1}})
+	o.Put(watch.Event{Lifecycle: watch.LifecycleInfo{Items: 2}})
 	done := make(chan struct{})
 	go func() {
-		o.Put(watch.Event{Items: 3}) // waits for the reader
+		o.Put(watch.Event{Lifecycle: watch.LifecycleInfo{Items: 3}}) // waits for the reader
 		close(done)
 	}()
 	<-behind // the wait was reported
@@ -42,8 +42,8 @@ func TestOutboxLosslessBlocksAndSaysSo(t *testing.T) {
 	}
 	for want := 1; want <= 3; want++ {
 		ev, d, ok := o.Get()
-		if !ok || d != 0 || ev.Items != want {
-			t.Fatalf("Get = %v %d %v, want item %d", ev.Items, d, ok, want)
+		if !ok || d != 0 || ev.Lifecycle.Items != want {
+			t.Fatalf("Get = %v %d %v, want item %d", ev.Lifecycle.Items, d, ok, want)
 		}
 	}
 	<-done
@@ -56,14 +56,14 @@ func TestOutboxBehindOncePerStreak(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		for i := range 50 {
-			o.Put(watch.Event{Items: i})
+			o.Put(watch.Event{Lifecycle: watch.LifecycleInfo{Items: i}})
 		}
 		close(done)
 	}()
 	for i := range 50 {
 		ev, _, ok := o.Get()
-		if !ok || ev.Items != i {
-			t.Fatalf("Get %d = %v %v", i, ev.Items, ok)
+		if !ok || ev.Lifecycle.Items != i {
+			t.Fatalf("Get %d = %v %v", i, ev.Lifecycle.Items, ok)
 		}
 		if i == 20 {
 			// Let the writer fill it again before the reader goes on.
@@ -84,7 +84,7 @@ func TestOutboxBehindOncePerStreak(t *testing.T) {
 
 // upd is an update of object name from oldRV to rv; add and del are its add and delete.
 func upd(name, oldRV, rv string) watch.Event {
-	return watch.Event{Type: watch.Updated, Resource: deploy, Namespace: "demo", Name: name, OldResourceVersion: oldRV, ResourceVersion: rv}
+	return watch.Event{Type: watch.Updated, Resource: deploy, Namespace: "demo", Name: name, Obj: watch.ObjectInfo{OldResourceVersion: oldRV}, ResourceVersion: rv}
 }
 
 func add(name, rv string) watch.Event {
@@ -92,7 +92,7 @@ func add(name, rv string) watch.Event {
 }
 
 func del(name, rv string, tombstone bool) watch.Event {
-	return watch.Event{Type: watch.Deleted, Resource: deploy, Namespace: "demo", Name: name, ResourceVersion: rv, Tombstone: tombstone}
+	return watch.Event{Type: watch.Deleted, Resource: deploy, Namespace: "demo", Name: name, ResourceVersion: rv, Obj: watch.ObjectInfo{Tombstone: tombstone}}
 }
 
 // got is what a reader takes out of a closed outbox: the events, in order, and the dropped
@@ -118,11 +118,11 @@ func describe(evs []watch.Event) []string {
 		if ev.Name != "" {
 			s += " " + ev.Name + " " + ev.ResourceVersion
 		}
-		if ev.Tombstone {
+		if ev.Obj.Tombstone {
 			s += " tombstone"
 		}
-		if ev.Folded > 0 {
-			s += fmt.Sprintf(" folded=%d", ev.Folded)
+		if ev.Obj.Folded > 0 {
+			s += fmt.Sprintf(" folded=%d", ev.Obj.Folded)
 		}
 		out = append(out, s)
 	}
@@ -191,8 +191,8 @@ func TestOutboxFoldsUpdatesPerObject(t *testing.T) {
 	if dropped != 4 {
 		t.Errorf("dropped %d, want 4", dropped)
 	}
-	if a := events[2]; a.OldResourceVersion != "3" {
-		t.Errorf("the kept update is %s→%s; want the newest, 3→4", a.OldResourceVersion, a.ResourceVersion)
+	if a := events[2]; a.Obj.OldResourceVersion != "3" {
+		t.Errorf("the kept update is %s→%s; want the newest, 3→4", a.Obj.OldResourceVersion, a.ResourceVersion)
 	}
 }
 
@@ -279,7 +279,7 @@ func TestOutboxAccountsForEveryLine(t *testing.T) {
 	read(1 << 30)
 	folded := 0
 	for _, ev := range shown {
-		folded += ev.Folded
+		folded += ev.Obj.Folded
 	}
 	if len(shown)+folded+dropped != len(puts) {
 		t.Errorf("shown %d + folded %d + dropped %d != %d put", len(shown), folded, dropped, len(puts))

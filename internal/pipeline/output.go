@@ -111,7 +111,7 @@ type lineWriter interface {
 func writeLine(p lineWriter, dropped int, hasLine bool, print func() error, idle bool) error {
 	var err error
 	if dropped > 0 {
-		err = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Items: dropped})
+		err = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Lifecycle: watch.LifecycleInfo{Items: dropped}})
 	}
 	if err == nil && hasLine {
 		err = print()

@@ -27,11 +27,23 @@ func outputEvents(n int) []watch.Event {
 			Status:     corev1.PodStatus{Phase: corev1.PodPending}}
 		cur := old.DeepCopy()
 		cur.ResourceVersion, cur.Status.Phase = fmt.Sprint(2000+i), corev1.PodRunning
-		oldEv := watch.Event{Typed: old}
-		ev := watch.Event{Type: watch.Updated, Time: t0.Add(time.Hour + time.Duration(i)*time.Millisecond), Resource: aheadPods,
-			Namespace: "ns", Name: cur.Name, ResourceVersion: cur.ResourceVersion, OldResourceVersion: old.ResourceVersion,
-			Delta: watch.DeltaUpdated, Typed: cur, OldTyped: old, OldObject: oldEv.Materialize()}
-		ev.Object = (&watch.Event{Typed: cur}).Materialize()
+		oldEv := watch.Event{Obj: watch.ObjectInfo{Typed: old}}
+		ev := watch.Event{
+			Type:            watch.Updated,
+			Time:            t0.Add(time.Hour + time.Duration(i)*time.Millisecond),
+			Resource:        aheadPods,
+			Namespace:       "ns",
+			Name:            cur.Name,
+			ResourceVersion: cur.ResourceVersion,
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: old.ResourceVersion,
+				Delta:              watch.DeltaUpdated,
+				Typed:              cur,
+				OldTyped:           old,
+				OldObject:          oldEv.Materialize(),
+			},
+		}
+		ev.Obj.Object = (&watch.Event{Obj: watch.ObjectInfo{Typed: cur}}).Materialize()
 		evs = append(evs, ev)
 	}
 	return evs
@@ -82,12 +94,12 @@ func TestOutputLightensWaitingLines(t *testing.T) {
 				case s.hole:
 				case s.ev.Type == watch.Updated:
 					updates++
-					if s.ev.Typed != nil || s.ev.OldTyped != nil {
+					if s.ev.Obj.Typed != nil || s.ev.Obj.OldTyped != nil {
 						t.Errorf("a waiting update of %s holds its decoded objects", s.ev.Name)
 					}
-				case s.ev.Type == watch.Added && s.ev.Object == nil:
+				case s.ev.Type == watch.Added && s.ev.Obj.Object == nil:
 					added++
-					if held := s.ev.Typed != nil; held != (opts.Output == "json") {
+					if held := s.ev.Obj.Typed != nil; held != (opts.Output == "json") {
 						t.Errorf("a waiting Added line of %s holds its decoded object: %v", s.ev.Name, held)
 					}
 				}
@@ -123,13 +135,13 @@ func TestOutputPrintsPreparedLines(t *testing.T) {
 	evs := outputEvents(100)
 	want := printedAll(t, opts, evs)
 	prepare := printer.New(io.Discard, opts).PrepareAdded(aheadPods)
-	if prepare.Read == nil {
+	if prepare.Reader == nil {
 		t.Fatal("human output prepares no pod line")
 	}
 	prepared := 0
 	for i := range evs {
-		if ev := &evs[i]; ev.Type == watch.Added && ev.Typed != nil {
-			ev.Prepared, ev.Typed = prepare.Read(ev.Typed), nil
+		if ev := &evs[i]; ev.Type == watch.Added && ev.Obj.Typed != nil {
+			ev.Obj.Prepared, ev.Obj.Typed = prepare.Reader.ReadObject(ev.Obj.Typed), nil
 			prepared++
 		}
 	}

@@ -28,8 +28,8 @@ func run(cfg Config, evs ...watch.Event) []watch.Event {
 func TestNoiseHiddenFromHumanOutputOnly(t *testing.T) {
 	now := time.Now()
 	evs := []watch.Event{
-		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "2", Ignored: true},
-		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "3", OutOfFocus: true},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "2", Obj: watch.ObjectInfo{Ignored: true}},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "3", Obj: watch.ObjectInfo{OutOfFocus: true}},
 		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "4"},
 	}
 	tests := []struct {
@@ -109,8 +109,8 @@ func TestKeepAndShows(t *testing.T) {
 func TestTraceSeesEveryKeptLine(t *testing.T) {
 	now := time.Now()
 	evs := []watch.Event{
-		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "2", Ignored: true},
-		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "3", OutOfFocus: true},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "2", Obj: watch.ObjectInfo{Ignored: true}},
+		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "3", Obj: watch.ObjectInfo{OutOfFocus: true}},
 		{Type: watch.Updated, Time: now, Name: "dropped", ResourceVersion: "4"},
 		{Type: watch.Updated, Time: now, Name: "a", ResourceVersion: "5"},
 	}

@@ -119,8 +119,11 @@ func (f *Follower) sync(ctx context.Context, obj any, sink ctrllog.Sink) {
 	defer f.mu.Unlock()
 	if f.listErr {
 		f.listErr = false
-		sink.Event(watch.Event{Type: watch.Recovered, Verb: Verb, Namespace: f.Workload.Namespace,
-			Message: fmt.Sprintf("--controller-logs-from %s: the pods of %s can be listed and watched again", f.Flag, f.Workload.Name)})
+		sink.Event(watch.Event{
+			Type:      watch.Recovered,
+			Lifecycle: watch.LifecycleInfo{Verb: Verb, Message: fmt.Sprintf("--controller-logs-from %s: the pods of %s can be listed and watched again", f.Flag, f.Workload.Name)},
+			Namespace: f.Workload.Namespace,
+		})
 	}
 	p := f.pods[pod.UID]
 	if p == nil {

@@ -318,12 +318,12 @@ func TestFollowerForbidden(t *testing.T) {
 	}
 	ev := errs[0]
 	for _, want := range []string{"--controller-logs-from demo/deploy/mgr", "get on pods/log", "--verb=get,list,watch --resource=pods,pods/log", "--user=bob"} {
-		if !strings.Contains(ev.Message, want) {
-			t.Errorf("message %q lacks %q", ev.Message, want)
+		if !strings.Contains(ev.Lifecycle.Message, want) {
+			t.Errorf("message %q lacks %q", ev.Lifecycle.Message, want)
 		}
 	}
-	if ev.Reason != "Forbidden" || ev.Verb != Verb {
-		t.Errorf("reason %q verb %q, want Forbidden %s", ev.Reason, ev.Verb, Verb)
+	if ev.Lifecycle.Reason != "Forbidden" || ev.Lifecycle.Verb != Verb {
+		t.Errorf("reason %q verb %q, want Forbidden %s", ev.Lifecycle.Reason, ev.Lifecycle.Verb, Verb)
 	}
 	// Once the permission is granted, the streams open and say so.
 	eventually(t, "a Recovered line", func() bool {
@@ -369,7 +369,7 @@ func TestFollowerExpiredWatchIsNoError(t *testing.T) {
 	}
 	f.listFailed(errors.New("connection refused"), s.Sink())
 	f.listFailed(errors.New("connection refused"), s.Sink())
-	if errs := s.errors(); len(errs) != 1 || errs[0].Reason != "PodListFailed" {
+	if errs := s.errors(); len(errs) != 1 || errs[0].Lifecycle.Reason != "PodListFailed" {
 		t.Fatalf("a failing list made %v, want one PodListFailed line", errs)
 	}
 }

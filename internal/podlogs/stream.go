@@ -56,8 +56,12 @@ func (f *Follower) follow(ctx context.Context, namespace, pod, container string,
 			f.opened(sink)
 			if failing {
 				failing = false
-				sink.Event(watch.Event{Type: watch.Recovered, Verb: Verb, Namespace: namespace, Name: pod,
-					Message: fmt.Sprintf("--controller-logs-from %s: the log of pod %s/%s container %s is read again", f.Flag, namespace, pod, container)})
+				sink.Event(watch.Event{
+					Type:      watch.Recovered,
+					Lifecycle: watch.LifecycleInfo{Verb: Verb, Message: fmt.Sprintf("--controller-logs-from %s: the log of pod %s/%s container %s is read again", f.Flag, namespace, pod, container)},
+					Namespace: namespace,
+					Name:      pod,
+				})
 			}
 			read := 0
 			err = readLines(rc, func(b []byte) {
@@ -97,23 +101,34 @@ func (f *Follower) opened(sink ctrllog.Sink) {
 	defer f.mu.Unlock()
 	if f.forbidden {
 		f.forbidden = false
-		sink.Event(watch.Event{Type: watch.Recovered, Verb: Verb, Namespace: f.Workload.Namespace,
-			Message: fmt.Sprintf("--controller-logs-from %s: pod logs can be read again", f.Flag)})
+		sink.Event(watch.Event{
+			Type:      watch.Recovered,
+			Lifecycle: watch.LifecycleInfo{Verb: Verb, Message: fmt.Sprintf("--controller-logs-from %s: pod logs can be read again", f.Flag)},
+			Namespace: f.Workload.Namespace,
+		})
 	}
 }
 
 // failed makes the Error line of a stream that could not be opened or broke: one per streak of
 // the stream (first), and one for the 403s of all the workload's streams.
 func (f *Follower) failed(err error, namespace, pod, container string, first bool) (watch.Event, bool) {
-	ev := watch.Event{Type: watch.Error, Verb: Verb, Namespace: namespace, Name: pod, Reason: "PodLogFailed",
-		Message: fmt.Sprintf("--controller-logs-from %s: the log of pod %s/%s container %s: %v; reading it again", f.Flag, namespace, pod, container, err)}
+	ev := watch.Event{
+		Type: watch.Error,
+		Lifecycle: watch.LifecycleInfo{
+			Verb:    Verb,
+			Reason:  "PodLogFailed",
+			Message: fmt.Sprintf("--controller-logs-from %s: the log of pod %s/%s container %s: %v; reading it again", f.Flag, namespace, pod, container, err),
+		},
+		Namespace: namespace,
+		Name:      pod,
+	}
 	if apierrors.IsForbidden(err) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		said := f.forbidden
 		f.forbidden = true
-		ev.Reason = "Forbidden"
-		ev.Message = fmt.Sprintf("--controller-logs-from %s: %v; reading pod logs needs get on pods/log (and list and watch on pods) in namespace %s: %s",
+		ev.Lifecycle.Reason = "Forbidden"
+		ev.Lifecycle.Message = fmt.Sprintf("--controller-logs-from %s: %v; reading pod logs needs get on pods/log (and list and watch on pods) in namespace %s: %s",
 			f.Flag, err, namespace, GrantCommand(namespace, err))
 		return ev, !said
 	}
@@ -133,11 +148,18 @@ func (f *Follower) listFailed(err error, sink ctrllog.Sink) {
 		return
 	}
 	f.listErr = true
-	ev := watch.Event{Type: watch.Error, Verb: Verb, Namespace: f.Workload.Namespace, Reason: "PodListFailed",
-		Message: fmt.Sprintf("--controller-logs-from %s: list and watch the pods of %s: %v; trying again", f.Flag, f.Workload.Name, err)}
+	ev := watch.Event{
+		Type: watch.Error,
+		Lifecycle: watch.LifecycleInfo{
+			Verb:    Verb,
+			Reason:  "PodListFailed",
+			Message: fmt.Sprintf("--controller-logs-from %s: list and watch the pods of %s: %v; trying again", f.Flag, f.Workload.Name, err),
+		},
+		Namespace: f.Workload.Namespace,
+	}
 	if apierrors.IsForbidden(err) {
-		ev.Reason = "Forbidden"
-		ev.Message = fmt.Sprintf("--controller-logs-from %s: %v; reading the pods of %s needs list and watch on pods (and get on pods/log) in namespace %s: %s",
+		ev.Lifecycle.Reason = "Forbidden"
+		ev.Lifecycle.Message = fmt.Sprintf("--controller-logs-from %s: %v; reading the pods of %s needs list and watch on pods (and get on pods/log) in namespace %s: %s",
 			f.Flag, err, f.Workload.Name, f.Workload.Namespace, GrantCommand(f.Workload.Namespace, err))
 	}
 	sink.Event(ev)

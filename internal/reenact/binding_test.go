@@ -41,7 +41,7 @@ func TestPlayBindsThroughBinding(t *testing.T) {
 		rec.SetNamespace("demo")
 		n := rec.DeepCopy()
 		_ = unstructured.SetNestedField(n.Object, "node-a", "spec", "nodeName")
-		return watch.Event{Type: watch.Updated, Time: at(1), Resource: pods, Namespace: "demo", Name: o.GetName(), ResourceVersion: "2", OldResourceVersion: "1", Object: n, OldObject: rec}
+		return watch.Event{Type: watch.Updated, Time: at(1), Resource: pods, Namespace: "demo", Name: o.GetName(), ResourceVersion: "2", Obj: watch.ObjectInfo{OldResourceVersion: "1", Object: n, OldObject: rec}}
 	}
 	plan := NewPlan([]watch.Event{{Type: watch.Synced, Time: at(1), Resource: pods}, bound(mine), bound(theirs)})
 	pl := newPlayer(&Clients{Dynamic: dyn}, cfg, &target{status: map[schema.GroupVersionResource]bool{pods.GVR(): true}, namespaced: map[schema.GroupVersionResource]bool{pods.GVR(): true}})

@@ -54,10 +54,10 @@ func NewTally(events []watch.Event, mapNS func(string) string) *Tally {
 				first = ev.Time
 			}
 			last = ev.Time
-			if ev.Type != watch.Updated || ev.Delta == watch.DeltaSync || ev.ResourceVersion == ev.OldResourceVersion || ev.Object == nil || ev.OldObject == nil {
+			if ev.Type != watch.Updated || ev.Obj.Delta == watch.DeltaSync || ev.ResourceVersion == ev.Obj.OldResourceVersion || ev.Obj.Object == nil || ev.Obj.OldObject == nil {
 				continue
 			}
-			a := diff.Attribute(ev.OldObject.Object, ev.Object.Object, nil)
+			a := diff.Attribute(ev.Obj.OldObject.Object, ev.Obj.Object.Object, nil)
 			if a.NoOp {
 				continue
 			}

@@ -55,7 +55,7 @@ func hostileEvents() []watch.Event {
 	ks := obj(namespaces, "", "kube-system", nil)
 	ks2 := obj(namespaces, "", "kube-system", map[string]any{"pwned": "by-reenact"})
 	ev := func(typ watch.Type, r discovery.Resource, o, old *unstructured.Unstructured, initial bool) watch.Event {
-		return watch.Event{Type: typ, Time: at(1), Resource: r, Name: o.GetName(), ResourceVersion: "2", OldResourceVersion: "1", InitialList: initial, Object: o, OldObject: old}
+		return watch.Event{Type: typ, Time: at(1), Resource: r, Name: o.GetName(), ResourceVersion: "2", Obj: watch.ObjectInfo{OldResourceVersion: "1", InitialList: initial, Object: o, OldObject: old}}
 	}
 	return []watch.Event{
 		ev(watch.Added, crbs, admin, nil, true),
@@ -203,7 +203,7 @@ func TestPlayRefusesWhatItDidNotCreate(t *testing.T) {
 	cmNew := cmRec.DeepCopy()
 	cmNew.Object["data"] = map[string]any{"a": "b"}
 	ev := func(typ watch.Type, r discovery.Resource, o, old *unstructured.Unstructured) watch.Event {
-		return watch.Event{Type: typ, Time: at(1), Resource: r, Namespace: o.GetNamespace(), Name: o.GetName(), ResourceVersion: "2", OldResourceVersion: "1", Object: o, OldObject: old}
+		return watch.Event{Type: typ, Time: at(1), Resource: r, Namespace: o.GetNamespace(), Name: o.GetName(), ResourceVersion: "2", Obj: watch.ObjectInfo{OldResourceVersion: "1", Object: o, OldObject: old}}
 	}
 	plan := NewPlan([]watch.Event{
 		{Type: watch.Synced, Time: at(1), Resource: crs},
@@ -263,8 +263,15 @@ func TestCleanupDeletesOnlyLabelled(t *testing.T) {
 // A dry run prints each write it would make and each it refuses, and writes nothing.
 func TestDryRun(t *testing.T) {
 	c, dyn := guardTarget(obj(crbs, "", "cluster-admin", nil), obj(crs, "", "precious", nil))
-	events := append(hostileEvents(), watch.Event{Type: watch.Added, Time: at(2), Resource: configmaps, Namespace: "demo", Name: "a\x1b]0;x\a",
-		ResourceVersion: "3", Object: obj(configmaps, "demo", "a", nil)})
+	events := append(hostileEvents(), watch.Event{
+		Type:            watch.Added,
+		Time:            at(2),
+		Resource:        configmaps,
+		Namespace:       "demo",
+		Name:            "a\x1b]0;x\a",
+		ResourceVersion: "3",
+		Obj:             watch.ObjectInfo{Object: obj(configmaps, "demo", "a", nil)},
+	})
 	var out, log bytes.Buffer
 	cfg := &Config{Name: "r1", Log: &log}
 	if err := DryRun(context.Background(), c, cfg, NewPlan(events), &out); err != nil {

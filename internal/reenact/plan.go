@@ -80,7 +80,7 @@ func NewPlan(events []watch.Event) *Plan {
 			p.Start, synced = ev.Time, true
 			continue
 		}
-		if !ev.Type.IsObject() || ev.Object == nil {
+		if !ev.Type.IsObject() || ev.Obj.Object == nil {
 			continue
 		}
 		if k := ev.Resource.GVR().String(); !seenRes[k] {
@@ -91,11 +91,11 @@ func NewPlan(events []watch.Event) *Plan {
 			seenNS[ev.Namespace] = true
 			p.Namespaces = append(p.Namespaces, ev.Namespace)
 		}
-		st := Step{Time: ev.Time, Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name, Object: ev.Object, RecordedRV: ev.ResourceVersion}
+		st := Step{Time: ev.Time, Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name, Object: ev.Obj.Object, RecordedRV: ev.ResourceVersion}
 		switch {
-		case ev.Type == watch.Added && ev.InitialList:
+		case ev.Type == watch.Added && ev.Obj.InitialList:
 			st.Op = OpCreate
-			st.Manager, st.Named = creator(ev.Object)
+			st.Manager, st.Named = creator(ev.Obj.Object)
 			p.Initial = append(p.Initial, st)
 			if ev.Time.After(p.Start) && !synced {
 				p.Start = ev.Time
@@ -103,13 +103,13 @@ func NewPlan(events []watch.Event) *Plan {
 			continue
 		case ev.Type == watch.Added:
 			st.Op = OpCreate
-			st.Manager, st.Named = creator(ev.Object)
+			st.Manager, st.Named = creator(ev.Obj.Object)
 		case ev.Type == watch.Updated:
-			if ev.Delta == watch.DeltaSync || ev.ResourceVersion == ev.OldResourceVersion || ev.OldObject == nil {
+			if ev.Obj.Delta == watch.DeltaSync || ev.ResourceVersion == ev.Obj.OldResourceVersion || ev.Obj.OldObject == nil {
 				continue
 			}
-			st.Op, st.Old = OpUpdate, ev.OldObject
-			a := diff.Attribute(ev.OldObject.Object, ev.Object.Object, nil)
+			st.Op, st.Old = OpUpdate, ev.Obj.OldObject
+			a := diff.Attribute(ev.Obj.OldObject.Object, ev.Obj.Object.Object, nil)
 			if a.NoOp {
 				p.NoOps++
 				continue

@@ -53,16 +53,16 @@ func recordedEvents() []watch.Event {
 	edit := widget("loop", "24", map[string]any{"t": "2"}, "kubectl-create@03", "widget-operator/status@05", "kubectl-edit@06")
 	edit.Object["spec"] = map[string]any{"size": int64(2)}
 	return []watch.Event{
-		{Type: watch.Added, Time: at(2), Resource: widgets, Namespace: "demo", Name: "calm", ResourceVersion: "10", InitialList: true, Delta: watch.DeltaReplaced, Object: calm},
+		{Type: watch.Added, Time: at(2), Resource: widgets, Namespace: "demo", Name: "calm", ResourceVersion: "10", Obj: watch.ObjectInfo{InitialList: true, Delta: watch.DeltaReplaced, Object: calm}},
 		{Type: watch.Synced, Time: at(2), Resource: widgets},
-		{Type: watch.Added, Time: at(3), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "20", Delta: watch.DeltaAdded, Object: loop},
-		{Type: watch.Updated, Time: at(4), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "21", OldResourceVersion: "20", Delta: watch.DeltaUpdated, Object: loop1, OldObject: loop},
-		{Type: watch.Updated, Time: at(5), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "22", OldResourceVersion: "21", Delta: watch.DeltaUpdated, Object: loop2, OldObject: loop1},
-		{Type: watch.Updated, Time: at(5), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "22", OldResourceVersion: "22", Delta: watch.DeltaSync, Object: loop2, OldObject: loop2},
-		{Type: watch.Updated, Time: at(5), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "23", OldResourceVersion: "22", Delta: watch.DeltaUpdated, Object: noop, OldObject: loop2},
-		{Type: watch.Updated, Time: at(6), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "24", OldResourceVersion: "23", Delta: watch.DeltaUpdated, Object: edit, OldObject: noop},
+		{Type: watch.Added, Time: at(3), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "20", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: loop}},
+		{Type: watch.Updated, Time: at(4), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "21", Obj: watch.ObjectInfo{OldResourceVersion: "20", Delta: watch.DeltaUpdated, Object: loop1, OldObject: loop}},
+		{Type: watch.Updated, Time: at(5), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "22", Obj: watch.ObjectInfo{OldResourceVersion: "21", Delta: watch.DeltaUpdated, Object: loop2, OldObject: loop1}},
+		{Type: watch.Updated, Time: at(5), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "22", Obj: watch.ObjectInfo{OldResourceVersion: "22", Delta: watch.DeltaSync, Object: loop2, OldObject: loop2}},
+		{Type: watch.Updated, Time: at(5), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "23", Obj: watch.ObjectInfo{OldResourceVersion: "22", Delta: watch.DeltaUpdated, Object: noop, OldObject: loop2}},
+		{Type: watch.Updated, Time: at(6), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "24", Obj: watch.ObjectInfo{OldResourceVersion: "23", Delta: watch.DeltaUpdated, Object: edit, OldObject: noop}},
 		{Type: watch.HotLoop, Time: at(6), Resource: widgets, Namespace: "demo", Name: "loop", HotLoop: &watch.HotLoopInfo{Loop: "self", Managers: []string{"widget-operator"}, Fields: []string{"status.t"}}},
-		{Type: watch.Deleted, Time: at(7), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "25", Delta: watch.DeltaDeleted, Object: edit},
+		{Type: watch.Deleted, Time: at(7), Resource: widgets, Namespace: "demo", Name: "loop", ResourceVersion: "25", Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted, Object: edit}},
 	}
 }
 

@@ -27,8 +27,8 @@ func triggerID(res, rv string, d watch.Delta) string { return res + " " + rv + "
 func (c *predicateCheck) observe(ev *watch.Event) {
 	switch {
 	case ev.Type.IsObject():
-		ev.Filtered = watch.Filter(c.preds, ev)
-		c.filtered[triggerID(ev.Resource.String(), ev.ResourceVersion, ev.Delta)] = ev.Filtered != ""
+		ev.Obj.Filtered = watch.Filter(c.preds, ev)
+		c.filtered[triggerID(ev.Resource.String(), ev.ResourceVersion, ev.Obj.Delta)] = ev.Obj.Filtered != ""
 	case ev.Type == watch.Reconciled:
 		c.reconciles++
 		c.reconcile(ev)
@@ -37,10 +37,10 @@ func (c *predicateCheck) observe(ev *watch.Event) {
 
 func (c *predicateCheck) reconcile(ev *watch.Event) {
 	// A retry after a failure runs whatever its triggers were.
-	if ev.Requeue || ev.TriggerCount == 0 {
+	if ev.Queued.Requeue || ev.Queued.TriggerCount == 0 {
 		return
 	}
-	for _, t := range ev.Triggers {
+	for _, t := range ev.Queued.Triggers {
 		drop, known := c.filtered[triggerID(ev.Resource.String(), t.ResourceVersion, t.Delta)]
 		if known && !drop {
 			return // one trigger passes: the reconcile runs
@@ -50,7 +50,7 @@ func (c *predicateCheck) reconcile(ev *watch.Event) {
 			return
 		}
 	}
-	if len(ev.Triggers) < ev.TriggerCount {
+	if len(ev.Queued.Triggers) < ev.Queued.TriggerCount {
 		c.unknown++ // the triggers the recording left out may pass
 		return
 	}

@@ -24,32 +24,40 @@ func TestPredicateCheck(t *testing.T) {
 	}
 	c := newPredicateCheck(ps)
 	upd := func(old, cur *unstructured.Unstructured) *watch.Event {
-		return &watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Object: cur, OldObject: old,
-			ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion()}
+		return &watch.Event{
+			Type: watch.Updated,
+			Obj: watch.ObjectInfo{
+				Delta:              watch.DeltaUpdated,
+				Object:             cur,
+				OldObject:          old,
+				OldResourceVersion: old.GetResourceVersion(),
+			},
+			ResourceVersion: cur.GetResourceVersion(),
+		}
 	}
 	rec := func(count int, rvs ...string) *watch.Event {
-		ev := &watch.Event{Type: watch.Reconciled, TriggerCount: count}
+		ev := &watch.Event{Type: watch.Reconciled, Queued: watch.QueuedInfo{TriggerCount: count}}
 		for _, rv := range rvs {
-			ev.Triggers = append(ev.Triggers, watch.Trigger{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: rv})
+			ev.Queued.Triggers = append(ev.Queued.Triggers, watch.Trigger{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: rv})
 		}
 		return ev
 	}
 	events := []*watch.Event{
-		{Type: watch.Added, Delta: watch.DeltaAdded, Object: genObj("1", 1), ResourceVersion: "1"},
+		{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: genObj("1", 1)}, ResourceVersion: "1"},
 		upd(genObj("1", 1), genObj("2", 1)), // status only: filtered
 		upd(genObj("2", 1), genObj("3", 1)), // filtered
 		upd(genObj("3", 1), genObj("4", 2)), // spec: passes
-		{Type: watch.Reconciled, TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Added, Delta: watch.DeltaAdded, ResourceVersion: "1"}}}, // the create: runs
-		rec(2, "2", "3"),                        // only filtered events: saved
-		rec(2, "3", "4"),                        // one passes: runs
-		rec(12, "2", "3"),                       // capped: cannot tell
-		{Type: watch.Reconciled, Requeue: true}, // a retry
+		{Type: watch.Reconciled, Queued: watch.QueuedInfo{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Added, Delta: watch.DeltaAdded, ResourceVersion: "1"}}}}, // the create: runs
+		rec(2, "2", "3"),  // only filtered events: saved
+		rec(2, "3", "4"),  // one passes: runs
+		rec(12, "2", "3"), // capped: cannot tell
+		{Type: watch.Reconciled, Queued: watch.QueuedInfo{Requeue: true}}, // a retry
 	}
 	for _, ev := range events {
 		c.observe(ev)
 	}
-	if events[1].Filtered != "generation" || events[3].Filtered != "" {
-		t.Errorf("filtered marks: %q, %q", events[1].Filtered, events[3].Filtered)
+	if events[1].Obj.Filtered != "generation" || events[3].Obj.Filtered != "" {
+		t.Errorf("filtered marks: %q, %q", events[1].Obj.Filtered, events[3].Obj.Filtered)
 	}
 	r := c.report("generation")
 	if r.Reconciles != 5 || r.Saved != 1 || r.Unknown != 1 || !r.Replay || r.Predicates != "generation" {

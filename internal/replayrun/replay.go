@@ -160,8 +160,8 @@ func (s *replayState) line(line replay.Line) error {
 		return nil
 	}
 	ev := line.Event
-	if ev.Type == watch.Informer && ev.Info != nil {
-		if err := s.learnResources(append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...)); err != nil {
+	if ev.Type == watch.Informer && ev.Lifecycle.Info != nil {
+		if err := s.learnResources(append(append([]discovery.Resource{}, ev.Lifecycle.Info.Resources...), ev.Lifecycle.Info.OwnedResources...)); err != nil {
 			return err
 		}
 	}

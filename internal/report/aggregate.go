@@ -110,9 +110,9 @@ func (b *builder) aggregate(ev watch.Event) {
 	resName := ev.Resource.String()
 	switch {
 	case ev.Type == watch.Informer:
-		if ev.Info != nil {
-			r.Runs = append(r.Runs, RunInfo{Time: ev.Time, PluginVersion: pluginVersion, Info: *ev.Info})
-			for _, res := range ev.Info.Resources {
+		if ev.Lifecycle.Info != nil {
+			r.Runs = append(r.Runs, RunInfo{Time: ev.Time, PluginVersion: pluginVersion, Info: *ev.Lifecycle.Info})
+			for _, res := range ev.Lifecycle.Info.Resources {
 				b.resource(res.String(), res.Kind)
 			}
 		}
@@ -123,13 +123,13 @@ func (b *builder) aggregate(ev watch.Event) {
 		s := SeriesOf(&ev)
 		b.ticks = append(b.ticks, tick{at: ev.Time, res: i, series: s})
 		r.Resources[i].Counts[s]++
-		if ev.Queue != nil {
-			b.depth(true, resName, "", ev.Time, float64(ev.Queue.Depth))
+		if ev.Obj.Queue != nil {
+			b.depth(true, resName, "", ev.Time, float64(ev.Obj.Queue.Depth))
 		}
 		b.object(&ev, s)
 	case ev.Type == watch.Reconciled:
-		if ev.Queue != nil && resName != "" {
-			b.depth(true, resName, "", ev.Time, float64(ev.Queue.Depth))
+		if ev.Obj.Queue != nil && resName != "" {
+			b.depth(true, resName, "", ev.Time, float64(ev.Obj.Queue.Depth))
 			b.sim[resName].Carried = true
 		}
 		r.ReconcileLines++
@@ -138,12 +138,12 @@ func (b *builder) aggregate(ev watch.Event) {
 			o.Reconciles++
 		}
 	case ev.Type == watch.ControllerQueue:
-		if ev.Sample != nil {
-			name := ev.Sample.Name
-			if ev.Sample.Controller != "" && ev.Sample.Controller != name {
-				name += " (controller " + ev.Sample.Controller + ")"
+		if ev.Scrape.Sample != nil {
+			name := ev.Scrape.Sample.Name
+			if ev.Scrape.Sample.Controller != "" && ev.Scrape.Sample.Controller != name {
+				name += " (controller " + ev.Scrape.Sample.Controller + ")"
 			}
-			b.depth(false, ev.URL+"\x00"+ev.Sample.Name, name, ev.Time, ev.Sample.Depth)
+			b.depth(false, ev.Scrape.URL+"\x00"+ev.Scrape.Sample.Name, name, ev.Time, ev.Scrape.Sample.Depth)
 		}
 	case ev.Type == watch.ControllerReconcile:
 		b.controllerReconcile(&ev, resName)
@@ -251,14 +251,14 @@ func (b *builder) object(ev *watch.Event, series string) {
 	o.Events++
 	o.ByType[string(ev.Type)]++
 	e := Entry{
-		Time: ev.Time, Type: string(ev.Type), Delta: string(ev.Delta), ResourceVersion: ev.ResourceVersion,
-		OldResourceVersion: ev.OldResourceVersion, Series: series, Tombstone: ev.Tombstone, Filtered: ev.Filtered,
+		Time: ev.Time, Type: string(ev.Type), Delta: string(ev.Obj.Delta), ResourceVersion: ev.ResourceVersion,
+		OldResourceVersion: ev.Obj.OldResourceVersion, Series: series, Tombstone: ev.Obj.Tombstone, Filtered: ev.Obj.Filtered,
 	}
-	if ev.Queue != nil {
-		d := ev.Queue.Depth
+	if ev.Obj.Queue != nil {
+		d := ev.Obj.Queue.Depth
 		e.Depth = &d
 	}
-	if a := ev.Audit; a != nil {
+	if a := ev.Obj.Audit; a != nil {
 		e.AuditBy = a.By()
 		if a.ServiceAccount != "" && a.ImpersonatedUser == "" {
 			e.AuditBy = "sa:" + a.ServiceAccount
@@ -266,7 +266,7 @@ func (b *builder) object(ev *watch.Event, series string) {
 	}
 	if ev.IsChange() {
 		// An update that only renewed a heartbeat is in the history, not counted as a change.
-		heartbeat := b.heartbeat.IgnoresAll(ev.Changes)
+		heartbeat := b.heartbeat.IgnoresAll(ev.Obj.Changes)
 		if heartbeat {
 			o.Heartbeats++
 			e.Heartbeat = true
@@ -274,10 +274,10 @@ func (b *builder) object(ev *watch.Event, series string) {
 			o.Changes++
 		}
 		secret := printer.IsSecret(ev.Resource)
-		changes := ev.Changes // the analysis step's
+		changes := ev.Obj.Changes // the analysis step's
 		var a diff.Attribution
-		if ev.Attribution != nil {
-			a = *ev.Attribution
+		if ev.Obj.Attribution != nil {
+			a = *ev.Obj.Attribution
 		}
 		e.Rule, e.NoOp = a.Rule, a.NoOp
 		for _, m := range a.Managers {

@@ -105,7 +105,7 @@ func (b *builder) controllerReconcile(ev *watch.Event, resName string) {
 	result := resultOf(ev)
 	l.Counts[result]++
 	l.ticks = append(l.ticks, laneTick{at: ev.Time, result: result})
-	if ev.TriggerCount == 0 {
+	if ev.Queued.TriggerCount == 0 {
 		l.NoTrigger++
 	}
 	if resName == "" || ev.Name == "" {

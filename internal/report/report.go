@@ -64,11 +64,11 @@ var seriesLabel = map[string]string{
 // SeriesOf says which series an object event belongs to.
 func SeriesOf(ev *watch.Event) string {
 	switch {
-	case ev.InitialList:
+	case ev.Obj.InitialList:
 		return SeriesInitial
-	case ev.Tombstone || ev.Delta == watch.DeltaReplaced:
+	case ev.Obj.Tombstone || ev.Obj.Delta == watch.DeltaReplaced:
 		return SeriesRelist
-	case ev.Delta == watch.DeltaSync:
+	case ev.Obj.Delta == watch.DeltaSync:
 		return SeriesResync
 	case ev.Type == watch.Added:
 		return SeriesAdded
@@ -98,7 +98,7 @@ func markerOf(ev *watch.Event) string {
 	case watch.WatchClosed:
 		return MarkerWatchClosed
 	case watch.Error:
-		if ev.Verb == "scrape" {
+		if ev.Lifecycle.Verb == "scrape" {
 			return MarkerScrapeError
 		}
 		return MarkerError
@@ -354,12 +354,12 @@ func ReadJoined(r io.Reader, source string, auditLog *audit.Recorded) (*Report, 
 // Recovered lines), as every other output does: the page is a file that cat and less show too,
 // and a recording may come from anywhere.
 func fromLogs(ev *watch.Event) {
-	if ev.Type != watch.ControllerReconcile && ev.Verb != "logs" {
+	if ev.Type != watch.ControllerReconcile && ev.Lifecycle.Verb != "logs" {
 		return
 	}
 	clean := func(s string) string { return printer.Escape(redact.Text(s)) }
 	ev.Namespace, ev.Name, ev.Key = clean(ev.Namespace), clean(ev.Name), clean(ev.Key)
-	ev.Reason, ev.Message = clean(ev.Reason), clean(ev.Message)
+	ev.Lifecycle.Reason, ev.Lifecycle.Message = clean(ev.Lifecycle.Reason), clean(ev.Lifecycle.Message)
 	if r := ev.Reconcile; r != nil {
 		c := *r
 		c.Controller, c.ReconcileID, c.Kind, c.Result = clean(c.Controller), clean(c.ReconcileID), clean(c.Kind), clean(c.Result)

@@ -176,14 +176,14 @@ func TestSeriesOf(t *testing.T) {
 		ev   watch.Event
 		want string
 	}{
-		{"initial list", watch.Event{Type: watch.Added, Delta: watch.DeltaReplaced, InitialList: true}, SeriesInitial},
-		{"watch add", watch.Event{Type: watch.Added, Delta: watch.DeltaAdded}, SeriesAdded},
-		{"watch update", watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated}, SeriesUpdated},
-		{"watch delete", watch.Event{Type: watch.Deleted, Delta: watch.DeltaDeleted}, SeriesDeleted},
-		{"tombstone", watch.Event{Type: watch.Deleted, Delta: watch.DeltaDeleted, Tombstone: true}, SeriesRelist},
-		{"relist update", watch.Event{Type: watch.Updated, Delta: watch.DeltaReplaced}, SeriesRelist},
-		{"relist add", watch.Event{Type: watch.Added, Delta: watch.DeltaReplaced}, SeriesRelist},
-		{"resync", watch.Event{Type: watch.Updated, Delta: watch.DeltaSync}, SeriesResync},
+		{"initial list", watch.Event{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaReplaced, InitialList: true}}, SeriesInitial},
+		{"watch add", watch.Event{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaAdded}}, SeriesAdded},
+		{"watch update", watch.Event{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated}}, SeriesUpdated},
+		{"watch delete", watch.Event{Type: watch.Deleted, Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted}}, SeriesDeleted},
+		{"tombstone", watch.Event{Type: watch.Deleted, Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted, Tombstone: true}}, SeriesRelist},
+		{"relist update", watch.Event{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaReplaced}}, SeriesRelist},
+		{"relist add", watch.Event{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaReplaced}}, SeriesRelist},
+		{"resync", watch.Event{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaSync}}, SeriesResync},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,35 +57,35 @@ func markerText(ev *watch.Event, m string) string {
 		} else {
 			s += " from now"
 		}
-		if ev.SendInitialEvents {
+		if ev.Lifecycle.SendInitialEvents {
 			s += " (streaming list)"
 		}
 	case MarkerWatchClosed:
 		s = "watch closed"
-		if ev.Reason != "" {
-			s += ": " + ev.Reason
+		if ev.Lifecycle.Reason != "" {
+			s += ": " + ev.Lifecycle.Reason
 		}
 		if ev.ResourceVersion != "" {
 			s += " (last resourceVersion " + ev.ResourceVersion + ")"
 		}
 	case MarkerError, MarkerScrapeError:
 		s = "error"
-		if ev.Verb != "" {
-			s = ev.Verb + " error"
+		if ev.Lifecycle.Verb != "" {
+			s = ev.Lifecycle.Verb + " error"
 		}
 		if m == MarkerScrapeError {
 			s = "scrape failed"
 		}
-		s += " " + ev.Reason + ": " + ev.Message
+		s += " " + ev.Lifecycle.Reason + ": " + ev.Lifecycle.Message
 	case MarkerRelist:
-		c := ev.Counts
+		c := ev.Lifecycle.Counts
 		s = fmt.Sprintf("relist from resourceVersion %s to %s: %d added, %d updated, %d deleted, %d unchanged",
-			ev.FromResourceVersion, ev.ResourceVersion, c.Added, c.Updated, c.Deleted, c.Unchanged)
-		if ev.Reason != "" {
-			s += " (" + ev.Reason + ")"
+			ev.Lifecycle.FromResourceVersion, ev.ResourceVersion, c.Added, c.Updated, c.Deleted, c.Unchanged)
+		if ev.Lifecycle.Reason != "" {
+			s += " (" + ev.Lifecycle.Reason + ")"
 		}
 	case MarkerSynced:
-		s = fmt.Sprintf("cache synced: %d objects in %s", ev.Items, ev.Duration)
+		s = fmt.Sprintf("cache synced: %d objects in %s", ev.Lifecycle.Items, ev.Lifecycle.Duration)
 	case MarkerHotLoop, MarkerHotLoopEnded:
 		key := ev.Key
 		if key == "" {

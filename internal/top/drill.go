@@ -70,7 +70,7 @@ func (d *Drill) add(ev *watch.Event) {
 		d.history.Add(ev)
 		d.rows++
 	case ev.Type == watch.Error:
-		d.err = ev.Reason + ": " + ev.Message
+		d.err = ev.Lifecycle.Reason + ": " + ev.Lifecycle.Message
 	}
 }
 

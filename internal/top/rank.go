@@ -150,7 +150,7 @@ func (r *Ranker) Add(ev *watch.Event) {
 	case watch.Synced:
 		r.Learn(ev.Resource)
 	case watch.Added:
-		if ev.InitialList {
+		if ev.Obj.InitialList {
 			r.Listed(res, 1)
 		} else {
 			r.Created(res, ev.Time)
@@ -172,8 +172,8 @@ func (r *Ranker) Add(ev *watch.Event) {
 			o.loop = nil
 		}
 	case watch.Error:
-		if ev.Reason == "Forbidden" {
-			r.Skip(Skipped{Resource: res, Message: ev.Message})
+		if ev.Lifecycle.Reason == "Forbidden" {
+			r.Skip(Skipped{Resource: res, Message: ev.Lifecycle.Message})
 		}
 	}
 }
@@ -193,8 +193,8 @@ func (r *Ranker) observe(ev *watch.Event) {
 	}
 	b := &o.buckets[len(o.buckets)-1]
 	var managers []string
-	if ev.Attribution != nil {
-		for _, m := range ev.Attribution.Managers {
+	if ev.Obj.Attribution != nil {
+		for _, m := range ev.Obj.Attribution.Managers {
 			if !slices.Contains(managers, m.Manager) {
 				managers = append(managers, m.Manager)
 			}
@@ -203,7 +203,7 @@ func (r *Ranker) observe(ev *watch.Event) {
 	if len(managers) == 0 {
 		managers = []string{""}
 	}
-	if ev.Ignored { // a heartbeat
+	if ev.Obj.Ignored { // a heartbeat
 		b.heartbeats++
 		if b.hbManagers == nil {
 			b.hbManagers = map[string]int{}
@@ -213,7 +213,7 @@ func (r *Ranker) observe(ev *watch.Event) {
 		}
 	} else {
 		b.writes++
-		for _, c := range ev.Changes {
+		for _, c := range ev.Obj.Changes {
 			b.paths[c.Path]++
 		}
 	}

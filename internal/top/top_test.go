@@ -39,10 +39,22 @@ func metaObject(ns, name, rv string, generation int64, entries ...map[string]any
 }
 
 func update(res discovery.Resource, old, cur *unstructured.Unstructured, at time.Time) *watch.Event {
-	ev := &watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: at, Resource: res, Namespace: cur.GetNamespace(),
-		Name: cur.GetName(), ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion(), Object: cur, OldObject: old}
+	ev := &watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: old.GetResourceVersion(),
+			Object:             cur,
+			OldObject:          old,
+		},
+		Time:            at,
+		Resource:        res,
+		Namespace:       cur.GetNamespace(),
+		Name:            cur.GetName(),
+		ResourceVersion: cur.GetResourceVersion(),
+	}
 	a := diff.Attribute(old.Object, cur.Object, nil)
-	ev.Attribution = &a
+	ev.Obj.Attribution = &a
 	return ev
 }
 
@@ -221,9 +233,9 @@ func TestRankWindowSlides(t *testing.T) {
 func TestSkippedOnce(t *testing.T) {
 	r := newRanking(Config{Window: time.Minute, HotLoopUpdates: 10, HotLoopWindow: time.Minute}, t0)
 	for range 3 {
-		r.process(&watch.Event{Type: watch.Error, Reason: "Forbidden", Resource: discovery.Resource{Version: "v1", Resource: "secrets"}, Message: "cannot list secrets"})
+		r.process(&watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Reason: "Forbidden", Message: "cannot list secrets"}, Resource: discovery.Resource{Version: "v1", Resource: "secrets"}})
 	}
-	r.process(&watch.Event{Type: watch.Error, Reason: "Expired", Resource: nodes})
+	r.process(&watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Reason: "Expired"}, Resource: nodes})
 	if d := cmp.Diff([]Skipped{{"secrets", "cannot list secrets"}}, r.rank(t0.Add(time.Second)).Skipped); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -232,7 +244,7 @@ func TestSkippedOnce(t *testing.T) {
 func TestCreatesDeletes(t *testing.T) {
 	r := newRanking(Config{Window: time.Minute, HotLoopUpdates: 10, HotLoopWindow: time.Minute}, t0)
 	pod := func(typ watch.Type, initial bool) *watch.Event {
-		return &watch.Event{Type: typ, InitialList: initial, Time: t0, Resource: discovery.Resource{Version: "v1", Resource: "pods"}, Namespace: "a", Name: "p"}
+		return &watch.Event{Type: typ, Obj: watch.ObjectInfo{InitialList: initial}, Time: t0, Resource: discovery.Resource{Version: "v1", Resource: "pods"}, Namespace: "a", Name: "p"}
 	}
 	for _, ev := range []*watch.Event{pod(watch.Added, true), pod(watch.Added, true), pod(watch.Added, false), pod(watch.Deleted, false)} {
 		r.process(ev)

@@ -81,7 +81,7 @@ func ReconcileSpanID(controller, reconcileID, key string, start time.Time) trace
 // and the span of one of its lines.
 func lifecycleIDs(cluster, resource string, ev *watch.Event) (trace.TraceID, trace.SpanID) {
 	return traceIDOf("informer", cluster, resource),
-		spanIDOf("lifecycle", cluster, resource, string(ev.Type), ev.Time.UTC().Format(time.RFC3339Nano), ev.Reason)
+		spanIDOf("lifecycle", cluster, resource, string(ev.Type), ev.Time.UTC().Format(time.RFC3339Nano), ev.Lifecycle.Reason)
 }
 
 // idsKey carries the ids the next span must take through the context the tracer hands the

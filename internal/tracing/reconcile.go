@@ -37,8 +37,8 @@ func (m *spanMaker) parentOf(objectID string) trace.SpanContext {
 // triggerLinks are the links of a reconcile to the spans of the object events that triggered
 // it.
 func (m *spanMaker) triggerLinks(ev *watch.Event) []trace.Link {
-	links := make([]trace.Link, 0, len(ev.Triggers))
-	for _, t := range ev.Triggers {
+	links := make([]trace.Link, 0, len(ev.Queued.Triggers))
+	for _, t := range ev.Queued.Triggers {
 		res, key := ev.Resource.String(), ev.Key
 		if t.Key != "" {
 			res, key = t.Resource, t.Key
@@ -69,7 +69,7 @@ func (m *spanMaker) reconcile(ev *watch.Event) {
 	attrs := append(objectAttrs(kind, ev.Namespace, ev.Name, m.objects[id].uid),
 		attribute.String("informer.controller", r.Controller),
 		attribute.String("informer.result", r.Result),
-		attribute.Int("informer.trigger_count", ev.TriggerCount),
+		attribute.Int("informer.trigger_count", ev.Queued.TriggerCount),
 		attribute.String("informer.source", "log"))
 	if r.ReconcileID != "" { // a klog controller's log has none
 		attrs = append(attrs, attribute.String("informer.reconcile_id", r.ReconcileID))
@@ -80,8 +80,8 @@ func (m *spanMaker) reconcile(ev *watch.Event) {
 	if r.Result == "requeue" || r.Result == "requeueAfter" {
 		attrs = append(attrs, attribute.Bool("informer.requeue", true))
 	}
-	if ev.Reason != "" {
-		attrs = append(attrs, attribute.String("informer.reason", ev.Reason))
+	if ev.Lifecycle.Reason != "" {
+		attrs = append(attrs, attribute.String("informer.reason", ev.Lifecycle.Reason))
 	}
 	span := m.start(r.Controller+".Reconcile", sc.TraceID(), sc.SpanID(), m.parentOf(id), ev.Time, trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	if r.Error != "" || r.Result == "error" {
@@ -94,24 +94,24 @@ func (m *spanMaker) reconcile(ev *watch.Event) {
 // worker took the key to when it was done.
 func (m *spanMaker) simulated(ev *watch.Event) {
 	id := ev.ObjectID()
-	start := ev.Time.Add(-ev.Work)
+	start := ev.Time.Add(-ev.Queued.Work)
 	sc := m.reconcileContext("simulated", "", id, start)
 	result := "ok"
-	if ev.Failed {
+	if ev.Queued.Failed {
 		result = "error"
 	}
 	attrs := append(objectAttrs(ev.Resource.Kind, ev.Namespace, ev.Name, m.objects[id].uid),
 		attribute.String("informer.controller", "simulated"),
 		attribute.String("informer.result", result),
-		attribute.Int("informer.trigger_count", ev.TriggerCount),
-		attribute.Float64("informer.queue_wait_seconds", ev.Wait.Seconds()),
-		attribute.Int("informer.requeues", ev.Requeues),
+		attribute.Int("informer.trigger_count", ev.Queued.TriggerCount),
+		attribute.Float64("informer.queue_wait_seconds", ev.Queued.Wait.Seconds()),
+		attribute.Int("informer.requeues", ev.Queued.Requeues),
 		attribute.String("informer.source", "simulated"))
-	if ev.Requeue {
+	if ev.Queued.Requeue {
 		attrs = append(attrs, attribute.Bool("informer.requeue", true))
 	}
 	span := m.start("simulated.Reconcile", sc.TraceID(), sc.SpanID(), m.parentOf(id), start, trace.WithAttributes(attrs...), trace.WithLinks(m.triggerLinks(ev)...))
-	if ev.Failed {
+	if ev.Queued.Failed {
 		span.SetStatus(codes.Error, "simulated failure (--fail-rate)")
 	}
 	m.end(span, ev.Time)
@@ -150,19 +150,19 @@ func (m *spanMaker) lifecycle(ev *watch.Event) {
 	res := ev.Resource.String()
 	tid, sid := lifecycleIDs(m.cluster, res, ev)
 	attrs := []attribute.KeyValue{attribute.String("informer.resource", res)}
-	if ev.Reason != "" {
-		attrs = append(attrs, attribute.String("informer.reason", ev.Reason))
+	if ev.Lifecycle.Reason != "" {
+		attrs = append(attrs, attribute.String("informer.reason", ev.Lifecycle.Reason))
 	}
 	switch ev.Type {
 	case watch.Relist:
-		attrs = append(attrs, attribute.String("informer.from_resource_version", ev.FromResourceVersion),
-			attribute.Int("informer.added", ev.Counts.Added), attribute.Int("informer.updated", ev.Counts.Updated),
-			attribute.Int("informer.deleted", ev.Counts.Deleted), attribute.Int("informer.unchanged", ev.Counts.Unchanged))
+		attrs = append(attrs, attribute.String("informer.from_resource_version", ev.Lifecycle.FromResourceVersion),
+			attribute.Int("informer.added", ev.Lifecycle.Counts.Added), attribute.Int("informer.updated", ev.Lifecycle.Counts.Updated),
+			attribute.Int("informer.deleted", ev.Lifecycle.Counts.Deleted), attribute.Int("informer.unchanged", ev.Lifecycle.Counts.Unchanged))
 	case watch.Throttled:
-		attrs = append(attrs, attribute.Float64("informer.delay_seconds", ev.Duration.Seconds()),
-			attribute.Float64("informer.retry_after_seconds", ev.RetryAfter.Seconds()))
+		attrs = append(attrs, attribute.Float64("informer.delay_seconds", ev.Lifecycle.Duration.Seconds()),
+			attribute.Float64("informer.retry_after_seconds", ev.Stats.RetryAfter.Seconds()))
 	case watch.Error:
-		attrs = append(attrs, attribute.String("informer.verb", ev.Verb), attribute.String("informer.message", ev.Message))
+		attrs = append(attrs, attribute.String("informer.verb", ev.Lifecycle.Verb), attribute.String("informer.message", ev.Lifecycle.Message))
 	}
 	span := m.start("informer."+string(ev.Type), tid, sid, trace.SpanContext{}, ev.Time, trace.WithAttributes(attribute.String("informer.resource", res)))
 	span.AddEvent(string(ev.Type), trace.WithTimestamp(ev.Time), trace.WithAttributes(attrs...))

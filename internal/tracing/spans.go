@@ -85,10 +85,10 @@ func (m *spanMaker) end(span trace.Span, at time.Time) {
 
 // accessor is the metadata of the line's object, without decoding it when it is cached.
 func accessor(ev *watch.Event) metav1.Object {
-	if ev.Object != nil {
-		return ev.Object
+	if ev.Obj.Object != nil {
+		return ev.Obj.Object
 	}
-	for _, o := range []runtime.Object{ev.Typed, ev.Cached} {
+	for _, o := range []runtime.Object{ev.Obj.Typed, ev.Obj.Cached} {
 		if o == nil {
 			continue
 		}
@@ -134,11 +134,11 @@ func objectAttrs(kind, namespace, name, uid string) []attribute.KeyValue {
 // watch.
 func Source(ev *watch.Event) string {
 	switch {
-	case ev.Delta == watch.DeltaSync:
+	case ev.Obj.Delta == watch.DeltaSync:
 		return "resync"
-	case ev.Delta == watch.DeltaReplaced && ev.InitialList:
+	case ev.Obj.Delta == watch.DeltaReplaced && ev.Obj.InitialList:
 		return "list"
-	case ev.Delta == watch.DeltaReplaced:
+	case ev.Obj.Delta == watch.DeltaReplaced:
 		return "relist"
 	}
 	return "watch"
@@ -150,24 +150,24 @@ func (m *spanMaker) delta(ev *watch.Event) {
 	o := m.note(ev)
 	id := ev.ObjectID()
 	tid := ObjectTraceID(o.uid, id)
-	sid := DeltaSpanID(o.uid, id, ev.Type, ev.Delta, ev.ResourceVersion, ev.Time)
+	sid := DeltaSpanID(o.uid, id, ev.Type, ev.Obj.Delta, ev.ResourceVersion, ev.Time)
 	var parent trace.SpanContext
 	if ev.Type != watch.Added {
 		parent = remote(tid, AddedSpanID(o.uid, id))
 	}
 	attrs := append(objectAttrs(ev.Resource.Kind, ev.Namespace, ev.Name, o.uid),
 		attribute.String("informer.resource", ev.Resource.String()),
-		attribute.String("informer.delta", string(ev.Delta)),
+		attribute.String("informer.delta", string(ev.Obj.Delta)),
 		attribute.String("informer.source", Source(ev)),
 		attribute.String("informer.resource_version", ev.ResourceVersion))
-	if ev.OldResourceVersion != "" {
-		attrs = append(attrs, attribute.String("informer.old_resource_version", ev.OldResourceVersion))
+	if ev.Obj.OldResourceVersion != "" {
+		attrs = append(attrs, attribute.String("informer.old_resource_version", ev.Obj.OldResourceVersion))
 	}
-	if ev.Tombstone {
+	if ev.Obj.Tombstone {
 		attrs = append(attrs, attribute.Bool("informer.tombstone", true))
 	}
 	var links []trace.Link
-	if a := ev.Attribution; a != nil {
+	if a := ev.Obj.Attribution; a != nil {
 		attrs = append(attrs, attribute.StringSlice("informer.writers", managerNames(a.Managers)), attribute.String("informer.attribution", a.Rule))
 		if a.Reconcile != nil {
 			rsc := m.reconcileContext(a.Reconcile.Controller, a.Reconcile.ReconcileID, id, time.Time{})
@@ -185,11 +185,11 @@ func (m *spanMaker) delta(ev *watch.Event) {
 // changedPaths are the paths an update changed (never their values: a Secret's data stays
 // out), nil when not computed.
 func changedPaths(ev *watch.Event) []string {
-	if ev.Changes == nil {
+	if ev.Obj.Changes == nil {
 		return nil
 	}
-	paths := make([]string, 0, min(len(ev.Changes), maxChangedPaths))
-	for _, c := range ev.Changes {
+	paths := make([]string, 0, min(len(ev.Obj.Changes), maxChangedPaths))
+	for _, c := range ev.Obj.Changes {
 		if len(paths) == maxChangedPaths {
 			break
 		}

@@ -39,21 +39,59 @@ var t0 = time.Date(2026, 11, 27, 10, 0, 0, 123456789, time.UTC)
 // story is a Widget added, updated by its operator within a reconcile that the update
 // triggered, and the reconcile's line.
 func story(annotations map[string]string) []watch.Event {
-	added := watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Time: t0, Resource: widgets, Namespace: "demo", Name: "w",
-		ResourceVersion: "10", Object: widget("w", "uid-w", "10", annotations)}
-	upd := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: t0.Add(time.Second), Resource: widgets, Namespace: "demo", Name: "w",
-		ResourceVersion: "11", OldResourceVersion: "10", Object: widget("w", "uid-w", "11", annotations), OldObject: widget("w", "uid-w", "10", annotations),
-		Attribution: &diff.Attribution{Managers: []diff.Manager{{Manager: "widget-operator", Operation: "Update"}}, Rule: diff.RuleEntry},
-		Changes:     []diff.Change{{Path: "spec.size", Old: int64(1), New: int64(2), HasOld: true, HasNew: true}}}
-	write := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: t0.Add(1500 * time.Millisecond), Resource: widgets, Namespace: "demo", Name: "w",
-		ResourceVersion: "12", OldResourceVersion: "11", Object: widget("w", "uid-w", "12", annotations), OldObject: widget("w", "uid-w", "11", annotations),
-		Attribution: &diff.Attribution{Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}}, Rule: diff.RuleReconcile,
-			Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "r-1"}}}
-	rec := watch.Event{Type: watch.ControllerReconcile, Time: t0.Add(1200 * time.Millisecond), Resource: widgets, Namespace: "demo", Name: "w", Key: "demo/w",
-		TriggerCount: 2, Triggers: []watch.Trigger{
+	added := watch.Event{
+		Type:            watch.Added,
+		Obj:             watch.ObjectInfo{Delta: watch.DeltaAdded, Object: widget("w", "uid-w", "10", annotations)},
+		Time:            t0,
+		Resource:        widgets,
+		Namespace:       "demo",
+		Name:            "w",
+		ResourceVersion: "10",
+	}
+	upd := watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: "10",
+			Object:             widget("w", "uid-w", "11", annotations),
+			OldObject:          widget("w", "uid-w", "10", annotations),
+			Attribution:        &diff.Attribution{Managers: []diff.Manager{{Manager: "widget-operator", Operation: "Update"}}, Rule: diff.RuleEntry},
+			Changes:            []diff.Change{{Path: "spec.size", Old: int64(1), New: int64(2), HasOld: true, HasNew: true}},
+		},
+		Time:            t0.Add(time.Second),
+		Resource:        widgets,
+		Namespace:       "demo",
+		Name:            "w",
+		ResourceVersion: "11",
+	}
+	write := watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: "11",
+			Object:             widget("w", "uid-w", "12", annotations),
+			OldObject:          widget("w", "uid-w", "11", annotations),
+			Attribution: &diff.Attribution{Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}}, Rule: diff.RuleReconcile,
+				Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "r-1"}},
+		},
+		Time:            t0.Add(1500 * time.Millisecond),
+		Resource:        widgets,
+		Namespace:       "demo",
+		Name:            "w",
+		ResourceVersion: "12",
+	}
+	rec := watch.Event{
+		Type:      watch.ControllerReconcile,
+		Time:      t0.Add(1200 * time.Millisecond),
+		Resource:  widgets,
+		Namespace: "demo",
+		Name:      "w",
+		Key:       "demo/w",
+		Queued: watch.QueuedInfo{TriggerCount: 2, Triggers: []watch.Trigger{
 			{Type: watch.Added, Delta: watch.DeltaAdded, ResourceVersion: "10", Time: t0},
-			{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Time: t0.Add(time.Second), Managers: []string{"widget-operator"}}},
-		Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "r-1", Kind: "Widget", Result: "error", Error: "boom", Duration: 400 * time.Millisecond, DurationKnown: true}}
+			{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Time: t0.Add(time.Second), Managers: []string{"widget-operator"}}}},
+		Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "r-1", Kind: "Widget", Result: "error", Error: "boom", Duration: 400 * time.Millisecond, DurationKnown: true},
+	}
 	return []watch.Event{added, upd, write, rec}
 }
 
@@ -209,9 +247,19 @@ func TestExportIsDeterministic(t *testing.T) {
 
 func TestSecretValuesNeverExported(t *testing.T) {
 	secrets := discovery.Resource{Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true}
-	ev := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: t0, Resource: secrets, Namespace: "demo", Name: "s",
-		ResourceVersion: "2", OldResourceVersion: "1",
-		Changes: []diff.Change{{Path: "data.password", Old: "aHVudGVyMg==", New: "czNjcjN0", HasOld: true, HasNew: true, Sensitive: true}}}
+	ev := watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: "1",
+			Changes:            []diff.Change{{Path: "data.password", Old: "aHVudGVyMg==", New: "czNjcjN0", HasOld: true, HasNew: true, Sensitive: true}},
+		},
+		Time:            t0,
+		Resource:        secrets,
+		Namespace:       "demo",
+		Name:            "s",
+		ResourceVersion: "2",
+	}
 	by := export(t, []watch.Event{ev})
 	s := by["Secret.Updated"][0]
 	text := fmt.Sprint(s.Attributes, s.Events, s.Links, s.Resource)
@@ -336,11 +384,30 @@ func (keep) Shutdown(context.Context) error { return nil }
 func TestSimulatedReconcileAndSpanEvents(t *testing.T) {
 	lines := story(nil)[:2]
 	lines = append(lines,
-		watch.Event{Type: watch.Reconciled, Time: t0.Add(2 * time.Second), Resource: widgets, Namespace: "demo", Name: "w", Key: "demo/w",
-			Work: 200 * time.Millisecond, Wait: time.Millisecond, TriggerCount: 1,
-			Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Time: t0.Add(time.Second)}}},
-		watch.Event{Type: watch.Relist, Time: t0.Add(3 * time.Second), Resource: widgets, Reason: "Expired", FromResourceVersion: "9",
-			Counts: watch.RelistCounts{Updated: 1, Unchanged: 4}},
+		watch.Event{
+			Type:      watch.Reconciled,
+			Time:      t0.Add(2 * time.Second),
+			Resource:  widgets,
+			Namespace: "demo",
+			Name:      "w",
+			Key:       "demo/w",
+			Queued: watch.QueuedInfo{
+				Work:         200 * time.Millisecond,
+				Wait:         time.Millisecond,
+				TriggerCount: 1,
+				Triggers:     []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Time: t0.Add(time.Second)}},
+			},
+		},
+		watch.Event{
+			Type:     watch.Relist,
+			Time:     t0.Add(3 * time.Second),
+			Resource: widgets,
+			Lifecycle: watch.LifecycleInfo{
+				Reason:              "Expired",
+				FromResourceVersion: "9",
+				Counts:              watch.RelistCounts{Updated: 1, Unchanged: 4},
+			},
+		},
 		watch.Event{Type: watch.HotLoop, Time: t0.Add(4 * time.Second), Resource: widgets, Namespace: "demo", Name: "w",
 			HotLoop: &watch.HotLoopInfo{Reason: "updates", Loop: "self", Managers: []string{"widget-operator"}, Fields: []string{"status.seen"}, Updates: 30, Window: 10 * time.Second}})
 	by := export(t, lines)

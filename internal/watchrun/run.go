@@ -159,7 +159,7 @@ func Run(ctx context.Context, c Config) error {
 	// printer needs the objects: not the recording, nor --owned and --events, which read every
 	// line's object. Nor --otlp, which reads every object's uid and annotations.
 	if rec == nil && t.owned == nil && t.eventsRes == nil && exporter == nil {
-		cfg.Prepare = r.printer.PrepareAdded
+		cfg.Prepare = r.printer
 	}
 	events := make(chan watch.Event, 1024)
 	done := make(chan error, 1)

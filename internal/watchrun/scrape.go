@@ -198,10 +198,10 @@ func openForward(ctx context.Context, restCfg *rest.Config, getter genericcliopt
 	fw := &portforward.Forwarder{Getter: getter, Config: restCfg, Namespace: namespace}
 	var ep endpoint
 	fw.OnLost = func(err error) {
-		send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "PortForwardLost", Message: "--metrics-from " + flag + ": " + err.Error() + "; reconnecting", URL: ep.url})
+		send(watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Reason: "PortForwardLost", Message: "--metrics-from " + flag + ": " + err.Error() + "; reconnecting"}, Scrape: watch.ScrapeInfo{URL: ep.url}})
 	}
 	fw.OnRestored = func(pod string) {
-		send(watch.Event{Type: watch.Recovered, Verb: "scrape", Message: "--metrics-from " + flag + ": port-forward to pod " + pod + " works again", URL: ep.url})
+		send(watch.Event{Type: watch.Recovered, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Message: "--metrics-from " + flag + ": port-forward to pod " + pod + " works again"}, Scrape: watch.ScrapeInfo{URL: ep.url}})
 	}
 	fwd, err := fw.Open(ctx, t)
 	if err != nil {
@@ -243,7 +243,7 @@ func (m *Metrics) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id 
 		prefix = "--metrics-from " + ep.from + ": "
 	}
 	if deniedMsg != "" {
-		send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: "Forbidden", Message: prefix + "scrape " + u + ": " + deniedMsg, URL: u})
+		send(watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Reason: "Forbidden", Message: prefix + "scrape " + u + ": " + deniedMsg}, Scrape: watch.ScrapeInfo{URL: u}})
 	}
 	tracker := scrape.NewTracker()
 	emptyShown := false
@@ -251,8 +251,12 @@ func (m *Metrics) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id 
 		Page: func(page scrape.Page) {
 			if len(page.Queues) == 0 {
 				if !emptyShown {
-					send(watch.Event{Type: watch.ControllerQueue, URL: u, Message: prefix + fmt.Sprintf(
-						"no workqueue metrics on this page (%d metric families, none named workqueue_*): the scrape works, but is this a controller's /metrics?", page.Families)})
+					send(watch.Event{
+						Type:   watch.ControllerQueue,
+						Scrape: watch.ScrapeInfo{URL: u},
+						Lifecycle: watch.LifecycleInfo{Message: prefix + fmt.Sprintf(
+							"no workqueue metrics on this page (%d metric families, none named workqueue_*): the scrape works, but is this a controller's /metrics?", page.Families)},
+					})
 				}
 				emptyShown = true
 				return
@@ -265,7 +269,7 @@ func (m *Metrics) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id 
 				if ep.fwd != nil {
 					q.From = ep.from + " (pod " + ep.fwd.Pod() + ")"
 				}
-				send(watch.Event{Type: watch.ControllerQueue, URL: u, Sample: &q})
+				send(watch.Event{Type: watch.ControllerQueue, Scrape: watch.ScrapeInfo{URL: u, Sample: &q}})
 			}
 		},
 		Error: func(err error) {
@@ -275,10 +279,10 @@ func (m *Metrics) poll(ctx context.Context, sc *scrape.Scraper, ep endpoint, id 
 			}
 			deniedMsg = ""
 			reason, msg := scrape.Explain(err, id, u)
-			send(watch.Event{Type: watch.Error, Verb: "scrape", Reason: reason, Message: prefix + msg, URL: u})
+			send(watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Reason: reason, Message: prefix + msg}, Scrape: watch.ScrapeInfo{URL: u}})
 		},
 		Recovered: func() {
-			send(watch.Event{Type: watch.Recovered, Verb: "scrape", Message: prefix + "scrape " + u + " works again", URL: u})
+			send(watch.Event{Type: watch.Recovered, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Message: prefix + "scrape " + u + " works again"}, Scrape: watch.ScrapeInfo{URL: u}})
 		},
 	})
 }

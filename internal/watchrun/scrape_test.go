@@ -41,15 +41,15 @@ func TestPollShowsNoURLCredentials(t *testing.T) {
 		if ev.Type != watch.ControllerQueue && ev.Type != watch.Error {
 			t.Errorf("%s: got a %s event", u, ev.Type)
 		}
-		shown := fmt.Sprintf("%+v %+v", ev, ev.Sample)
+		shown := fmt.Sprintf("%+v %+v", ev, ev.Scrape.Sample)
 		if strings.Contains(shown, "PASSWORD123") || strings.Contains(shown, "QUERYSECRET") {
 			t.Errorf("%s: a credential is in the event: %s", u, shown)
 		}
-		if ev.Sample != nil && ev.Sample.Insecure {
+		if ev.Scrape.Sample != nil && ev.Scrape.Sample.Insecure {
 			t.Errorf("%s: an http:// scrape is marked as certificate not verified", u)
 		}
-		if !strings.Contains(ev.URL, host) {
-			t.Errorf("%s: url %q does not name the server", u, ev.URL)
+		if !strings.Contains(ev.Scrape.URL, host) {
+			t.Errorf("%s: url %q does not name the server", u, ev.Scrape.URL)
 		}
 	}
 }

@@ -11,12 +11,12 @@ import (
 
 // apiStatsDetail is the human ApiStats line.
 func apiStatsDetail(b *strings.Builder, ev *watch.Event) {
-	s := ev.API
+	s := ev.Stats.API
 	if s == nil {
 		return
 	}
 	b.WriteString(APIFigures(s))
-	if ev.Final {
+	if ev.Stats.Final {
 		b.WriteString(" (at exit)")
 	}
 }
@@ -98,21 +98,21 @@ const exemptPriorityLevel = "exempt"
 
 // throttledDetail is the human Throttled line.
 func throttledDetail(b *strings.Builder, ev *watch.Event) {
-	switch ev.Reason {
+	switch ev.Lifecycle.Reason {
 	case string(apistats.NoticeClientThrottled):
-		fmt.Fprintf(b, "%s held back %s by the client-side rate limiter (--qps, --burst)", Escape(ev.Verb), roundMs(ev.Duration))
+		fmt.Fprintf(b, "%s held back %s by the client-side rate limiter (--qps, --burst)", Escape(ev.Lifecycle.Verb), roundMs(ev.Lifecycle.Duration))
 	default:
-		fmt.Fprintf(b, "%s rejected with 429 Too Many Requests", Escape(ev.Verb))
-		if ev.RetryAfter > 0 {
-			fmt.Fprintf(b, ", Retry-After %s", ev.RetryAfter)
+		fmt.Fprintf(b, "%s rejected with 429 Too Many Requests", Escape(ev.Lifecycle.Verb))
+		if ev.Stats.RetryAfter > 0 {
+			fmt.Fprintf(b, ", Retry-After %s", ev.Stats.RetryAfter)
 		}
 		switch {
-		case ev.APF != nil && ev.APF.PriorityLevel == exemptPriorityLevel:
+		case ev.Stats.APF != nil && ev.Stats.APF.PriorityLevel == exemptPriorityLevel:
 			// Requests of the exempt level are never queued or rejected by API Priority and
 			// Fairness: the 429 came from something else the request went through.
-			b.WriteString(", not by API Priority and Fairness (its " + Escape(apfText(ev.APF)) + " never rejects): a max-in-flight limit, a webhook or a proxy")
-		case ev.APF != nil:
-			b.WriteString(" by " + Escape(apfText(ev.APF)))
+			b.WriteString(", not by API Priority and Fairness (its " + Escape(apfText(ev.Stats.APF)) + " never rejects): a max-in-flight limit, a webhook or a proxy")
+		case ev.Stats.APF != nil:
+			b.WriteString(" by " + Escape(apfText(ev.Stats.APF)))
 		}
 		b.WriteString("; client-go retries it")
 	}

@@ -15,8 +15,8 @@ func TestAuditRendered(t *testing.T) {
 	admin := &watch.AuditInfo{User: "admin", ImpersonatedUser: "alice", UserAgent: "kubectl/v1.34", AuditID: "a1", Verb: "delete", Matched: watch.AuditByDelete}
 	sa := &watch.AuditInfo{User: "system:serviceaccount:ns:writer", ServiceAccount: "ns/writer", AuditID: "a2", Verb: "create", Matched: watch.AuditByTime}
 	evs := []watch.Event{
-		{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "101", Delta: watch.DeltaAdded, Object: obj("demo", "api", "101"), Audit: sa},
-		{Type: watch.Deleted, Time: t0, Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", Delta: watch.DeltaDeleted, Object: obj("demo", "api", "102"), Audit: admin},
+		{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "101", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: obj("demo", "api", "101"), Audit: sa}},
+		{Type: watch.Deleted, Time: t0, Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted, Object: obj("demo", "api", "102"), Audit: admin}},
 	}
 	human := render(t, Options{Timestamps: "none"}, evs)
 	for _, want := range []string{"api  rv=101  by system:serviceaccount:ns:writer (audit, by time)", "api  rv=102  by admin (as alice)"} {
@@ -43,8 +43,8 @@ func TestAuditRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Audit == nil || *back.Audit != *admin {
-		t.Errorf("decoded audit %+v, want %+v", back.Audit, admin)
+	if back.Obj.Audit == nil || *back.Obj.Audit != *admin {
+		t.Errorf("decoded audit %+v, want %+v", back.Obj.Audit, admin)
 	}
 }
 
@@ -52,7 +52,7 @@ func TestAuditRendered(t *testing.T) {
 // covers every field; this one names the audit's).
 func TestAuditEscaped(t *testing.T) {
 	a := &watch.AuditInfo{User: "evil\x1b]0;TITLE\x07\x1b[2J", ImpersonatedUser: "x\rfake", AuditID: "a", Verb: "create"}
-	out := render(t, Options{Timestamps: "none"}, []watch.Event{{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "1", Object: obj("demo", "api", "1"), Audit: a}})
+	out := render(t, Options{Timestamps: "none"}, []watch.Event{{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "1", Obj: watch.ObjectInfo{Object: obj("demo", "api", "1"), Audit: a}}})
 	if i := strings.IndexAny(strings.TrimSuffix(out, "\n"), "\x1b\x07\r\n"); i >= 0 {
 		t.Errorf("raw control byte in %q", out)
 	}

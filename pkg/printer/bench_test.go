@@ -44,14 +44,25 @@ func benchmarkPodLine(b *testing.B, opts Options, typed bool) {
 			b.Fatal(err)
 		}
 		pod.APIVersion, pod.Kind = "v1", "Pod"
-		ev := watch.Event{Type: watch.Added, Time: time.Now(), Resource: pods, Namespace: pod.Namespace, Name: pod.Name,
-			ResourceVersion: pod.ResourceVersion, InitialList: true, Delta: watch.DeltaReplaced, Typed: pod}
+		ev := watch.Event{
+			Type:            watch.Added,
+			Time:            time.Now(),
+			Resource:        pods,
+			Namespace:       pod.Namespace,
+			Name:            pod.Name,
+			ResourceVersion: pod.ResourceVersion,
+			Obj: watch.ObjectInfo{
+				InitialList: true,
+				Delta:       watch.DeltaReplaced,
+				Typed:       pod,
+			},
+		}
 		if !typed {
 			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 			if err != nil {
 				b.Fatal(err)
 			}
-			ev.Object, ev.Typed = &unstructured.Unstructured{Object: m}, nil
+			ev.Obj.Object, ev.Obj.Typed = &unstructured.Unstructured{Object: m}, nil
 		}
 		if err := p.Print(&ev); err != nil {
 			b.Fatal(err)

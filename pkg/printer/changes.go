@@ -34,15 +34,15 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 		return nil
 	}
 	u := &updateInfo{}
-	if ev.Attribution != nil {
-		u.attribution = *ev.Attribution
+	if ev.Obj.Attribution != nil {
+		u.attribution = *ev.Obj.Attribution
 	}
 	if p.opts.Diff == "" {
 		return u
 	}
-	old, cur := ev.OldObject.Object, ev.Object.Object
+	old, cur := ev.Obj.OldObject.Object, ev.Obj.Object.Object
 	secret := IsSecret(ev.Resource) && !p.opts.ShowSecrets
-	u.changes = slices.Clone(ev.Changes)
+	u.changes = slices.Clone(ev.Obj.Changes)
 	for i := range u.changes {
 		u.changes[i].Sensitive = secret && diff.IsSecretPath(u.changes[i].Path)
 	}
@@ -60,7 +60,7 @@ func (p *Printer) updateOf(ev *watch.Event) *updateInfo {
 		if secret {
 			old, cur = redactPair(old, cur)
 		}
-		text, err := diff.Unified(old, cur, "rv="+ev.OldResourceVersion, "rv="+ev.ResourceVersion)
+		text, err := diff.Unified(old, cur, "rv="+ev.Obj.OldResourceVersion, "rv="+ev.ResourceVersion)
 		if err != nil {
 			text = "(no diff: " + err.Error() + ")"
 		}

@@ -13,9 +13,9 @@ import (
 // reconciles (controller-runtime), then the source. Rates are per second since the previous
 // scrape.
 func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
-	q := ev.Sample
+	q := ev.Scrape.Sample
 	if q == nil {
-		fmt.Fprintf(b, "%s  (%s)", Escape(ev.Message), Escape(ev.URL))
+		fmt.Fprintf(b, "%s  (%s)", Escape(ev.Lifecycle.Message), Escape(ev.Scrape.URL))
 		return
 	}
 	name := q.Name
@@ -66,7 +66,7 @@ func (p *Printer) controllerQueueDetail(b *strings.Builder, ev *watch.Event) {
 	if q.Steady > 0 {
 		notes = append(notes, fmt.Sprintf("%d scrapes before moved only steadily: a line a minute unless depth, adds or failures change", q.Steady))
 	}
-	fmt.Fprintf(b, "  (%s)", Escape(strings.Join(append([]string{ev.URL}, notes...), "; ")))
+	fmt.Fprintf(b, "  (%s)", Escape(strings.Join(append([]string{ev.Scrape.URL}, notes...), "; ")))
 }
 
 // rateOf is " (+1.5/s)" when shown.

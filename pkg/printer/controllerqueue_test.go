@@ -16,15 +16,19 @@ import (
 // controllerRuntimeQueue is a controller-runtime queue with everything a scrape can add: reconcile
 // counts by result, workers, reconcile time, rates, folded scrapes, an unverified certificate.
 func controllerRuntimeQueue() watch.Event {
-	return watch.Event{Type: watch.ControllerQueue, Time: t0.Add(2 * time.Second), URL: "https://127.0.0.1:8443/metrics", Sample: &watch.QueueSample{
-		Name: "widget", Controller: "widget", Depth: 1, Adds: 40, Retries: 12,
-		HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 20, Error: 12, Requeue: 1, RequeueAfter: 2},
-		ReconcileErrors: 12, TerminalReconcileErrors: 1,
-		HasWorkers: true, ActiveWorkers: 1, MaxConcurrentReconciles: 2,
-		HasReconcileTime: true, ReconcileP50: 0.004, ReconcileP99: 0.25,
-		HasRates: true, AddsPerSecond: 2.5, RetriesPerSecond: 1, ReconcilesPerSecond: 2, ReconcileErrorsPerSecond: 1,
-		Folded: 3, Steady: 11, Insecure: true,
-	}}
+	return watch.Event{
+		Type: watch.ControllerQueue,
+		Time: t0.Add(2 * time.Second),
+		Scrape: watch.ScrapeInfo{URL: "https://127.0.0.1:8443/metrics", Sample: &watch.QueueSample{
+			Name: "widget", Controller: "widget", Depth: 1, Adds: 40, Retries: 12,
+			HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 20, Error: 12, Requeue: 1, RequeueAfter: 2},
+			ReconcileErrors: 12, TerminalReconcileErrors: 1,
+			HasWorkers: true, ActiveWorkers: 1, MaxConcurrentReconciles: 2,
+			HasReconcileTime: true, ReconcileP50: 0.004, ReconcileP99: 0.25,
+			HasRates: true, AddsPerSecond: 2.5, RetriesPerSecond: 1, ReconcilesPerSecond: 2, ReconcileErrorsPerSecond: 1,
+			Folded: 3, Steady: 11, Insecure: true,
+		}},
+	}
 }
 
 func TestControllerQueueHuman(t *testing.T) {
@@ -35,8 +39,12 @@ func TestControllerQueueHuman(t *testing.T) {
 	}{
 		{
 			name: "kube-controller-manager: name only, no reconcile metrics",
-			ev: watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "https://127.0.0.1:10257/metrics", Sample: &watch.QueueSample{
-				Name: "deployment", Depth: 0, Adds: 12, HasRates: true, AddsPerSecond: 0.4}},
+			ev: watch.Event{
+				Type: watch.ControllerQueue,
+				Time: t0,
+				Scrape: watch.ScrapeInfo{URL: "https://127.0.0.1:10257/metrics", Sample: &watch.QueueSample{
+					Name: "deployment", Depth: 0, Adds: 12, HasRates: true, AddsPerSecond: 0.4}},
+			},
 			want: "ControllerQueue deployment  depth=0 adds=12 (+0.4/s) retries=0  (https://127.0.0.1:10257/metrics)",
 		},
 		{
@@ -46,7 +54,7 @@ func TestControllerQueueHuman(t *testing.T) {
 		},
 		{
 			name: "a page without workqueue metrics",
-			ev:   watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:9090/metrics", Message: "no workqueue metrics on this page (3 metric families, none named workqueue_*)"},
+			ev:   watch.Event{Type: watch.ControllerQueue, Time: t0, Scrape: watch.ScrapeInfo{URL: "http://127.0.0.1:9090/metrics"}, Lifecycle: watch.LifecycleInfo{Message: "no workqueue metrics on this page (3 metric families, none named workqueue_*)"}},
 			want: "ControllerQueue no workqueue metrics on this page (3 metric families, none named workqueue_*)  (http://127.0.0.1:9090/metrics)",
 		},
 	}
@@ -85,7 +93,7 @@ func TestControllerQueueJSON(t *testing.T) {
 		}
 	}
 	// A kube-controller-manager queue has none of controller-runtime's fields.
-	plain := encodeLines(t, Options{Output: "json"}, []watch.Event{{Type: watch.ControllerQueue, Time: t0, URL: "u", Sample: &watch.QueueSample{Name: "deployment"}}})[0]
+	plain := encodeLines(t, Options{Output: "json"}, []watch.Event{{Type: watch.ControllerQueue, Time: t0, Scrape: watch.ScrapeInfo{URL: "u", Sample: &watch.QueueSample{Name: "deployment"}}}})[0]
 	for _, absent := range []string{"reconciles", "activeWorkers", "addsPerSecond", "foldedScrapes", "steadyScrapes", "insecure"} {
 		if bytes.Contains(plain, []byte(`"`+absent+`"`)) {
 			t.Errorf("%s in a line without it: %s", absent, plain)
@@ -97,9 +105,9 @@ func TestControllerQueueJSON(t *testing.T) {
 func TestSummaryScrapes(t *testing.T) {
 	s := summary.New()
 	for _, ev := range []watch.Event{
-		{Type: watch.Error, Verb: "watch", Reason: "Forbidden", Resource: deploy},
-		{Type: watch.Error, Verb: "scrape", Reason: "Forbidden", URL: "https://a/metrics"},
-		{Type: watch.Error, Verb: "scrape", Reason: "ScrapeFailed", URL: "https://b/metrics"},
+		{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "watch", Reason: "Forbidden"}, Resource: deploy},
+		{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Reason: "Forbidden"}, Scrape: watch.ScrapeInfo{URL: "https://a/metrics"}},
+		{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Reason: "ScrapeFailed"}, Scrape: watch.ScrapeInfo{URL: "https://b/metrics"}},
 		controllerRuntimeQueue(),
 	} {
 		s.Add(&ev)

@@ -36,9 +36,9 @@ func TestResourceColumnAligned(t *testing.T) {
 	pods := discovery.Resource{Version: "v1", Resource: "pods"}
 	t0 := time.Date(2026, 1, 1, 5, 0, 0, 0, time.UTC)
 	out := printAll(t, Options{Timestamps: "none", NoHeaders: true},
-		watch.Event{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Resources: []discovery.Resource{deploy, pods}}},
-		watch.Event{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "d", Name: "web", ResourceVersion: "1", Delta: watch.DeltaAdded},
-		watch.Event{Type: watch.Added, Time: t0, Resource: pods, Namespace: "d", Name: "web-1", ResourceVersion: "2", Delta: watch.DeltaAdded},
+		watch.Event{Type: watch.Informer, Time: t0, Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{Resources: []discovery.Resource{deploy, pods}}}},
+		watch.Event{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "d", Name: "web", ResourceVersion: "1", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded}},
+		watch.Event{Type: watch.Added, Time: t0, Resource: pods, Namespace: "d", Name: "web-1", ResourceVersion: "2", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded}},
 	)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 {
@@ -55,12 +55,26 @@ func TestEventLines(t *testing.T) {
 	core := discovery.Resource{Version: "v1", Resource: "events"}
 	newer := discovery.Resource{Group: "events.k8s.io", Version: "v1", Resource: "events"}
 	out := printAll(t, Options{Timestamps: "none", NoHeaders: true},
-		watch.Event{Type: watch.Added, Time: t0, Resource: core, Namespace: "d", Name: "e1", ResourceVersion: "1", Delta: watch.DeltaAdded,
-			Object: &unstructured.Unstructured{Object: map[string]any{"type": "Normal", "reason": "ScalingReplicaSet", "message": "Scaled up replica set web-5fc9 to 3",
+		watch.Event{
+			Type:            watch.Added,
+			Time:            t0,
+			Resource:        core,
+			Namespace:       "d",
+			Name:            "e1",
+			ResourceVersion: "1",
+			Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: &unstructured.Unstructured{Object: map[string]any{"type": "Normal", "reason": "ScalingReplicaSet", "message": "Scaled up replica set web-5fc9 to 3",
 				"involvedObject": map[string]any{"kind": "Deployment", "name": "web"}, "count": int64(1)}}},
-		watch.Event{Type: watch.Added, Time: t0, Resource: newer, Namespace: "d", Name: "e2", ResourceVersion: "2", Delta: watch.DeltaAdded,
-			Object: &unstructured.Unstructured{Object: map[string]any{"type": "Warning", "reason": "BackOff", "note": "Back-off restarting \x1b[31mfailed",
+		},
+		watch.Event{
+			Type:            watch.Added,
+			Time:            t0,
+			Resource:        newer,
+			Namespace:       "d",
+			Name:            "e2",
+			ResourceVersion: "2",
+			Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: &unstructured.Unstructured{Object: map[string]any{"type": "Warning", "reason": "BackOff", "note": "Back-off restarting \x1b[31mfailed",
 				"regarding": map[string]any{"kind": "Pod", "name": "web-1"}, "series": map[string]any{"count": float64(7)}}}},
+		},
 	)
 	for _, want := range []string{
 		"d/e1  rv=1  Normal ScalingReplicaSet: Scaled up replica set web-5fc9 to 3 (Deployment/web)",
@@ -77,8 +91,8 @@ func TestSimulatedQueueOnlyWhenAsked(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 5, 0, 0, 0, time.UTC)
 	res := discovery.Resource{Version: "v1", Resource: "configmaps"}
 	evs := []watch.Event{
-		{Type: watch.Added, Time: t0, Resource: res, Namespace: "d", Name: "c", ResourceVersion: "1", Delta: watch.DeltaAdded, Queue: &watch.QueueFigures{Depth: 1, Adds: 1}},
-		{Type: watch.Reconciled, Time: t0, Resource: res, Key: "d/c", Queue: &watch.QueueFigures{}},
+		{Type: watch.Added, Time: t0, Resource: res, Namespace: "d", Name: "c", ResourceVersion: "1", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Queue: &watch.QueueFigures{Depth: 1, Adds: 1}}},
+		{Type: watch.Reconciled, Time: t0, Resource: res, Key: "d/c", Obj: watch.ObjectInfo{Queue: &watch.QueueFigures{}}},
 	}
 	if out := printAll(t, Options{Timestamps: "none"}, evs...); strings.Contains(out, "queue=") || strings.Contains(out, "Reconciled") {
 		t.Errorf("human output without workers shows the simulated queue:\n%s", out)

@@ -32,9 +32,23 @@ func FuzzPrint(f *testing.F) {
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		name, _ := obj["name"].(string)
-		ev := watch.Event{Type: watch.Type(typ), Time: t0, Resource: secrets, Name: name + doc, Namespace: doc,
-			ResourceVersion: doc, OldResourceVersion: doc, Reason: doc, Message: doc, Key: doc,
-			Delta: watch.DeltaReplaced, Object: u, OldObject: u, Queue: &watch.QueueFigures{}}
+		ev := watch.Event{
+			Type:            watch.Type(typ),
+			Time:            t0,
+			Resource:        secrets,
+			Name:            name + doc,
+			Namespace:       doc,
+			ResourceVersion: doc,
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: doc,
+				Delta:              watch.DeltaReplaced,
+				Object:             u,
+				OldObject:          u,
+				Queue:              &watch.QueueFigures{},
+			},
+			Lifecycle: watch.LifecycleInfo{Reason: doc, Message: doc},
+			Key:       doc,
+		}
 		for _, t2 := range []watch.Type{watch.Type(typ), watch.Added, watch.Updated, watch.Error, watch.Relist} {
 			ev.Type = t2
 			for _, opts := range []Options{{Output: "json"}, {}, {Color: true, ShowReconciles: true, ShowBookmarks: true}} {

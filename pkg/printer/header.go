@@ -13,18 +13,18 @@ import (
 // writeHeader widens the resource column for a run of several resources, then writes the
 // Informer line as a comment (a reader of several runs' output sees where each begins).
 func (p *Printer) writeHeader(ev *watch.Event) error {
-	if ev.Info != nil && (len(ev.Info.Resources) > 1 || len(ev.Info.OwnedResources) > 0 || ev.Info.Events) {
-		for _, r := range append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...) {
+	if ev.Lifecycle.Info != nil && (len(ev.Lifecycle.Info.Resources) > 1 || len(ev.Lifecycle.Info.OwnedResources) > 0 || ev.Lifecycle.Info.Events) {
+		for _, r := range append(append([]discovery.Resource{}, ev.Lifecycle.Info.Resources...), ev.Lifecycle.Info.OwnedResources...) {
 			p.resWidth = max(p.resWidth, utf8.RuneCountInString(Escape(r.String())))
 		}
-		if ev.Info.Events {
+		if ev.Lifecycle.Info.Events {
 			p.resWidth = max(p.resWidth, len(eventsResource))
 		}
 	}
 	if p.opts.NoHeaders {
 		return nil
 	}
-	line := headerLine(ev.Info, p.opts.ShowSecrets)
+	line := headerLine(ev.Lifecycle.Info, p.opts.ShowSecrets)
 	_, err := p.w.WriteString(p.paint(colorDim, Escape(line)) + "\n")
 	return err
 }

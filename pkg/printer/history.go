@@ -96,8 +96,8 @@ func (h *History) Add(ev *watch.Event) {
 	case ev.Type.IsObject():
 		row[1] = historyEvent(ev)
 		switch {
-		case ev.Type == watch.Updated && ev.OldResourceVersion != ev.ResourceVersion:
-			row[2] = ev.OldResourceVersion + "→" + ev.ResourceVersion
+		case ev.Type == watch.Updated && ev.Obj.OldResourceVersion != ev.ResourceVersion:
+			row[2] = ev.Obj.OldResourceVersion + "→" + ev.ResourceVersion
 		default:
 			row[2] = ev.ResourceVersion
 		}
@@ -110,9 +110,9 @@ func (h *History) Add(ev *watch.Event) {
 			row[4] = strings.TrimPrefix(strings.TrimSpace(by.String()), "by ")
 			what = historyChanges(u.changes, false)
 			h.lastBy, h.lastChanges = Escape(row[4]), Escape(what)
-			if h.Fold && h.inLoop && ev.Delta == watch.DeltaUpdated {
+			if h.Fold && h.inLoop && ev.Obj.Delta == watch.DeltaUpdated {
 				fold = &historyFold{res: res, key: row[4] + "\x00" + changedPaths(u.changes), n: 1, first: ev.Time, last: ev.Time,
-					firstOld: ev.OldResourceVersion, changes: slices.Clone(u.changes)}
+					firstOld: ev.Obj.OldResourceVersion, changes: slices.Clone(u.changes)}
 				if f := h.fold; f != nil && f.row == len(h.rows)-1 && f.res == fold.res && f.key == fold.key {
 					h.foldInto(f, ev, u.changes, row[3])
 					return
@@ -130,8 +130,8 @@ func (h *History) Add(ev *watch.Event) {
 		p.hotLoopEndedDetail(&b, ev)
 		what = strings.TrimPrefix(b.String(), Escape(ev.Key)+"  ")
 	case ev.Type == watch.Reconciled:
-		what = fmt.Sprintf("waited %s, worked %s, requeues %d", ms(ev.Wait), ms(ev.Work), ev.Requeues)
-		if ev.Failed {
+		what = fmt.Sprintf("waited %s, worked %s, requeues %d", ms(ev.Queued.Wait), ms(ev.Queued.Work), ev.Queued.Requeues)
+		if ev.Queued.Failed {
 			what += ": failed, requeued with backoff"
 		}
 		if s := triggerSummary(ev); s != "" {
@@ -186,13 +186,13 @@ func changedPaths(changes []diff.Change) string {
 func historyEvent(ev *watch.Event) string {
 	t := string(ev.Type)
 	switch {
-	case ev.Tombstone:
+	case ev.Obj.Tombstone:
 		return t + " (tombstone)"
-	case ev.Delta == watch.DeltaSync:
+	case ev.Obj.Delta == watch.DeltaSync:
 		return t + " (resync)"
-	case ev.Delta == watch.DeltaReplaced && ev.InitialList:
+	case ev.Obj.Delta == watch.DeltaReplaced && ev.Obj.InitialList:
 		return t + " (initial list)"
-	case ev.Delta == watch.DeltaReplaced:
+	case ev.Obj.Delta == watch.DeltaReplaced:
 		return t + " (relist)"
 	}
 	return t

@@ -21,9 +21,22 @@ func TestHistoryLast(t *testing.T) {
 	}
 	update := func(res discovery.Resource, old, cur *unstructured.Unstructured) *watch.Event {
 		a := diff.Attribution{Managers: []diff.Manager{{Manager: "op", Operation: "Update"}}, Rule: diff.RuleEntry}
-		return &watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: time.Unix(1, 0), Resource: res, Namespace: "a", Name: "x",
-			ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion(), Object: cur, OldObject: old,
-			Attribution: &a, Changes: diff.Compute(old.Object, cur.Object)}
+		return &watch.Event{
+			Type: watch.Updated,
+			Obj: watch.ObjectInfo{
+				Delta:              watch.DeltaUpdated,
+				OldResourceVersion: old.GetResourceVersion(),
+				Object:             cur,
+				OldObject:          old,
+				Attribution:        &a,
+				Changes:            diff.Compute(old.Object, cur.Object),
+			},
+			Time:            time.Unix(1, 0),
+			Resource:        res,
+			Namespace:       "a",
+			Name:            "x",
+			ResourceVersion: cur.GetResourceVersion(),
+		}
 	}
 	h := NewHistory(Options{Timestamps: "absolute"})
 	if by, ch := h.Last(); by != "" || ch != "" {
@@ -49,7 +62,7 @@ func TestHistoryMaxRows(t *testing.T) {
 	for i := range 5 {
 		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"namespace": "a", "name": "x", "resourceVersion": strconv.Itoa(i)}}}
-		h.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Time: time.Unix(int64(i), 0), Resource: cms, Namespace: "a", Name: "x", ResourceVersion: o.GetResourceVersion(), Object: o})
+		h.Add(&watch.Event{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: o}, Time: time.Unix(int64(i), 0), Resource: cms, Namespace: "a", Name: "x", ResourceVersion: o.GetResourceVersion()})
 	}
 	var b strings.Builder
 	if err := h.Write(&b); err != nil {

@@ -25,8 +25,14 @@ func TestHistoryStateFitsATerminal(t *testing.T) {
 	claim := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "karpenter.example/v1", "kind": "NodeClaim",
 		"metadata": map[string]any{"name": "x", "resourceVersion": "7"}, "spec": spec}}
 	claims := discovery.Resource{Group: "karpenter.example", Version: "v1", Resource: "nodeclaims", Kind: "NodeClaim", PrinterColumns: columns}
-	ev := &watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Time: time.Unix(1, 0), Resource: claims,
-		Name: "x", ResourceVersion: "7", Object: claim}
+	ev := &watch.Event{
+		Type:            watch.Added,
+		Obj:             watch.ObjectInfo{Delta: watch.DeltaAdded, Object: claim},
+		Time:            time.Unix(1, 0),
+		Resource:        claims,
+		Name:            "x",
+		ResourceVersion: "7",
+	}
 	table := func(wide bool) string {
 		h := NewHistory(Options{Timestamps: "none"})
 		h.Wide = wide

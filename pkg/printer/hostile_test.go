@@ -69,7 +69,7 @@ func TestHostileEveryFieldHuman(t *testing.T) {
 		ev := watch.Event{}
 		fillStrings(reflect.ValueOf(&ev).Elem(), 0)
 		ev.Type, ev.Time = typ, t0
-		ev.Object, ev.OldObject = nil, nil
+		ev.Obj.Object, ev.Obj.OldObject = nil, nil
 		for _, opts := range []Options{{}, {ShowBookmarks: true, ShowReconciles: true, ShowAPIStats: true, QueueColumn: true, Color: true}} {
 			var buf bytes.Buffer
 			p := New(&buf, opts)
@@ -96,7 +96,7 @@ func TestHostileEveryFieldHuman(t *testing.T) {
 // L1: a cluster-scoped watch's header does not name the namespace -n (or the kubeconfig) gave.
 func TestHeaderClusterScoped(t *testing.T) {
 	cr := discovery.Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
-	ev := watch.Event{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Namespace: "default", Resources: []discovery.Resource{cr}}}
+	ev := watch.Event{Type: watch.Informer, Time: t0, Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{Namespace: "default", Resources: []discovery.Resource{cr}}}}
 	var buf bytes.Buffer
 	p := New(&buf, Options{})
 	if err := p.Print(&ev); err != nil {

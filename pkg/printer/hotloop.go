@@ -76,7 +76,7 @@ func (p *Printer) foldedDetail(b *strings.Builder, ev *watch.Event) {
 	if ev.Namespace != "" {
 		name = ev.Namespace + "/" + ev.Name
 	}
-	what := fmt.Sprintf("%s  rv=%s→%s  %d more %s", name, ev.FromResourceVersion, ev.ResourceVersion, h.Updates, pluralWord(h.Updates, "update", "updates"))
+	what := fmt.Sprintf("%s  rv=%s→%s  %d more %s", name, ev.Lifecycle.FromResourceVersion, ev.ResourceVersion, h.Updates, pluralWord(h.Updates, "update", "updates"))
 	if h.Duration > 0 {
 		what += " in " + shortDuration(h.Duration)
 	}

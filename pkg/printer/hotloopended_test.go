@@ -26,9 +26,20 @@ func TestHotLoopEndedLine(t *testing.T) {
 	sum := summary.New()
 	for i := range 6 {
 		cur := map[string]any{"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": string(rune('2' + i))}, "status": map[string]any{"t": string(rune('a' + i))}}
-		ev := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: t0.Add(time.Duration(i) * time.Second), Resource: res,
-			Namespace: "ns", Name: "w", ResourceVersion: string(rune('2' + i)), OldResourceVersion: string(rune('1' + i)),
-			Object: &unstructured.Unstructured{Object: cur}, OldObject: &unstructured.Unstructured{Object: old}}
+		ev := watch.Event{
+			Type: watch.Updated,
+			Obj: watch.ObjectInfo{
+				Delta:              watch.DeltaUpdated,
+				OldResourceVersion: string(rune('1' + i)),
+				Object:             &unstructured.Unstructured{Object: cur},
+				OldObject:          &unstructured.Unstructured{Object: old},
+			},
+			Time:            t0.Add(time.Duration(i) * time.Second),
+			Resource:        res,
+			Namespace:       "ns",
+			Name:            "w",
+			ResourceVersion: string(rune('2' + i)),
+		}
 		for _, out := range h.Analyze(nil, &ev)[1:] {
 			found++
 			sum.Add(&out)

@@ -69,7 +69,7 @@ func NewRecorder(path string, h recording.Header, resources []discovery.Resource
 	return w, nil
 }
 
-// objectOf is an object line's object: a typed object (watch.Event.Typed) encoded from its Go
+// objectOf is an object line's object: a typed object (watch.Event.Obj.Typed) encoded from its Go
 // type for JSON lines, unless its values are redacted (Secrets) or the line is rendered from
 // its map (YAML, templates); else the map, redacted unless shown.
 func (p *Printer) objectOf(ev *watch.Event) (map[string]any, []byte) {
@@ -77,7 +77,7 @@ func (p *Printer) objectOf(ev *watch.Event) (map[string]any, []byte) {
 		if p.prepared != nil {
 			return nil, p.prepared
 		}
-		if b, err := recording.EncodeObject(ev.Typed); err == nil {
+		if b, err := recording.EncodeObject(ev.Obj.Typed); err == nil {
 			return nil, b
 		}
 	}
@@ -87,7 +87,7 @@ func (p *Printer) objectOf(ev *watch.Event) (map[string]any, []byte) {
 // encodesTyped reports whether ev's object is encoded from its Go type: a typed object in JSON
 // output whose values are not redacted.
 func (p *Printer) encodesTyped(ev *watch.Event) bool {
-	return ev.Object == nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource)) && ev.TypedObject() != nil
+	return ev.Obj.Object == nil && p.out == outputJSON && (p.opts.ShowSecrets || !IsSecret(ev.Resource)) && ev.TypedObject() != nil
 }
 
 // Prepared is what was made of a line ahead of its printing: the object of a typed line in JSON
@@ -112,7 +112,7 @@ func (p *Printer) Prepare(ev *watch.Event) Prepared {
 	if !p.encodesTyped(ev) {
 		return Prepared{}
 	}
-	b, err := recording.EncodeObject(ev.Typed)
+	b, err := recording.EncodeObject(ev.Obj.Typed)
 	if err != nil {
 		return Prepared{} // Print tries again and falls back to the map
 	}

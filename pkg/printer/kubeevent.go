@@ -38,7 +38,7 @@ func (p *Printer) kubeEventDetail(b *strings.Builder, ev *watch.Event) {
 		obj = k.Regarding.Namespace + "/" + obj
 	}
 	b.WriteString(Escape(obj))
-	writeOwners(b, ev.Owners)
+	writeOwners(b, ev.Obj.Owners)
 	b.WriteString("  rv=" + Escape(ev.ResourceVersion))
 	what := Escape(k.EventType + " " + k.Reason)
 	if k.EventType == "Warning" {
@@ -55,7 +55,7 @@ func (p *Printer) kubeEventDetail(b *strings.Builder, ev *watch.Event) {
 	if len(by) > 0 {
 		b.WriteString("  (" + strings.Join(by, ", ") + ")")
 	}
-	if ev.InitialList {
+	if ev.Obj.InitialList {
 		// Listed at start, so the line's time is not the Event's: say how long before it was.
 		mark := "[initial list]"
 		if !k.EventTime.IsZero() && !ev.Time.IsZero() {

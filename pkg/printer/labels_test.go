@@ -13,8 +13,21 @@ import (
 // [RESYNC], only a tombstone reads [TOMBSTONE]. The JSON delta and tombstone fields say the same.
 func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 	ev := func(typ watch.Type, delta watch.Delta, oldRV, rv string, initial, tombstone bool) watch.Event {
-		return watch.Event{Type: typ, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: rv,
-			OldResourceVersion: oldRV, Delta: delta, InitialList: initial, Tombstone: tombstone, Object: obj("demo", "web", rv)}
+		return watch.Event{
+			Type:            typ,
+			Time:            t0,
+			Resource:        deploy,
+			Namespace:       "demo",
+			Name:            "web",
+			ResourceVersion: rv,
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: oldRV,
+				Delta:              delta,
+				InitialList:        initial,
+				Tombstone:          tombstone,
+				Object:             obj("demo", "web", rv),
+			},
+		}
 	}
 	tests := []struct {
 		name      string
@@ -53,8 +66,8 @@ func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 			if err := json.Unmarshal([]byte(render(t, Options{Output: "json"}, []watch.Event{tt.ev})), &m); err != nil {
 				t.Fatal(err)
 			}
-			if m["delta"] != tt.wantDelta || m["tombstone"] != tt.ev.Tombstone || m["initialList"] != tt.ev.InitialList {
-				t.Errorf("json delta %v tombstone %v initialList %v, want %s %v %v", m["delta"], m["tombstone"], m["initialList"], tt.wantDelta, tt.ev.Tombstone, tt.ev.InitialList)
+			if m["delta"] != tt.wantDelta || m["tombstone"] != tt.ev.Obj.Tombstone || m["initialList"] != tt.ev.Obj.InitialList {
+				t.Errorf("json delta %v tombstone %v initialList %v, want %s %v %v", m["delta"], m["tombstone"], m["initialList"], tt.wantDelta, tt.ev.Obj.Tombstone, tt.ev.Obj.InitialList)
 			}
 		})
 	}
@@ -62,16 +75,16 @@ func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 
 // An update the outbox kept for a slow reader says how many earlier ones it stands for.
 func TestFoldedUpdateSaysSo(t *testing.T) {
-	ev := watch.Event{Type: watch.Updated, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", OldResourceVersion: "7", ResourceVersion: "8", Delta: watch.DeltaUpdated, Folded: 3}
+	ev := watch.Event{Type: watch.Updated, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", Obj: watch.ObjectInfo{OldResourceVersion: "7", Delta: watch.DeltaUpdated, Folded: 3}, ResourceVersion: "8"}
 	line := render(t, Options{Timestamps: "none"}, []watch.Event{ev})
 	if want := "rv=7→8  (+3 earlier updates of this object not shown: the output did not keep up)\n"; !strings.HasSuffix(line, want) {
 		t.Errorf("line %q does not end with %q", line, want)
 	}
-	ev.Folded = 1
+	ev.Obj.Folded = 1
 	if line := render(t, Options{Timestamps: "none"}, []watch.Event{ev}); !strings.Contains(line, "(+1 earlier update of this object") {
 		t.Errorf("line %q", line)
 	}
-	ev.Folded = 0
+	ev.Obj.Folded = 0
 	if line := render(t, Options{Timestamps: "none"}, []watch.Event{ev}); strings.Contains(line, "earlier") {
 		t.Errorf("an update that folded nothing says it did: %q", line)
 	}

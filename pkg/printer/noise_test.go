@@ -25,14 +25,25 @@ func nodeUpdate(i int, ready string) watch.Event {
 		}}
 	}
 	old, cur := node("1", "t0", "True"), node("2", "t1", ready)
-	ev := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: time.Date(2026, 1, 1, 5, 0, i, 0, time.UTC), Resource: nodes,
-		Name: "n1", OldResourceVersion: "1", ResourceVersion: "2", Object: cur, OldObject: old}
-	ev.Changes = diff.Compute(old.Object, cur.Object)
-	p, _ := diff.ParsePattern("status.conditions[*].lastHeartbeatTime")
-	for j := range ev.Changes {
-		ev.Changes[j].Ignored = p.Covers(ev.Changes[j])
+	ev := watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: "1",
+			Object:             cur,
+			OldObject:          old,
+		},
+		Time:            time.Date(2026, 1, 1, 5, 0, i, 0, time.UTC),
+		Resource:        nodes,
+		Name:            "n1",
+		ResourceVersion: "2",
 	}
-	ev.Ignored = ready == "True"
+	ev.Obj.Changes = diff.Compute(old.Object, cur.Object)
+	p, _ := diff.ParsePattern("status.conditions[*].lastHeartbeatTime")
+	for j := range ev.Obj.Changes {
+		ev.Obj.Changes[j].Ignored = p.Covers(ev.Obj.Changes[j])
+	}
+	ev.Obj.Ignored = ready == "True"
 	return ev
 }
 
@@ -59,8 +70,15 @@ func TestNoiseLines(t *testing.T) {
 	if !strings.Contains(lines[1], `{"path":"status.conditions[type=Ready].status","old":"True","new":"False"}`) {
 		t.Errorf("JSON of a status flip lacks its change: %s", lines[1])
 	}
-	folded := watch.Event{Type: watch.Folded, Time: beat.Time, Resource: nodes, Name: "n1", FromResourceVersion: "100", ResourceVersion: "612",
-		HotLoop: &watch.HotLoopInfo{Updates: 512, Duration: 990 * time.Millisecond, Managers: []string{"echoer"}, Fields: []string{`metadata.annotations["echo/last-seen"]`}}}
+	folded := watch.Event{
+		Type:            watch.Folded,
+		Time:            beat.Time,
+		Resource:        nodes,
+		Name:            "n1",
+		Lifecycle:       watch.LifecycleInfo{FromResourceVersion: "100"},
+		ResourceVersion: "612",
+		HotLoop:         &watch.HotLoopInfo{Updates: 512, Duration: 990 * time.Millisecond, Managers: []string{"echoer"}, Fields: []string{`metadata.annotations["echo/last-seen"]`}},
+	}
 	got := render(t, Options{Timestamps: "none"}, []watch.Event{folded})
 	if want := `Folded      nodes  n1  rv=100→612  512 more updates in 990ms by echoer, flipping metadata.annotations["echo/last-seen"]  [hot loop: folded; --fold=off shows each]` + "\n"; got != want {
 		t.Errorf("Folded line\n%q, want\n%q", got, want)
@@ -70,7 +88,7 @@ func TestNoiseLines(t *testing.T) {
 		s := summary.New()
 		s.HidesNoise = hides
 		unfocused := flip
-		unfocused.OutOfFocus = true
+		unfocused.Obj.OutOfFocus = true
 		for _, ev := range []watch.Event{beat, beat, unfocused, folded} {
 			s.Add(&ev)
 		}

@@ -169,7 +169,7 @@ func (p *Printer) writeHuman(ev *watch.Event) error {
 	if ev.Type == watch.Reconciled && !p.opts.ShowReconciles {
 		return nil
 	}
-	if ev.Type == watch.ApiStats && ev.Final && !p.opts.ShowAPIStats {
+	if ev.Type == watch.ApiStats && ev.Stats.Final && !p.opts.ShowAPIStats {
 		return nil
 	}
 	var b strings.Builder
@@ -243,18 +243,18 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 		b.WriteByte('/')
 	}
 	b.WriteString(Escape(ev.Name))
-	writeOwners(b, ev.Owners)
+	writeOwners(b, ev.Obj.Owners)
 	b.WriteString("  rv=")
 	switch {
-	case ev.Type == watch.Updated && ev.OldResourceVersion == ev.ResourceVersion:
+	case ev.Type == watch.Updated && ev.Obj.OldResourceVersion == ev.ResourceVersion:
 		b.WriteString(Escape(ev.ResourceVersion) + " (unchanged)")
 	case ev.Type == watch.Updated:
-		b.WriteString(Escape(ev.OldResourceVersion) + "→" + Escape(ev.ResourceVersion))
+		b.WriteString(Escape(ev.Obj.OldResourceVersion) + "→" + Escape(ev.ResourceVersion))
 	default:
 		b.WriteString(Escape(ev.ResourceVersion))
 	}
-	if ev.Queue != nil && p.opts.QueueColumn {
-		fmt.Fprintf(b, "  queue=%d", ev.Queue.Depth)
+	if ev.Obj.Queue != nil && p.opts.QueueColumn {
+		fmt.Fprintf(b, "  queue=%d", ev.Obj.Queue.Depth)
 	}
 	p.writeState(b, p.stateOf(ev))
 	if p.out == outputWide {
@@ -269,37 +269,37 @@ func (p *Printer) objectDetail(b *strings.Builder, ev *watch.Event) []string {
 	switch {
 	case u != nil:
 		p.writeAttribution(b, u.attribution)
-	case ev.Type == watch.Deleted && ev.Attribution != nil && ev.Attribution.Reconcile != nil:
+	case ev.Type == watch.Deleted && ev.Obj.Attribution != nil && ev.Obj.Attribution.Reconcile != nil:
 		// Deleted by a controller whose log shows the reconcile that deleted it.
 		b.WriteString("  deleted")
-		writeReconcileRef(b, *ev.Attribution.Reconcile)
+		writeReconcileRef(b, *ev.Obj.Attribution.Reconcile)
 		named = true
 	}
-	writeAudit(b, ev.Audit, named)
+	writeAudit(b, ev.Obj.Audit, named)
 	var tags []string
 	switch {
-	case ev.Tombstone:
+	case ev.Obj.Tombstone:
 		tags = append(tags, p.paint(colorRed, "[TOMBSTONE: gone when the informer relisted; deleted while its watch was down]"))
-	case ev.Delta == watch.DeltaSync:
+	case ev.Obj.Delta == watch.DeltaSync:
 		tags = append(tags, p.paint(colorCyan, "[RESYNC: cached copy redelivered, nothing changed on the server]"))
-	case ev.Delta == watch.DeltaReplaced && ev.InitialList:
+	case ev.Obj.Delta == watch.DeltaReplaced && ev.Obj.InitialList:
 		tags = append(tags, p.paint(colorDim, "[initial list]"))
-	case ev.Delta == watch.DeltaReplaced:
+	case ev.Obj.Delta == watch.DeltaReplaced:
 		tags = append(tags, p.paint(colorCyan, "[RELIST]"))
 	}
-	if ev.Filtered != "" {
-		tags = append(tags, p.paint(colorDim, "[filtered by --predicate "+Escape(ev.Filtered)+": not enqueued]"))
+	if ev.Obj.Filtered != "" {
+		tags = append(tags, p.paint(colorDim, "[filtered by --predicate "+Escape(ev.Obj.Filtered)+": not enqueued]"))
 	}
 	for _, t := range tags {
 		b.WriteString("  ")
 		b.WriteString(t)
 	}
-	if ev.Folded > 0 {
+	if ev.Obj.Folded > 0 {
 		word := "updates"
-		if ev.Folded == 1 {
+		if ev.Obj.Folded == 1 {
 			word = "update"
 		}
-		fmt.Fprintf(b, "  (+%d earlier %s of this object not shown: the output did not keep up)", ev.Folded, word)
+		fmt.Fprintf(b, "  (+%d earlier %s of this object not shown: the output did not keep up)", ev.Obj.Folded, word)
 	}
 	if u == nil || p.opts.Diff == "" {
 		return nil
@@ -413,7 +413,7 @@ func eventSummary(ev *watch.Event) string {
 	if !isEventsResource(ev.Resource) || ev.Materialize() == nil {
 		return ""
 	}
-	o := ev.Object.Object
+	o := ev.Obj.Object.Object
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	msg := str(o, "note")
 	if msg == "" {
@@ -450,16 +450,16 @@ func eventSummary(ev *watch.Event) string {
 // and the newest when there are many) and a requeue after a failure.
 func triggerSummary(ev *watch.Event) string {
 	var parts []string
-	if ev.Requeue {
+	if ev.Queued.Requeue {
 		parts = append(parts, "requeued after a failed reconcile")
 	}
-	if ev.TriggerCount > 0 {
-		ts := ev.Triggers
+	if ev.Queued.TriggerCount > 0 {
+		ts := ev.Queued.Triggers
 		var shown []string
 		for i, t := range ts {
 			if len(ts) > 3 && i > 0 && i < len(ts)-1 {
 				if i == 1 {
-					shown = append(shown, fmt.Sprintf("… %d more …", ev.TriggerCount-2))
+					shown = append(shown, fmt.Sprintf("… %d more …", ev.Queued.TriggerCount-2))
 				}
 				continue
 			}
@@ -481,13 +481,13 @@ func triggerSummary(ev *watch.Event) string {
 			}
 			shown = append(shown, s)
 		}
-		if len(ts) < ev.TriggerCount && len(ts) <= 3 {
-			shown = append(shown, fmt.Sprintf("… %d more", ev.TriggerCount-len(ts)))
+		if len(ts) < ev.Queued.TriggerCount && len(ts) <= 3 {
+			shown = append(shown, fmt.Sprintf("… %d more", ev.Queued.TriggerCount-len(ts)))
 		}
-		if ev.TriggerCount == 1 {
+		if ev.Queued.TriggerCount == 1 {
 			parts = append(parts, "trigger: "+strings.Join(shown, ", "))
 		} else {
-			parts = append(parts, fmt.Sprintf("%d events coalesced: %s", ev.TriggerCount, strings.Join(shown, ", ")))
+			parts = append(parts, fmt.Sprintf("%d events coalesced: %s", ev.Queued.TriggerCount, strings.Join(shown, ", ")))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -41,26 +41,40 @@ func obj(ns, name, rv string) *unstructured.Unstructured {
 func sample() []watch.Event {
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	return []watch.Event{
-		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, ResyncPeriod: 30 * time.Second, Namespace: "demo", Resources: []discovery.Resource{deploy}}},
-		{Type: watch.Watch, Time: at(0), Resource: deploy, SendInitialEvents: true, TimeoutSeconds: 480},
-		{Type: watch.Bookmark, Time: at(0), Resource: deploy, ResourceVersion: "100", InitialEventsEnd: true},
-		{Type: watch.Added, Time: at(0), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", InitialList: true, Delta: watch.DeltaReplaced, Object: obj("demo", "web", "90")},
-		{Type: watch.Synced, Time: at(0), Resource: deploy, Items: 1, Duration: 15 * time.Millisecond, ResourceVersion: "100"},
-		{Type: watch.Added, Time: at(1), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "101", Delta: watch.DeltaAdded, Object: obj("demo", "api", "101")},
-		{Type: watch.Updated, Time: at(2), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", OldResourceVersion: "101", Delta: watch.DeltaUpdated, Object: obj("demo", "api", "102"), Queue: &watch.QueueFigures{Depth: 2, Adds: 3, Retries: 0}},
-		{Type: watch.Reconciled, Time: at(3), Resource: deploy, Key: "demo/api", Wait: 1500 * time.Microsecond, Work: 200 * time.Millisecond, Requeues: 1, Failed: true, Queue: &watch.QueueFigures{Depth: 1, Adds: 3, Retries: 1},
-			TriggerCount: 2, Requeue: true, RequeueReason: "its previous reconcile failed (simulated by --fail-rate) and the key was requeued rate-limited",
-			Triggers: []watch.Trigger{{Type: watch.Added, Delta: watch.DeltaAdded, ResourceVersion: "101", Time: at(1)}, {Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "102", Managers: []string{"kubectl-edit"}, Time: at(2)}}},
-		{Type: watch.Resync, Time: at(30), Resource: deploy, Items: 2},
-		{Type: watch.Updated, Time: at(30), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", OldResourceVersion: "90", Delta: watch.DeltaSync, Object: obj("demo", "web", "90"), Filtered: "resourceVersion"},
-		{Type: watch.WatchClosed, Time: at(40), Resource: deploy, Reason: "connection lost or closed by the server after 40s", ResourceVersion: "102"},
-		{Type: watch.Error, Time: at(41), Resource: deploy, Verb: "watch", Reason: "Expired", Message: "too old resource version: 102 (150)"},
-		{Type: watch.List, Time: at(42), Resource: deploy, ResourceVersion: "160", Items: 2, Duration: 3 * time.Millisecond},
-		{Type: watch.Relist, Time: at(42), Resource: deploy, Reason: "410 Gone: too old resource version: 102 (150)", FromResourceVersion: "102", ResourceVersion: "160", Counts: watch.RelistCounts{Added: 1, Updated: 1, Deleted: 1}},
-		{Type: watch.Deleted, Time: at(42), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", Delta: watch.DeltaDeleted, Tombstone: true, Object: obj("demo", "api", "102")},
-		{Type: watch.Updated, Time: at(42), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "155", OldResourceVersion: "90", Delta: watch.DeltaReplaced, Object: obj("demo", "web", "155")},
-		{Type: watch.Added, Time: at(42), Resource: deploy, Namespace: "demo", Name: "new", ResourceVersion: "158", Delta: watch.DeltaReplaced, Object: obj("demo", "new", "158")},
-		{Type: watch.Deleted, Time: at(50), Resource: deploy, Namespace: "demo", Name: "new", ResourceVersion: "170", Delta: watch.DeltaDeleted, Object: obj("demo", "new", "170")},
+		{Type: watch.Informer, Time: at(0), Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, ResyncPeriod: 30 * time.Second, Namespace: "demo", Resources: []discovery.Resource{deploy}}}},
+		{Type: watch.Watch, Time: at(0), Resource: deploy, Lifecycle: watch.LifecycleInfo{SendInitialEvents: true, TimeoutSeconds: 480}},
+		{Type: watch.Bookmark, Time: at(0), Resource: deploy, ResourceVersion: "100", Lifecycle: watch.LifecycleInfo{InitialEventsEnd: true}},
+		{Type: watch.Added, Time: at(0), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", Obj: watch.ObjectInfo{InitialList: true, Delta: watch.DeltaReplaced, Object: obj("demo", "web", "90")}},
+		{Type: watch.Synced, Time: at(0), Resource: deploy, Lifecycle: watch.LifecycleInfo{Items: 1, Duration: 15 * time.Millisecond}, ResourceVersion: "100"},
+		{Type: watch.Added, Time: at(1), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "101", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: obj("demo", "api", "101")}},
+		{Type: watch.Updated, Time: at(2), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", Obj: watch.ObjectInfo{OldResourceVersion: "101", Delta: watch.DeltaUpdated, Object: obj("demo", "api", "102"), Queue: &watch.QueueFigures{Depth: 2, Adds: 3, Retries: 0}}},
+		{
+			Type:     watch.Reconciled,
+			Time:     at(3),
+			Resource: deploy,
+			Key:      "demo/api",
+			Queued: watch.QueuedInfo{
+				Wait:          1500 * time.Microsecond,
+				Work:          200 * time.Millisecond,
+				Requeues:      1,
+				Failed:        true,
+				TriggerCount:  2,
+				Requeue:       true,
+				RequeueReason: "its previous reconcile failed (simulated by --fail-rate) and the key was requeued rate-limited",
+				Triggers:      []watch.Trigger{{Type: watch.Added, Delta: watch.DeltaAdded, ResourceVersion: "101", Time: at(1)}, {Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "102", Managers: []string{"kubectl-edit"}, Time: at(2)}},
+			},
+			Obj: watch.ObjectInfo{Queue: &watch.QueueFigures{Depth: 1, Adds: 3, Retries: 1}},
+		},
+		{Type: watch.Resync, Time: at(30), Resource: deploy, Lifecycle: watch.LifecycleInfo{Items: 2}},
+		{Type: watch.Updated, Time: at(30), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "90", Obj: watch.ObjectInfo{OldResourceVersion: "90", Delta: watch.DeltaSync, Object: obj("demo", "web", "90"), Filtered: "resourceVersion"}},
+		{Type: watch.WatchClosed, Time: at(40), Resource: deploy, Lifecycle: watch.LifecycleInfo{Reason: "connection lost or closed by the server after 40s"}, ResourceVersion: "102"},
+		{Type: watch.Error, Time: at(41), Resource: deploy, Lifecycle: watch.LifecycleInfo{Verb: "watch", Reason: "Expired", Message: "too old resource version: 102 (150)"}},
+		{Type: watch.List, Time: at(42), Resource: deploy, ResourceVersion: "160", Lifecycle: watch.LifecycleInfo{Items: 2, Duration: 3 * time.Millisecond}},
+		{Type: watch.Relist, Time: at(42), Resource: deploy, Lifecycle: watch.LifecycleInfo{Reason: "410 Gone: too old resource version: 102 (150)", FromResourceVersion: "102", Counts: watch.RelistCounts{Added: 1, Updated: 1, Deleted: 1}}, ResourceVersion: "160"},
+		{Type: watch.Deleted, Time: at(42), Resource: deploy, Namespace: "demo", Name: "api", ResourceVersion: "102", Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted, Tombstone: true, Object: obj("demo", "api", "102")}},
+		{Type: watch.Updated, Time: at(42), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "155", Obj: watch.ObjectInfo{OldResourceVersion: "90", Delta: watch.DeltaReplaced, Object: obj("demo", "web", "155")}},
+		{Type: watch.Added, Time: at(42), Resource: deploy, Namespace: "demo", Name: "new", ResourceVersion: "158", Obj: watch.ObjectInfo{Delta: watch.DeltaReplaced, Object: obj("demo", "new", "158")}},
+		{Type: watch.Deleted, Time: at(50), Resource: deploy, Namespace: "demo", Name: "new", ResourceVersion: "170", Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted, Object: obj("demo", "new", "170")}},
 	}
 }
 
@@ -173,13 +187,13 @@ func secretEvent() watch.Event {
 		"data":       map[string]any{"password": "aHVudGVyMg=="},
 		"stringData": map[string]any{"token": "hunter2"},
 	}}
-	return watch.Event{Type: watch.Added, Time: t0, Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "5", Delta: watch.DeltaAdded, Object: s}
+	return watch.Event{Type: watch.Added, Time: t0, Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "5", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: s}}
 }
 
 func TestSecretsRedacted(t *testing.T) {
 	for _, output := range []OutputFormat{"", "json"} {
 		ev := secretEvent()
-		info := watch.Event{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Resources: []discovery.Resource{secrets}}}
+		info := watch.Event{Type: watch.Informer, Time: t0, Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{Resources: []discovery.Resource{secrets}}}}
 		out := render(t, Options{Output: output}, []watch.Event{info, ev})
 		for _, leak := range []string{"aHVudGVyMg==", "hunter2"} {
 			if strings.Contains(out, leak) {
@@ -193,7 +207,7 @@ func TestSecretsRedacted(t *testing.T) {
 			t.Errorf("header does not say secrets are redacted:\n%s", out)
 		}
 		// The event's object itself is untouched.
-		if ev.Object.Object["data"].(map[string]any)["password"] != "aHVudGVyMg==" {
+		if ev.Obj.Object.Object["data"].(map[string]any)["password"] != "aHVudGVyMg==" {
 			t.Error("redaction modified the cached object")
 		}
 		shown := render(t, Options{Output: "json", ShowSecrets: true}, []watch.Event{secretEvent()})
@@ -222,7 +236,7 @@ func TestEscape(t *testing.T) {
 
 // Text from the server never reaches a terminal raw, with or without color.
 func TestHostileTextHuman(t *testing.T) {
-	ev := watch.Event{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "x\x1b]8;;http://evil\x07y\rz", ResourceVersion: "1\x1b[2J", Delta: watch.DeltaAdded}
+	ev := watch.Event{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "x\x1b]8;;http://evil\x07y\rz", ResourceVersion: "1\x1b[2J", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded}}
 	for _, color := range []bool{false, true} {
 		out := render(t, Options{Color: color}, []watch.Event{ev})
 		body := strings.NewReplacer(colorReset, "", colorRed, "", colorGreen, "", colorYellow, "", colorBlue, "", colorMagent, "", colorCyan, "", colorDim, "").Replace(out)
@@ -301,17 +315,29 @@ func changeSample(t *testing.T) []watch.Event {
 	v4.Object["status"] = map[string]any{"observedGeneration": int64(3)}
 	v5 := deployment("14", 3, 3, 3, "nginx:1.28", map[string]any{"app": "web", "tier": "front"}, create, mf("kubectl-edit", "Update", "02", "template"))
 	upd := func(s int, old, cur *unstructured.Unstructured, delta watch.Delta) watch.Event {
-		return watch.Event{Type: watch.Updated, Time: at(s), Resource: deploy, Namespace: "demo", Name: "web",
-			ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion(), Delta: delta, Object: cur, OldObject: old}
+		return watch.Event{
+			Type:            watch.Updated,
+			Time:            at(s),
+			Resource:        deploy,
+			Namespace:       "demo",
+			Name:            "web",
+			ResourceVersion: cur.GetResourceVersion(),
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: old.GetResourceVersion(),
+				Delta:              delta,
+				Object:             cur,
+				OldObject:          old,
+			},
+		}
 	}
 	events := []watch.Event{
-		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{deploy}}},
-		{Type: watch.Added, Time: at(0), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "10", InitialList: true, Delta: watch.DeltaReplaced, Object: v1},
+		{Type: watch.Informer, Time: at(0), Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{deploy}}}},
+		{Type: watch.Added, Time: at(0), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "10", Obj: watch.ObjectInfo{InitialList: true, Delta: watch.DeltaReplaced, Object: v1}},
 		upd(1, v1, v2, watch.DeltaUpdated), // short: inline
 		upd(2, v2, v3, watch.DeltaUpdated), // long: a block
 		upd(3, v3, v4, watch.DeltaReplaced),
 		upd(4, v4, v5, watch.DeltaUpdated), // only the resourceVersion
-		{Type: watch.Updated, Time: at(5), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "14", OldResourceVersion: "14", Delta: watch.DeltaSync, Object: v5, OldObject: v5},
+		{Type: watch.Updated, Time: at(5), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "14", Obj: watch.ObjectInfo{OldResourceVersion: "14", Delta: watch.DeltaSync, Object: v5, OldObject: v5}},
 	}
 	// Two controllers fighting over spec.replicas: the detector reports the fifth update.
 	h := analysis.New(analysis.Config{HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second})
@@ -333,7 +359,7 @@ func changeSample(t *testing.T) []watch.Event {
 	if events[len(events)-1].Type != watch.HotLoop {
 		t.Fatal("no hot loop reported")
 	}
-	events = append(events, watch.Event{Type: watch.Deleted, Time: at(20), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "30", Delta: watch.DeltaDeleted, Object: prev})
+	events = append(events, watch.Event{Type: watch.Deleted, Time: at(20), Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "30", Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted, Object: prev}})
 	return events
 }
 
@@ -372,10 +398,10 @@ func secretUpdate() []watch.Event {
 	old := secret("5", "aHVudGVyMg==", "hunter2", `{"data":{"password":"aHVudGVyMg=="}}`)
 	cur := secret("6", "c2VjcmV0Mg==", "s3cr3t!", `{"data":{"password":"c2VjcmV0Mg=="}}`)
 	return []watch.Event{
-		{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Resources: []discovery.Resource{secrets}}},
-		{Type: watch.Added, Time: t0, Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "5", Delta: watch.DeltaAdded, Object: old},
-		{Type: watch.Updated, Time: t0.Add(time.Second), Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "6", OldResourceVersion: "5", Delta: watch.DeltaUpdated, Object: cur, OldObject: old},
-		{Type: watch.Deleted, Time: t0.Add(2 * time.Second), Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "7", Delta: watch.DeltaDeleted, Object: cur},
+		{Type: watch.Informer, Time: t0, Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{Resources: []discovery.Resource{secrets}}}},
+		{Type: watch.Added, Time: t0, Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "5", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: old}},
+		{Type: watch.Updated, Time: t0.Add(time.Second), Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "6", Obj: watch.ObjectInfo{OldResourceVersion: "5", Delta: watch.DeltaUpdated, Object: cur, OldObject: old}},
+		{Type: watch.Deleted, Time: t0.Add(2 * time.Second), Resource: secrets, Namespace: "demo", Name: "db", ResourceVersion: "7", Obj: watch.ObjectInfo{Delta: watch.DeltaDeleted, Object: cur}},
 	}
 }
 
@@ -436,7 +462,7 @@ func hostileUpdate() []watch.Event {
 	}
 	cm := discovery.Resource{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true}
 	old, cur := mk("1", "before"+evil), mk("2", "after"+evil)
-	upd := watch.Event{Type: watch.Updated, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "2", OldResourceVersion: "1", Delta: watch.DeltaUpdated, Object: cur, OldObject: old}
+	upd := watch.Event{Type: watch.Updated, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "2", Obj: watch.ObjectInfo{OldResourceVersion: "1", Delta: watch.DeltaUpdated, Object: cur, OldObject: old}}
 	h := analysis.New(analysis.Config{HotLoopUpdates: 1, HotLoopWindow: time.Minute})
 	h.Analyze(nil, &upd)
 	out := h.Analyze(nil, &upd)
@@ -445,10 +471,10 @@ func hostileUpdate() []watch.Event {
 	}
 	hl := &out[1]
 	return []watch.Event{
-		{Type: watch.Informer, Time: t0, Info: &watch.InformerInfo{Namespace: "demo" + evil, LabelSelector: "a=" + evil, Resources: []discovery.Resource{cm}}},
-		{Type: watch.Added, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "1\x1b[2J", Delta: watch.DeltaAdded, Object: old},
+		{Type: watch.Informer, Time: t0, Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{Namespace: "demo" + evil, LabelSelector: "a=" + evil, Resources: []discovery.Resource{cm}}}},
+		{Type: watch.Added, Time: t0, Resource: cm, Namespace: "demo", Name: "c" + evil, ResourceVersion: "1\x1b[2J", Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Object: old}},
 		upd, *hl,
-		{Type: watch.Error, Time: t0, Resource: cm, Reason: "R" + evil, Message: "M" + evil},
+		{Type: watch.Error, Time: t0, Resource: cm, Lifecycle: watch.LifecycleInfo{Reason: "R" + evil, Message: "M" + evil}},
 	}
 }
 
@@ -517,8 +543,17 @@ func TestTemplateErrors(t *testing.T) {
 // watch NAME of an object the initial list did not have: the Synced line says so, in kubectl's
 // words, in human output and as notFound in JSON.
 func TestSyncedNotFound(t *testing.T) {
-	ev := watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, Duration: 3 * time.Millisecond, ResourceVersion: "100",
-		NotFound: &watch.ObjectKey{Namespace: "demo", Name: "web"}}
+	ev := watch.Event{
+		Type:     watch.Synced,
+		Time:     t0,
+		Resource: deploy,
+		Lifecycle: watch.LifecycleInfo{
+			Items:    0,
+			Duration: 3 * time.Millisecond,
+			NotFound: &watch.ObjectKey{Namespace: "demo", Name: "web"},
+		},
+		ResourceVersion: "100",
+	}
 	human := render(t, Options{Timestamps: "none"}, []watch.Event{ev})
 	if want := `Synced      deployments.apps  cache synced: 0 objects in 3ms; deployments.apps "web" not found in namespace "demo" (yet): waiting for it` + "\n"; human != want {
 		t.Errorf("human:\n%q\nwant\n%q", human, want)
@@ -527,11 +562,11 @@ func TestSyncedNotFound(t *testing.T) {
 	if want := `"items":0,"durationMs":3,"notFound":{"namespace":"demo","name":"web"}}`; !strings.Contains(js, want) {
 		t.Errorf("json: %s\nwant it to contain %s", js, want)
 	}
-	ev.NotFound = &watch.ObjectKey{Name: "web"}
+	ev.Lifecycle.NotFound = &watch.ObjectKey{Name: "web"}
 	if human := render(t, Options{Timestamps: "none"}, []watch.Event{ev}); !strings.HasSuffix(human, `deployments.apps "web" not found (yet): waiting for it`+"\n") {
 		t.Errorf("human, no namespace: %q", human)
 	}
-	ev.NotFound = nil
+	ev.Lifecycle.NotFound = nil
 	if js := render(t, Options{Output: "json"}, []watch.Event{ev}); strings.Contains(js, "notFound") {
 		t.Errorf("notFound without a name asked for: %s", js)
 	}
@@ -549,14 +584,14 @@ func TestTriggerSummary(t *testing.T) {
 		want string
 	}{
 		{"none", watch.Event{}, ""},
-		{"one", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{tr("5", "kube-controller-manager")}}, "trigger: Updated rv=5 (by kube-controller-manager)"},
-		{"three", watch.Event{TriggerCount: 3, Triggers: []watch.Trigger{tr("5"), tr("6"), tr("7", "a", "b")}}, "3 events coalesced: Updated rv=5, Updated rv=6, Updated rv=7 (by a, b)"},
-		{"ownership", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "8", Managers: []string{"a", "b"}, Attribution: diff.RuleOwnership}}}, "trigger: Updated rv=8 (by one of a, b)"},
-		{"capped", watch.Event{TriggerCount: 40, Triggers: []watch.Trigger{tr("1"), tr("2"), tr("38"), tr("39"), tr("40")}}, "40 events coalesced: Updated rv=1, … 38 more …, Updated rv=40"},
-		{"a resync is no update", watch.Event{TriggerCount: 2, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaSync, ResourceVersion: "9"}, tr("10", "a")}}, "2 events coalesced: Sync rv=9, Updated rv=10 (by a)"},
-		{"an owned object's event", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Managers: []string{"kube-controller-manager"}, Resource: "replicasets.apps", Key: "demo/web-1"}}}, "trigger: Updated of replicasets.apps demo/web-1 rv=11 (by kube-controller-manager)"},
-		{"requeue", watch.Event{Requeue: true}, "requeued after a failed reconcile"},
-		{"a write its log names", watch.Event{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "12", Managers: []string{"widget"}, Attribution: diff.RuleReconcile}}}, "trigger: Updated rv=12 (by widget's reconcile, from its log)"},
+		{"one", watch.Event{Queued: watch.QueuedInfo{TriggerCount: 1, Triggers: []watch.Trigger{tr("5", "kube-controller-manager")}}}, "trigger: Updated rv=5 (by kube-controller-manager)"},
+		{"three", watch.Event{Queued: watch.QueuedInfo{TriggerCount: 3, Triggers: []watch.Trigger{tr("5"), tr("6"), tr("7", "a", "b")}}}, "3 events coalesced: Updated rv=5, Updated rv=6, Updated rv=7 (by a, b)"},
+		{"ownership", watch.Event{Queued: watch.QueuedInfo{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "8", Managers: []string{"a", "b"}, Attribution: diff.RuleOwnership}}}}, "trigger: Updated rv=8 (by one of a, b)"},
+		{"capped", watch.Event{Queued: watch.QueuedInfo{TriggerCount: 40, Triggers: []watch.Trigger{tr("1"), tr("2"), tr("38"), tr("39"), tr("40")}}}, "40 events coalesced: Updated rv=1, … 38 more …, Updated rv=40"},
+		{"a resync is no update", watch.Event{Queued: watch.QueuedInfo{TriggerCount: 2, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaSync, ResourceVersion: "9"}, tr("10", "a")}}}, "2 events coalesced: Sync rv=9, Updated rv=10 (by a)"},
+		{"an owned object's event", watch.Event{Queued: watch.QueuedInfo{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "11", Managers: []string{"kube-controller-manager"}, Resource: "replicasets.apps", Key: "demo/web-1"}}}}, "trigger: Updated of replicasets.apps demo/web-1 rv=11 (by kube-controller-manager)"},
+		{"requeue", watch.Event{Queued: watch.QueuedInfo{Requeue: true}}, "requeued after a failed reconcile"},
+		{"a write its log names", watch.Event{Queued: watch.QueuedInfo{TriggerCount: 1, Triggers: []watch.Trigger{{Type: watch.Updated, ResourceVersion: "12", Managers: []string{"widget"}, Attribution: diff.RuleReconcile}}}}, "trigger: Updated rv=12 (by widget's reconcile, from its log)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -571,11 +606,11 @@ func TestTriggerSummary(t *testing.T) {
 func TestSummaryTriggersAndPredicates(t *testing.T) {
 	s := summary.New()
 	for _, ev := range []watch.Event{
-		{Type: watch.Updated, Delta: watch.DeltaUpdated},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, Filtered: "generation"},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, Filtered: "generation"},
-		{Type: watch.Reconciled, TriggerCount: 3},
-		{Type: watch.Reconciled, TriggerCount: 1},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated}},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated, Filtered: "generation"}},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated, Filtered: "generation"}},
+		{Type: watch.Reconciled, Queued: watch.QueuedInfo{TriggerCount: 3}},
+		{Type: watch.Reconciled, Queued: watch.QueuedInfo{TriggerCount: 1}},
 	} {
 		s.Add(&ev)
 	}
@@ -604,15 +639,27 @@ func TestReconcileAttributionLine(t *testing.T) {
 	cur := testutil.Object("example.com/v1", "Widget", "demo", "bare", "2")
 	cur.Object["status"] = map[string]any{"phase": "Ready"}
 	widgets := discovery.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
-	ev := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: time.Unix(1, 0), Resource: widgets, Namespace: "demo", Name: "bare",
-		ResourceVersion: "2", OldResourceVersion: "1", Object: cur, OldObject: old,
-		Attribution: &diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
-			Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-5b2d-4c1e-9f00-0123456789ab"}}}
+	ev := watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: "1",
+			Object:             cur,
+			OldObject:          old,
+			Attribution: &diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
+				Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-5b2d-4c1e-9f00-0123456789ab"}},
+		},
+		Time:            time.Unix(1, 0),
+		Resource:        widgets,
+		Namespace:       "demo",
+		Name:            "bare",
+		ResourceVersion: "2",
+	}
 	if human := render(t, Options{}, []watch.Event{ev}); !strings.Contains(human, "  by widget (its reconcile 3f1c9a7e, from its log)") {
 		t.Errorf("human: %s", human)
 	}
 	noID := ev
-	noID.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, Managers: ev.Attribution.Managers, Reconcile: &diff.ReconcileRef{Controller: "widget"}}
+	noID.Obj.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, Managers: ev.Obj.Attribution.Managers, Reconcile: &diff.ReconcileRef{Controller: "widget"}}
 	if human := render(t, Options{}, []watch.Event{noID}); !strings.Contains(human, "  by widget (one of its reconciles, from its log)") {
 		t.Errorf("human, no reconcile id: %s", human)
 	}
@@ -630,9 +677,15 @@ func TestDeleteAttributionLine(t *testing.T) {
 	dep := testutil.Object("apps/v1", "Deployment", "demo", "shop", "7")
 	deployments := discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
 	ref := diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-5b2d-4c1e-9f00-0123456789ab", Kind: "widget", Namespace: "demo", Name: "shop"}
-	ev := watch.Event{Type: watch.Deleted, Time: time.Unix(1, 0), Resource: deployments, Namespace: "demo", Name: "shop",
-		ResourceVersion: "7", Object: dep,
-		Attribution: &diff.Attribution{Rule: diff.RuleDelete, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}}, Reconcile: &ref}}
+	ev := watch.Event{
+		Type:            watch.Deleted,
+		Time:            time.Unix(1, 0),
+		Resource:        deployments,
+		Namespace:       "demo",
+		Name:            "shop",
+		ResourceVersion: "7",
+		Obj:             watch.ObjectInfo{Object: dep, Attribution: &diff.Attribution{Rule: diff.RuleDelete, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}}, Reconcile: &ref}},
+	}
 	if human := render(t, Options{}, []watch.Event{ev}); !strings.Contains(human, "  deleted by widget (its reconcile 3f1c9a7e of widget demo/shop, from its log)") {
 		t.Errorf("human: %s", human)
 	}
@@ -645,14 +698,26 @@ func TestDeleteAttributionLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := back.Event.Attribution; a == nil || a.Rule != diff.RuleDelete || a.Reconcile == nil || *a.Reconcile != ref {
+	if a := back.Event.Obj.Attribution; a == nil || a.Rule != diff.RuleDelete || a.Reconcile == nil || *a.Reconcile != ref {
 		t.Errorf("decoded attribution %+v, want the delete by %+v", a, ref)
 	}
 	requested := testutil.Object("apps/v1", "Deployment", "demo", "shop", "8")
 	requested.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)})
-	upd := watch.Event{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: time.Unix(1, 0), Resource: deployments, Namespace: "demo", Name: "shop",
-		ResourceVersion: "8", OldResourceVersion: "7", Object: requested, OldObject: dep,
-		Attribution: &diff.Attribution{Rule: diff.RuleDelete, Managers: ev.Attribution.Managers, Reconcile: &ref}}
+	upd := watch.Event{
+		Type: watch.Updated,
+		Obj: watch.ObjectInfo{
+			Delta:              watch.DeltaUpdated,
+			OldResourceVersion: "7",
+			Object:             requested,
+			OldObject:          dep,
+			Attribution:        &diff.Attribution{Rule: diff.RuleDelete, Managers: ev.Obj.Attribution.Managers, Reconcile: &ref},
+		},
+		Time:            time.Unix(1, 0),
+		Resource:        deployments,
+		Namespace:       "demo",
+		Name:            "shop",
+		ResourceVersion: "8",
+	}
 	if human := render(t, Options{}, []watch.Event{upd}); !strings.Contains(human, "  deletion requested (DELETE) by widget (its reconcile 3f1c9a7e of widget demo/shop, from its log)") {
 		t.Errorf("human, the DELETE request's update: %s", human)
 	}

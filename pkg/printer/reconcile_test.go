@@ -17,19 +17,41 @@ var widgetRes = discovery.Resource{Group: "example.com", Version: "v1", Resource
 // of an owned object), a failed one with a reason, one of an object not watched.
 func controllerReconcileEvents() []watch.Event {
 	return []watch.Event{
-		{Type: watch.ControllerReconcile, Time: t0, Resource: widgetRes, Namespace: "demo", Name: "shop", Key: "demo/shop",
+		{
+			Type:      watch.ControllerReconcile,
+			Time:      t0,
+			Resource:  widgetRes,
+			Namespace: "demo",
+			Name:      "shop",
+			Key:       "demo/shop",
 			Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "ed542d03-7d7b-4ae5-8a93-4f9b4987d3ea", Kind: "Widget", Result: "ok",
 				Duration: 3200 * time.Microsecond, DurationKnown: true, Source: "mgr.log", Format: "zap-json", Lines: 2, FilteredTriggers: 2},
-			TriggerCount: 2, Triggers: []watch.Trigger{
+			Queued: watch.QueuedInfo{TriggerCount: 2, Triggers: []watch.Trigger{
 				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "12", Managers: []string{"widget-operator"}, Attribution: "entry", Time: t0.Add(-time.Millisecond)},
 				{Type: watch.Updated, Delta: watch.DeltaUpdated, ResourceVersion: "13", Time: t0, Resource: "deployments.apps", Key: "demo/shop"},
 			}},
-		{Type: watch.ControllerReconcile, Time: t0.Add(time.Second), Resource: widgetRes, Namespace: "demo", Name: "shop", Key: "demo/shop", Reason: "retry",
+		},
+		{
+			Type:      watch.ControllerReconcile,
+			Time:      t0.Add(time.Second),
+			Resource:  widgetRes,
+			Namespace: "demo",
+			Name:      "shop",
+			Key:       "demo/shop",
+			Lifecycle: watch.LifecycleInfo{Reason: "retry"},
 			Reconcile: &watch.ReconcileInfo{Controller: "widget", ReconcileID: "a1", Kind: "Widget", Result: "error", Error: "forbidden", RequeueAfter: 0,
-				Source: "mgr.log", Format: "zap-console", Lines: 2, ReasonMessage: "a retry: its previous reconcile of it failed"}},
-		{Type: watch.ControllerReconcile, Time: t0.Add(2 * time.Second), Namespace: "demo", Name: "web", Key: "demo/web", Reason: "notWatched",
+				Source: "mgr.log", Format: "zap-console", Lines: 2, ReasonMessage: "a retry: its previous reconcile of it failed"},
+		},
+		{
+			Type:      watch.ControllerReconcile,
+			Time:      t0.Add(2 * time.Second),
+			Namespace: "demo",
+			Name:      "web",
+			Key:       "demo/web",
+			Lifecycle: watch.LifecycleInfo{Reason: "notWatched"},
 			Reconcile: &watch.ReconcileInfo{Controller: "deployment", Kind: "deployment", Result: "requeueAfter", RequeueAfter: 5 * time.Second,
-				Source: "-", Format: "klog-text", Lines: 1, ReasonMessage: "deployment demo/web is not watched"}},
+				Source: "-", Format: "klog-text", Lines: 1, ReasonMessage: "deployment demo/web is not watched"},
+		},
 	}
 }
 
@@ -81,7 +103,7 @@ func TestSummaryControllerReconciles(t *testing.T) {
 	}
 	s.Predicates = &summary.PredicateReport{Predicates: "generation"}
 	// The widget controller's metrics, scraped: more reconciles than its log showed.
-	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 5, Error: 1}}})
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Scrape: watch.ScrapeInfo{Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 5, Error: 1}}}})
 	var b strings.Builder
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)
@@ -101,8 +123,8 @@ func TestSummaryControllerReconciles(t *testing.T) {
 // Errors reading pod logs (--controller-logs-from) are counted apart from the informer's.
 func TestSummaryPodLogErrors(t *testing.T) {
 	s := summary.New()
-	s.Add(&watch.Event{Type: watch.Error, Verb: "logs", Reason: "Forbidden"})
-	s.Add(&watch.Event{Type: watch.Error, Verb: "list", Reason: "Forbidden"})
+	s.Add(&watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "logs", Reason: "Forbidden"}})
+	s.Add(&watch.Event{Type: watch.Error, Lifecycle: watch.LifecycleInfo{Verb: "list", Reason: "Forbidden"}})
 	var b strings.Builder
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)
@@ -128,9 +150,9 @@ func TestSummaryCoverageAtInfo(t *testing.T) {
 	for range 69 {
 		s.Add(&ev)
 	}
-	queue := watch.Event{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 1900, Error: 55}}}
+	queue := watch.Event{Type: watch.ControllerQueue, Time: t0, Scrape: watch.ScrapeInfo{URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 1900, Error: 55}}}}
 	s.Add(&queue)
-	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &watch.QueueSample{Name: "nodeclaim", Controller: "nodeclaim", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 12}}})
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Scrape: watch.ScrapeInfo{Sample: &watch.QueueSample{Name: "nodeclaim", Controller: "nodeclaim", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 12}}}})
 	// Each ControllerQueue line of a controller whose log is read says how many it showed so far.
 	if out := render(t, Options{Timestamps: "none", NoHeaders: true}, []watch.Event{queue}); !strings.Contains(out, "reconciles=1955 (success=1900 error=55 requeue=0 requeue_after=0) errors=0 (its log shows 69 of them so far)") {
 		t.Errorf("queue line %q", out)
@@ -150,7 +172,7 @@ func TestSummaryCoverageAtInfo(t *testing.T) {
 	// Logs read, none of which shows a reconcile: the counted controller is still said.
 	s = summary.New()
 	s.LogsRead = true
-	s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 1955}}})
+	s.Add(&watch.Event{Type: watch.ControllerQueue, Scrape: watch.ScrapeInfo{Sample: &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 1955}}}})
 	b.Reset()
 	if err := WriteSummary(&b, "summary", s); err != nil {
 		t.Fatal(err)

@@ -23,13 +23,17 @@ import (
 // controllerQueueEvents are ControllerQueue lines with and without latencies (sample() has none).
 func controllerQueueEvents() []watch.Event {
 	return []watch.Event{
-		{Type: watch.ControllerQueue, Time: t0, URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{
-			Name: "deployment", Controller: "deployment", Depth: 7, Adds: 45, Retries: 1, UnfinishedSeconds: 12.5, LongestRunningSeconds: 12.5,
-			HasQueueLatency: true, QueueP50: 0.00001, QueueP99: 1000, HasWorkLatency: true, WorkP50: 0.1, WorkP99: 8.2,
-		}},
-		{Type: watch.ControllerQueue, Time: t0.Add(time.Second), URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{Name: "plain", Depth: 0, Adds: 3}},
+		{
+			Type: watch.ControllerQueue,
+			Time: t0,
+			Scrape: watch.ScrapeInfo{URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{
+				Name: "deployment", Controller: "deployment", Depth: 7, Adds: 45, Retries: 1, UnfinishedSeconds: 12.5, LongestRunningSeconds: 12.5,
+				HasQueueLatency: true, QueueP50: 0.00001, QueueP99: 1000, HasWorkLatency: true, WorkP50: 0.1, WorkP99: 8.2,
+			}},
+		},
+		{Type: watch.ControllerQueue, Time: t0.Add(time.Second), Scrape: watch.ScrapeInfo{URL: "http://127.0.0.1:8080/metrics", Sample: &watch.QueueSample{Name: "plain", Depth: 0, Adds: 3}}},
 		controllerRuntimeQueue(),
-		{Type: watch.ControllerQueue, Time: t0.Add(3 * time.Second), URL: "https://127.0.0.1:10257/metrics", Message: "no workqueue metrics on this page (12 metric families, none named workqueue_*)"},
+		{Type: watch.ControllerQueue, Time: t0.Add(3 * time.Second), Scrape: watch.ScrapeInfo{URL: "https://127.0.0.1:10257/metrics"}, Lifecycle: watch.LifecycleInfo{Message: "no workqueue metrics on this page (12 metric families, none named workqueue_*)"}},
 	}
 }
 
@@ -38,11 +42,11 @@ func roundTripEvents() []watch.Event {
 	events = append(events, causalityEvents()...)
 	events = append(events, controllerReconcileEvents()...)
 	// A scrape failure: an Error line without a resource.
-	events = append(events, watch.Event{Type: watch.Error, Time: t0, Verb: "scrape", Reason: "ScrapeFailed", Message: "connection refused"},
-		watch.Event{Type: watch.Recovered, Time: t0, Resource: deploy, Verb: "watch", Message: "watch works again after 3 failed attempts"},
+	events = append(events, watch.Event{Type: watch.Error, Time: t0, Lifecycle: watch.LifecycleInfo{Verb: "scrape", Reason: "ScrapeFailed", Message: "connection refused"}},
+		watch.Event{Type: watch.Recovered, Time: t0, Resource: deploy, Lifecycle: watch.LifecycleInfo{Verb: "watch", Message: "watch works again after 3 failed attempts"}},
 		// watch deploy/nosuch: the Synced line says the object is not there.
-		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, ResourceVersion: "100", NotFound: &watch.ObjectKey{Namespace: "demo", Name: "nosuch"}},
-		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Items: 0, ResourceVersion: "100", NotFound: &watch.ObjectKey{Name: "nosuch"}})
+		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Lifecycle: watch.LifecycleInfo{Items: 0, NotFound: &watch.ObjectKey{Namespace: "demo", Name: "nosuch"}}, ResourceVersion: "100"},
+		watch.Event{Type: watch.Synced, Time: t0, Resource: deploy, Lifecycle: watch.LifecycleInfo{Items: 0, NotFound: &watch.ObjectKey{Name: "nosuch"}}, ResourceVersion: "100"})
 	return append(events, apiStatsEvents()...)
 }
 
@@ -81,8 +85,8 @@ func TestDecoderRoundTripChanges(t *testing.T) {
 	// Without the stream (DecodeEvent alone) an update has no old object, hence no managers.
 	line := encodeLines(t, Options{Output: "json"}, events[2:3])[0]
 	ev, err := recording.DecodeEvent(line)
-	if err != nil || ev.OldObject != nil {
-		t.Errorf("DecodeEvent: old object %v, %v", ev.OldObject, err)
+	if err != nil || ev.Obj.OldObject != nil {
+		t.Errorf("DecodeEvent: old object %v, %v", ev.Obj.OldObject, err)
 	}
 }
 
@@ -233,7 +237,7 @@ func TestDecodeHeader(t *testing.T) {
 		t.Error("DecodeEvent accepted a header")
 	}
 	got, err := recording.DecodeEvent(bytes.TrimSpace(rest))
-	if err != nil || got.Name != "web" || got.Object.GetResourceVersion() != "90" {
+	if err != nil || got.Name != "web" || got.Obj.Object.GetResourceVersion() != "90" {
 		t.Errorf("event after the header: %+v, %v", got, err)
 	}
 }

@@ -14,7 +14,7 @@ func (p *Printer) Shows(ev *watch.Event) bool {
 	case watch.Reconciled:
 		return p.opts.ShowReconciles
 	case watch.ApiStats:
-		return !ev.Final || p.opts.ShowAPIStats
+		return !ev.Stats.Final || p.opts.ShowAPIStats
 	}
 	return true
 }

@@ -52,7 +52,7 @@ func (p *Printer) stateOf(ev *watch.Event) objectState {
 }
 
 // readState reads with r the state of an object event's object, and of its old object on an
-// update: from their Go types when the line carries them (watch.Event.Typed, OldTyped: the
+// update: from their Go types when the line carries them (watch.Event.Obj.Typed, OldTyped: the
 // same state as from the maps, without converting a map back to the Go type a kind's summary
 // is read from), else from the maps.
 func readState(r *state.Reader, ev *watch.Event) objectState {
@@ -60,17 +60,17 @@ func readState(r *state.Reader, ev *watch.Event) objectState {
 	if t := ev.TypedObject(); t != nil {
 		s.cur = r.OfTyped(t, ev.Time)
 	} else {
-		s.cur = r.Of(ev.Object, ev.Time)
+		s.cur = r.Of(ev.Obj.Object, ev.Time)
 	}
 	if s.cur == nil || ev.Type != watch.Updated {
 		return s
 	}
 	var old *state.State
 	switch {
-	case ev.OldTyped != nil:
-		old = r.OfTyped(ev.OldTyped, ev.Time)
-	case ev.OldObject != nil:
-		old = r.Of(ev.OldObject, ev.Time)
+	case ev.Obj.OldTyped != nil:
+		old = r.OfTyped(ev.Obj.OldTyped, ev.Time)
+	case ev.Obj.OldObject != nil:
+		old = r.Of(ev.Obj.OldObject, ev.Time)
 	}
 	if old != nil && (old.Status != s.cur.Status || old.Summary != s.cur.Summary) {
 		s.prev = old
@@ -97,24 +97,24 @@ type lightReaders struct {
 // until it returns. PrintPrepared prints the line with it: the same bytes as Print(ev) before
 // Lighten.
 func (p *Printer) Lighten(ev *watch.Event) Prepared {
-	if p.err != nil || !ev.Type.IsObject() || ev.Typed == nil {
+	if p.err != nil || !ev.Type.IsObject() || ev.Obj.Typed == nil {
 		return Prepared{}
 	}
-	if ev.Object == nil && (p.out != outputHuman || isEventsResource(ev.Resource)) {
+	if ev.Obj.Object == nil && (p.out != outputHuman || isEventsResource(ev.Resource)) {
 		return Prepared{}
 	}
 	p.light.mu.Lock()
 	defer p.light.mu.Unlock()
 	pr := Prepared{state: readState(p.light.readers.of(ev.Resource), ev), hasState: true}
-	ev.Typed, ev.OldTyped = nil, nil
+	ev.Obj.Typed, ev.Obj.OldTyped = nil, nil
 	return pr
 }
 
-// PrepareAdded is watch.Config.Prepare for this printer: for a resource whose Added lines
+// PrepareAdded makes the printer the informer's watch.AddedReader (watch.Config.Prepare): for a resource whose Added lines
 // Lighten lightens (human output, not wide, not Events), a Preparer that reads, from an object
 // as the informer decodes it for its line, what Lighten would: the state the line shows (the
 // Prepared the line then carries, which the output hands to PrintPrepared), and what of the
-// object that reads (Reads). A Preparer without Read for other resources and outputs, whose
+// object that reads (Reads). A Preparer without Reader for other resources and outputs, whose
 // Added lines need their objects. The state is read when the
 // object is decoded (as its initial list is received, or a few hundred lines ahead of its
 // line), and a state that depends on the time (a pod unschedulable for longer than kstatus'
@@ -123,20 +123,29 @@ func (p *Printer) PrepareAdded(res discovery.Resource) watch.Preparer {
 	if p.err != nil || p.out != outputHuman || isEventsResource(res) {
 		return watch.Preparer{}
 	}
-	pr := watch.Preparer{Read: func(o runtime.Object) any {
-		ev := watch.Event{Type: watch.Added, Resource: res, Typed: o, Time: p.now()}
-		pr := p.Lighten(&ev)
-		if !pr.hasState {
-			return nil
-		}
-		return pr
-	}}
+	pr := watch.Preparer{Reader: stateReader{p: p, res: res}}
 	// The objects need no more of them decoded than the state reads.
 	p.light.mu.Lock()
 	metadata, spec, counted, ok := p.light.readers.of(res).Reads(res.GVK().GroupKind())
 	p.light.mu.Unlock()
 	if ok {
 		pr.Reads = &watch.Reads{Metadata: metadata, Spec: spec, SpecCounted: counted}
+	}
+	return pr
+}
+
+// stateReader reads the state an Added line of res shows from its object, as Lighten would
+// (watch.ObjectReader).
+type stateReader struct {
+	p   *Printer
+	res discovery.Resource
+}
+
+func (r stateReader) ReadObject(o runtime.Object) watch.Prepared {
+	ev := watch.Event{Type: watch.Added, Resource: r.res, Obj: watch.ObjectInfo{Typed: o}, Time: r.p.now()}
+	pr := r.p.Lighten(&ev)
+	if !pr.hasState {
+		return nil
 	}
 	return pr
 }

@@ -85,14 +85,14 @@ func stateSample(t *testing.T) []watch.Event {
 	cm := testutil.YAML(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: conf, namespace: demo, resourceVersion: '40'}\ndata: {a: b}\n")
 
 	obj := func(typ watch.Type, s int, res discovery.Resource, o, old *unstructured.Unstructured, d watch.Delta) watch.Event {
-		ev := watch.Event{Type: typ, Time: at(s), Resource: res, Namespace: o.GetNamespace(), Name: o.GetName(), ResourceVersion: o.GetResourceVersion(), Delta: d, Object: o, OldObject: old}
+		ev := watch.Event{Type: typ, Time: at(s), Resource: res, Namespace: o.GetNamespace(), Name: o.GetName(), ResourceVersion: o.GetResourceVersion(), Obj: watch.ObjectInfo{Delta: d, Object: o, OldObject: old}}
 		if old != nil {
-			ev.OldResourceVersion = old.GetResourceVersion()
+			ev.Obj.OldResourceVersion = old.GetResourceVersion()
 		}
 		return ev
 	}
 	return []watch.Event{
-		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{pods, deploy, widgets, cms}}},
+		{Type: watch.Informer, Time: at(0), Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{pods, deploy, widgets, cms}}}},
 		obj(watch.Added, 1, pods, p1, nil, watch.DeltaAdded),
 		obj(watch.Updated, 2, pods, p2, p1, watch.DeltaUpdated),
 		obj(watch.Updated, 3, pods, p3, p2, watch.DeltaUpdated),

@@ -76,8 +76,8 @@ func WriteSummary(w io.Writer, title string, s *summary.Summary) error {
 		lists, s.ByType[watch.Relist], restarts, s.ByType[watch.WatchClosed], s.ByType[watch.Error]-s.ScrapeErrors-s.LogErrors,
 		s.ByType[watch.Resync], s.ByType[watch.Bookmark])
 	for _, key := range s.APIOrder {
-		if ev := s.API[key]; ev.API != nil {
-			fmt.Fprintf(&b, "api %s: %s\n", Escape(key), APIFigures(ev.API))
+		if ev := s.API[key]; ev.Stats.API != nil {
+			fmt.Fprintf(&b, "api %s: %s\n", Escape(key), APIFigures(ev.Stats.API))
 		}
 	}
 	if len(s.Scraped) > 0 {

@@ -12,9 +12,9 @@ import (
 // printed goes uncounted.
 func TestSummaryCountsKubeEvents(t *testing.T) {
 	s := summary.New()
-	s.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded})
+	s.Add(&watch.Event{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaAdded}})
 	for range 2 {
-		s.Add(&watch.Event{Type: watch.KubeEvent, Delta: watch.DeltaAdded, Kube: &watch.KubeEventInfo{Reason: "ScalingReplicaSet"}})
+		s.Add(&watch.Event{Type: watch.KubeEvent, Obj: watch.ObjectInfo{Delta: watch.DeltaAdded}, Kube: &watch.KubeEventInfo{Reason: "ScalingReplicaSet"}})
 	}
 	var b strings.Builder
 	if err := writeSummary(&b, s); err != nil {
@@ -31,7 +31,7 @@ func TestSummaryFromRecordingWithoutReconciles(t *testing.T) {
 	for _, fromRecording := range []bool{false, true} {
 		s := summary.New()
 		s.FromRecording = fromRecording
-		s.Add(&watch.Event{Type: watch.Added, Delta: watch.DeltaAdded, Queue: &watch.QueueFigures{Depth: 1, Adds: 1}})
+		s.Add(&watch.Event{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, Queue: &watch.QueueFigures{Depth: 1, Adds: 1}}})
 		var b strings.Builder
 		if err := writeSummary(&b, s); err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// typedObjects are built-in objects as the protobuf wire hands them on (watch.Event.Typed):
+// typedObjects are built-in objects as the protobuf wire hands them on (watch.Event.Obj.Typed):
 // every kind whose state or summary is read, with managedFields, owners, escapes and Secret
 // values.
 func typedObjects(t *testing.T) []runtime.Object {
@@ -108,7 +108,7 @@ func resourceOf(o runtime.Object) discovery.Resource {
 		Namespaced: gvk.Kind != "Node" && gvk.Kind != "Namespace"}
 }
 
-// TestTypedLinesAsConverted: an Added line of an object handed on typed (watch.Event.Typed) is
+// TestTypedLinesAsConverted: an Added line of an object handed on typed (watch.Event.Obj.Typed) is
 // byte for byte the line of the same object converted to a map, as the informer made it before,
 // in every output (human, with --diff and -o wide; JSON, Secret values redacted or shown;
 // YAML; a template).
@@ -127,10 +127,17 @@ func TestTypedLinesAsConverted(t *testing.T) {
 					t.Fatal(err)
 				}
 				u := &unstructured.Unstructured{Object: m}
-				ev := watch.Event{Type: watch.Added, Time: at, Resource: resourceOf(o), Namespace: u.GetNamespace(), Name: u.GetName(),
-					ResourceVersion: u.GetResourceVersion(), InitialList: true, Delta: watch.DeltaReplaced}
+				ev := watch.Event{
+					Type:            watch.Added,
+					Time:            at,
+					Resource:        resourceOf(o),
+					Namespace:       u.GetNamespace(),
+					Name:            u.GetName(),
+					ResourceVersion: u.GetResourceVersion(),
+					Obj:             watch.ObjectInfo{InitialList: true, Delta: watch.DeltaReplaced},
+				}
 				typed, converted := ev, ev
-				typed.Typed, converted.Object = o, u
+				typed.Obj.Typed, converted.Obj.Object = o, u
 				want := printed(t, opts, &converted)
 				if got := printed(t, opts, &typed); got != want {
 					t.Errorf("typed line differs from the converted one (-converted +typed):\n%s", cmp.Diff(want, got))
@@ -155,7 +162,7 @@ func TestTypedLinesAsConverted(t *testing.T) {
 }
 
 // TestTypedUpdatesAsConverted: an Updated line that carries its objects' Go types beside their
-// maps (watch.Event.Typed, OldTyped: its state read from them) is byte for byte the line of the
+// maps (watch.Event.Obj.Typed, OldTyped: its state read from them) is byte for byte the line of the
 // maps alone, in every output, lightened too; the updates change state (a Pending pod Running, a
 // crashing one Running, ...), so the old object's state is read as well.
 func TestTypedUpdatesAsConverted(t *testing.T) {
@@ -181,10 +188,22 @@ func TestTypedUpdatesAsConverted(t *testing.T) {
 			continue
 		}
 		cur, oldMap := toMap(o), toMap(old)
-		ev := watch.Event{Type: watch.Updated, Time: at, Resource: resourceOf(o), Namespace: cur.GetNamespace(), Name: cur.GetName(),
-			ResourceVersion: "43", OldResourceVersion: "42", Delta: watch.DeltaUpdated, Object: cur, OldObject: oldMap}
+		ev := watch.Event{
+			Type:            watch.Updated,
+			Time:            at,
+			Resource:        resourceOf(o),
+			Namespace:       cur.GetNamespace(),
+			Name:            cur.GetName(),
+			ResourceVersion: "43",
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: "42",
+				Delta:              watch.DeltaUpdated,
+				Object:             cur,
+				OldObject:          oldMap,
+			},
+		}
 		typed := ev
-		typed.Typed, typed.OldTyped = o, old
+		typed.Obj.Typed, typed.Obj.OldTyped = o, old
 		if s := readState(state.NewReader(nil), &typed); s.prev != nil {
 			transitions++
 		}
@@ -247,11 +266,11 @@ func printedLightened(t *testing.T, opts Options, ev *watch.Event) string {
 	p := New(&b, opts)
 	light := *ev
 	pr := p.Lighten(&light)
-	drops := ev.Object != nil || (opts.Output == "" && ev.Resource.Kind != "Event")
-	if dropped := light.Typed == nil && light.OldTyped == nil; dropped != drops || pr.hasState != drops {
+	drops := ev.Obj.Object != nil || (opts.Output == "" && ev.Resource.Kind != "Event")
+	if dropped := light.Obj.Typed == nil && light.Obj.OldTyped == nil; dropped != drops || pr.hasState != drops {
 		t.Errorf("Lighten of a %s line in %q output: objects dropped %v, state read %v; want %v", ev.Resource.Kind, opts.Output, dropped, pr.hasState, drops)
 	}
-	if ev.Typed == nil {
+	if ev.Obj.Typed == nil {
 		t.Fatal("Lighten changed the caller's other copy of the line")
 	}
 	if err := p.PrintPrepared(&light, pr); err != nil {
@@ -292,17 +311,17 @@ func printedPrepareAdded(t *testing.T, opts Options, ev *watch.Event) (string, b
 	p := New(&b, opts)
 	p.now = func() time.Time { return ev.Time }
 	prepare := p.PrepareAdded(ev.Resource)
-	if want := opts.Output == "" && ev.Resource.Kind != "Event"; (prepare.Read != nil) != want {
-		t.Fatalf("PrepareAdded for a %s line in %q output: %v, want %v", ev.Resource.Kind, opts.Output, prepare.Read != nil, want)
+	if want := opts.Output == "" && ev.Resource.Kind != "Event"; (prepare.Reader != nil) != want {
+		t.Fatalf("PrepareAdded for a %s line in %q output: %v, want %v", ev.Resource.Kind, opts.Output, prepare.Reader != nil, want)
 	}
-	if prepare.Read == nil {
+	if prepare.Reader == nil {
 		return "", false
 	}
 	// The object as the informer decodes it for the reader: without managedFields, and of
 	// its spec only what the reader says it reads.
-	slim := decodedForRead(t, ev.Typed, prepare.Reads)
+	slim := decodedForRead(t, ev.Obj.Typed, prepare.Reads)
 	line := *ev
-	line.Typed, line.Prepared = nil, prepare.Read(slim)
+	line.Obj.Typed, line.Obj.Prepared = nil, prepare.Reader.ReadObject(slim)
 	pr, ok := line.TakePrepared().(Prepared)
 	if !ok || !pr.hasState {
 		t.Fatalf("PrepareAdded's reader returned %T without a state", pr)

@@ -74,12 +74,12 @@ type apiStatsFields struct {
 }
 
 func apiStatsOf(ev *watch.Event) apiStatsRecord {
-	s := ev.API
+	s := ev.Stats.API
 	if s == nil {
 		s = &apistats.Snapshot{}
 	}
 	r := apiStatsRecord{eventHead: headOf(ev), apfRecord: apfRecordOf(&s.APF), apiStatsFields: apiStatsFields{
-		Final: ev.Final, ElapsedSeconds: s.Elapsed.Seconds(), Requests: []requestRecord{},
+		Final: ev.Stats.Final, ElapsedSeconds: s.Elapsed.Seconds(), Requests: []requestRecord{},
 		Lists: s.Lists, StreamingLists: s.StreamingLists, ListPages: s.ListPages, LastListPages: s.LastListPages,
 		BytesReceived: s.BytesReceived, BytesDecoded: s.BytesDecoded, CompressedResponses: s.CompressedResponses,
 		Objects: s.Objects, Bookmarks: s.Bookmarks,
@@ -105,20 +105,20 @@ type throttledRecord struct {
 }
 
 func throttledOf(ev *watch.Event) throttledRecord {
-	r := throttledRecord{eventHead: headOf(ev), Reason: ev.Reason, Verb: ev.Verb, apfRecord: apfRecordOf(ev.APF)}
-	if ev.Reason == string(apistats.NoticeClientThrottled) {
-		r.DelayMs = ptr(msFloat(ev.Duration))
+	r := throttledRecord{eventHead: headOf(ev), Reason: ev.Lifecycle.Reason, Verb: ev.Lifecycle.Verb, apfRecord: apfRecordOf(ev.Stats.APF)}
+	if ev.Lifecycle.Reason == string(apistats.NoticeClientThrottled) {
+		r.DelayMs = ptr(msFloat(ev.Lifecycle.Duration))
 	} else {
-		r.RetryAfterSeconds = ptr(ev.RetryAfter.Seconds())
+		r.RetryAfterSeconds = ptr(ev.Stats.RetryAfter.Seconds())
 	}
 	return r
 }
 
 // event is the inverse of throttledOf.
 func (r *throttledRecord) event(ev *watch.Event) error {
-	ev.Reason, ev.Verb, ev.APF = r.Reason, r.Verb, r.apfRecord.apf()
-	ev.Duration = time.Duration(math.Round(deref(r.DelayMs) * float64(time.Millisecond)))
-	ev.RetryAfter = fromSeconds(deref(r.RetryAfterSeconds))
+	ev.Lifecycle.Reason, ev.Lifecycle.Verb, ev.Stats.APF = r.Reason, r.Verb, r.apfRecord.apf()
+	ev.Lifecycle.Duration = time.Duration(math.Round(deref(r.DelayMs) * float64(time.Millisecond)))
+	ev.Stats.RetryAfter = fromSeconds(deref(r.RetryAfterSeconds))
 	return nil
 }
 
@@ -140,7 +140,7 @@ func (r *apiStatsRecord) event(ev *watch.Event) error {
 	for _, q := range r.Requests {
 		s.Requests = append(s.Requests, apistats.Request(q))
 	}
-	ev.API, ev.Final = s, r.Final
+	ev.Stats.API, ev.Stats.Final = s, r.Final
 	return nil
 }
 

@@ -57,12 +57,12 @@ type emptyPageRecord struct {
 }
 
 func controllerQueueOf(ev *watch.Event) any {
-	q := ev.Sample
+	q := ev.Scrape.Sample
 	if q == nil {
-		return emptyPageRecord{Time: formatTime(ev.Time), Type: ev.Type, URL: ev.URL, Message: ev.Message}
+		return emptyPageRecord{Time: formatTime(ev.Time), Type: ev.Type, URL: ev.Scrape.URL, Message: ev.Lifecycle.Message}
 	}
 	r := controllerQueueRecord{
-		Time: formatTime(ev.Time), Type: ev.Type, URL: ev.URL, Name: q.Name, Controller: q.Controller,
+		Time: formatTime(ev.Time), Type: ev.Type, URL: ev.Scrape.URL, Name: q.Name, Controller: q.Controller,
 		Depth: q.Depth, Adds: q.Adds, Retries: q.Retries,
 		UnfinishedSeconds: q.UnfinishedSeconds, LongestRunningSeconds: q.LongestRunningSeconds,
 	}
@@ -121,23 +121,23 @@ func (x *controllerQueueExtra) sampleExtra(s *watch.QueueSample) {
 
 // event is the inverse of controllerQueueOf.
 func (r *controllerQueueRecord) event(ev *watch.Event) error {
-	ev.URL = r.URL
+	ev.Scrape.URL = r.URL
 	if r.Name == "" && r.Message != "" { // a page without workqueue metrics
-		ev.Message = r.Message
+		ev.Lifecycle.Message = r.Message
 		return nil
 	}
-	ev.Sample = &watch.QueueSample{
+	ev.Scrape.Sample = &watch.QueueSample{
 		Name: r.Name, Controller: r.Controller, Depth: r.Depth, Adds: r.Adds, Retries: r.Retries,
 		UnfinishedSeconds: r.UnfinishedSeconds, LongestRunningSeconds: r.LongestRunningSeconds,
 	}
 	if r.QueueP50Seconds != nil || r.QueueP99Seconds != nil {
-		ev.Sample.HasQueueLatency = true
-		ev.Sample.QueueP50, ev.Sample.QueueP99 = deref(r.QueueP50Seconds), deref(r.QueueP99Seconds)
+		ev.Scrape.Sample.HasQueueLatency = true
+		ev.Scrape.Sample.QueueP50, ev.Scrape.Sample.QueueP99 = deref(r.QueueP50Seconds), deref(r.QueueP99Seconds)
 	}
 	if r.WorkP50Seconds != nil || r.WorkP99Seconds != nil {
-		ev.Sample.HasWorkLatency = true
-		ev.Sample.WorkP50, ev.Sample.WorkP99 = deref(r.WorkP50Seconds), deref(r.WorkP99Seconds)
+		ev.Scrape.Sample.HasWorkLatency = true
+		ev.Scrape.Sample.WorkP50, ev.Scrape.Sample.WorkP99 = deref(r.WorkP50Seconds), deref(r.WorkP99Seconds)
 	}
-	r.sampleExtra(ev.Sample)
+	r.sampleExtra(ev.Scrape.Sample)
 	return nil
 }

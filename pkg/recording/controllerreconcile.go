@@ -49,7 +49,7 @@ func controllerReconcileOf(ev *watch.Event) any {
 	rec := controllerReconcileRecord{
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, Key: ev.Key,
 		Controller: r.Controller, ReconcileID: r.ReconcileID, ObjectKind: r.Kind, Result: r.Result, Message: r.Error,
-		TriggerCount: ev.TriggerCount, Triggers: triggersOf(ev.Triggers), Reason: ev.Reason, ReasonMessage: r.ReasonMessage,
+		TriggerCount: ev.Queued.TriggerCount, Triggers: triggersOf(ev.Queued.Triggers), Reason: ev.Lifecycle.Reason, ReasonMessage: r.ReasonMessage,
 		Source: r.Source, Format: r.Format, Lines: r.Lines, FilteredTriggers: r.FilteredTriggers, UntrustedTime: r.UntrustedTime, Bounds: r.Bounds,
 	}
 	if r.RequeueAfter > 0 {
@@ -66,7 +66,7 @@ func (r *controllerReconcileRecord) event(ev *watch.Event) error {
 	if r.Result == "" {
 		return fmt.Errorf(`ControllerReconcile line without "result"`)
 	}
-	ev.Namespace, ev.Name, ev.Key, ev.Reason = r.Namespace, r.Name, r.Key, r.Reason
+	ev.Namespace, ev.Name, ev.Key, ev.Lifecycle.Reason = r.Namespace, r.Name, r.Key, r.Reason
 	ev.Resource.Namespaced = r.Namespace != ""
 	info := &watch.ReconcileInfo{Controller: r.Controller, ReconcileID: r.ReconcileID, Kind: r.ObjectKind, Result: r.Result,
 		Error: r.Message, ReasonMessage: r.ReasonMessage, Source: r.Source, Format: r.Format, Lines: r.Lines,
@@ -82,6 +82,6 @@ func (r *controllerReconcileRecord) event(ev *watch.Event) error {
 	if err != nil {
 		return err
 	}
-	ev.TriggerCount, ev.Triggers = r.TriggerCount, ts
+	ev.Queued.TriggerCount, ev.Queued.Triggers = r.TriggerCount, ts
 	return nil
 }

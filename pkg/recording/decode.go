@@ -162,10 +162,10 @@ func (d *Decoder) Observe(ev *watch.Event) {
 	switch {
 	case ev.Type == watch.Informer:
 		clear(d.last)
-		if ev.Info != nil {
+		if ev.Lifecycle.Info != nil {
 			clear(d.columns)
-			d.learnColumns(ev.Info.Resources)
-			d.learnColumns(ev.Info.OwnedResources)
+			d.learnColumns(ev.Lifecycle.Info.Resources)
+			d.learnColumns(ev.Lifecycle.Info.OwnedResources)
 		}
 		return
 	case !ev.Type.IsObject():
@@ -175,14 +175,14 @@ func (d *Decoder) Observe(ev *watch.Event) {
 		ev.Resource.PrinterColumns = d.columns[ev.Resource.String()+"/"+ev.Resource.Version]
 	}
 	key := ev.ObjectID()
-	if prev, ok := d.last[key]; ok && ev.Type == watch.Updated && ev.OldObject == nil && prev.GetResourceVersion() == ev.OldResourceVersion {
-		ev.OldObject = prev
+	if prev, ok := d.last[key]; ok && ev.Type == watch.Updated && ev.Obj.OldObject == nil && prev.GetResourceVersion() == ev.Obj.OldResourceVersion {
+		ev.Obj.OldObject = prev
 	}
-	if ev.Type == watch.Deleted || ev.Object == nil {
+	if ev.Type == watch.Deleted || ev.Obj.Object == nil {
 		delete(d.last, key)
 		return
 	}
-	d.last[key] = ev.Object
+	d.last[key] = ev.Obj.Object
 }
 
 // fromMs inverts msFloat: milliseconds with microsecond precision.

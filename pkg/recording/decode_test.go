@@ -19,19 +19,19 @@ func TestDecodeObjectNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := ev.Object.Object["spec"].(map[string]any)
+	spec := ev.Obj.Object.Object["spec"].(map[string]any)
 	if _, ok := spec["replicas"].(int64); !ok {
 		t.Errorf("replicas is %T, want int64", spec["replicas"])
 	}
 	if _, ok := spec["ratio"].(float64); !ok {
 		t.Errorf("ratio is %T, want float64", spec["ratio"])
 	}
-	if ev.Object.GetGeneration() != 12345678901234 {
-		t.Errorf("generation = %d", ev.Object.GetGeneration())
+	if ev.Obj.Object.GetGeneration() != 12345678901234 {
+		t.Errorf("generation = %d", ev.Obj.Object.GetGeneration())
 	}
-	_ = ev.Object.DeepCopy()
-	if !ev.Resource.Namespaced || ev.Queue != nil {
-		t.Errorf("resource %+v, queue %v", ev.Resource, ev.Queue)
+	_ = ev.Obj.Object.DeepCopy()
+	if !ev.Resource.Namespaced || ev.Obj.Queue != nil {
+		t.Errorf("resource %+v, queue %v", ev.Resource, ev.Obj.Queue)
 	}
 }
 
@@ -106,7 +106,7 @@ func FuzzDecodeLine(f *testing.F) {
 		var out bytes.Buffer
 		for _, o := range []printer.Options{{Output: "json"}, {}} {
 			p := printer.New(&out, o)
-			if d.Event.Type == watch.Informer && d.Event.Info == nil {
+			if d.Event.Type == watch.Informer && d.Event.Lifecycle.Info == nil {
 				t.Fatal("Informer without Info")
 			}
 			_ = p.Print(&d.Event)

@@ -16,11 +16,20 @@ import (
 // the objects: a Deleted line keeps it, and decodes it back.
 func TestDeleterRoundTrips(t *testing.T) {
 	ref := diff.ReconcileRef{Controller: "widget", ReconcileID: "r1", Kind: "widget", Namespace: "demo", Name: "shop"}
-	ev := watch.Event{Type: watch.Deleted, Delta: watch.DeltaDeleted, Time: time.Unix(1, 0).UTC(), Namespace: "demo", Name: "shop", ResourceVersion: "7",
-		Resource: discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true},
-		Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
-			"metadata": map[string]any{"namespace": "demo", "name": "shop", "resourceVersion": "7"}}},
-		Attribution: &diff.Attribution{Rule: diff.RuleDelete, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}}, Reconcile: &ref}}
+	ev := watch.Event{
+		Type: watch.Deleted,
+		Obj: watch.ObjectInfo{
+			Delta: watch.DeltaDeleted,
+			Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+				"metadata": map[string]any{"namespace": "demo", "name": "shop", "resourceVersion": "7"}}},
+			Attribution: &diff.Attribution{Rule: diff.RuleDelete, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}}, Reconcile: &ref},
+		},
+		Time:            time.Unix(1, 0).UTC(),
+		Namespace:       "demo",
+		Name:            "shop",
+		ResourceVersion: "7",
+		Resource:        discovery.Resource{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true},
+	}
 	line, err := recording.Encode(&ev, recording.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +38,7 @@ func TestDeleterRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, line)
 	}
-	a := back.Event.Attribution
+	a := back.Event.Obj.Attribution
 	if a == nil || a.Rule != diff.RuleDelete || a.Reconcile == nil || *a.Reconcile != ref || len(a.Managers) != 1 || a.Managers[0].Manager != "widget" {
 		t.Errorf("decoded %+v from\n%s\nwant the delete by %+v", a, line, ref)
 	}

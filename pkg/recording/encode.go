@@ -129,8 +129,8 @@ func (o *Options) derive(ev *watch.Event) Derived {
 		return o.Derive(ev)
 	}
 	d := Derived{}
-	if ev.Object != nil {
-		d.Object = ev.Object.Object
+	if ev.Obj.Object != nil {
+		d.Object = ev.Obj.Object.Object
 	}
 	return d
 }

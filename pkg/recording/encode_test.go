@@ -26,8 +26,21 @@ var (
 // resourceVersion of an update), and decodes back to the same.
 func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 	ev := func(typ watch.Type, delta watch.Delta, oldRV, rv string, initial, tombstone bool) watch.Event {
-		return watch.Event{Type: typ, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: rv,
-			OldResourceVersion: oldRV, Delta: delta, InitialList: initial, Tombstone: tombstone, Object: testutil.Object("apps/v1", "Deployment", "demo", "web", rv)}
+		return watch.Event{
+			Type:            typ,
+			Time:            t0,
+			Resource:        deploy,
+			Namespace:       "demo",
+			Name:            "web",
+			ResourceVersion: rv,
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: oldRV,
+				Delta:              delta,
+				InitialList:        initial,
+				Tombstone:          tombstone,
+				Object:             testutil.Object("apps/v1", "Deployment", "demo", "web", rv),
+			},
+		}
 	}
 	tests := []struct {
 		name string
@@ -69,8 +82,8 @@ func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if back.InitialList != tt.ev.InitialList || back.Delta != tt.ev.Delta || back.Tombstone != tt.ev.Tombstone ||
-				back.ResourceVersion != tt.ev.ResourceVersion || back.OldResourceVersion != tt.ev.OldResourceVersion {
+			if back.Obj.InitialList != tt.ev.Obj.InitialList || back.Obj.Delta != tt.ev.Obj.Delta || back.Obj.Tombstone != tt.ev.Obj.Tombstone ||
+				back.ResourceVersion != tt.ev.ResourceVersion || back.Obj.OldResourceVersion != tt.ev.Obj.OldResourceVersion {
 				t.Errorf("decoded %+v, want the fields of %+v", back, tt.ev)
 			}
 		})
@@ -80,8 +93,15 @@ func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 // Options.Derive decides what an object line carries beyond its event; without it the object
 // is written as it is.
 func TestEncodeDerived(t *testing.T) {
-	ev := watch.Event{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "1",
-		Object: testutil.Object("apps/v1", "Deployment", "demo", "web", "1")}
+	ev := watch.Event{
+		Type:            watch.Added,
+		Time:            t0,
+		Resource:        deploy,
+		Namespace:       "demo",
+		Name:            "web",
+		ResourceVersion: "1",
+		Obj:             watch.ObjectInfo{Object: testutil.Object("apps/v1", "Deployment", "demo", "web", "1")},
+	}
 	plain, err := recording.Encode(&ev, recording.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +132,8 @@ func TestWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := []watch.Event{
-		{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "1", Object: testutil.Object("apps/v1", "Deployment", "demo", "web", "1")},
-		{Type: watch.Synced, Time: t0, Resource: deploy, Items: 1, ResourceVersion: "1"},
+		{Type: watch.Added, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "1", Obj: watch.ObjectInfo{Object: testutil.Object("apps/v1", "Deployment", "demo", "web", "1")}},
+		{Type: watch.Synced, Time: t0, Resource: deploy, Lifecycle: watch.LifecycleInfo{Items: 1}, ResourceVersion: "1"},
 	}
 	for i := range events {
 		if err := w.Write(&events[i]); err != nil {
@@ -165,8 +185,19 @@ func TestWriter(t *testing.T) {
 // An update attributed through a controller's reconcile keeps it in the recording: the
 // objects cannot give it again (their managedFields name nobody), so replay reads it back.
 func TestReconcileAttributionRoundTrip(t *testing.T) {
-	ev := watch.Event{Type: watch.Updated, Time: t0, Resource: deploy, Namespace: "demo", Name: "web", ResourceVersion: "2",
-		OldResourceVersion: "1", Delta: watch.DeltaUpdated, Object: testutil.Object("apps/v1", "Deployment", "demo", "web", "2")}
+	ev := watch.Event{
+		Type:            watch.Updated,
+		Time:            t0,
+		Resource:        deploy,
+		Namespace:       "demo",
+		Name:            "web",
+		ResourceVersion: "2",
+		Obj: watch.ObjectInfo{
+			OldResourceVersion: "1",
+			Delta:              watch.DeltaUpdated,
+			Object:             testutil.Object("apps/v1", "Deployment", "demo", "web", "2"),
+		},
+	}
 	a := diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
 		Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-0000"}}
 	line, err := recording.Encode(&ev, recording.Options{Derive: func(*watch.Event) recording.Derived {
@@ -182,7 +213,7 @@ func TestReconcileAttributionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(&a, back.Attribution); diff != "" {
+	if diff := cmp.Diff(&a, back.Obj.Attribution); diff != "" {
 		t.Errorf("decoded attribution (-want +got):\n%s", diff)
 	}
 }

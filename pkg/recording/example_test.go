@@ -23,10 +23,28 @@ func Example() {
 	}
 	at := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
 	events := []watch.Event{
-		{Type: watch.Added, Delta: watch.DeltaAdded, Time: at, Resource: configmaps, Namespace: "demo", Name: "settings",
-			ResourceVersion: "41", Object: cm("41", "fast")},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, Time: at.Add(time.Second), Resource: configmaps, Namespace: "demo", Name: "settings",
-			ResourceVersion: "42", OldResourceVersion: "41", Object: cm("42", "safe")},
+		{
+			Type:            watch.Added,
+			Obj:             watch.ObjectInfo{Delta: watch.DeltaAdded, Object: cm("41", "fast")},
+			Time:            at,
+			Resource:        configmaps,
+			Namespace:       "demo",
+			Name:            "settings",
+			ResourceVersion: "41",
+		},
+		{
+			Type: watch.Updated,
+			Obj: watch.ObjectInfo{
+				Delta:              watch.DeltaUpdated,
+				OldResourceVersion: "41",
+				Object:             cm("42", "safe"),
+			},
+			Time:            at.Add(time.Second),
+			Resource:        configmaps,
+			Namespace:       "demo",
+			Name:            "settings",
+			ResourceVersion: "42",
+		},
 	}
 
 	dec := recording.NewDecoder()
@@ -40,9 +58,9 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		if ev := d.Event; ev.OldObject != nil {
+		if ev := d.Event; ev.Obj.OldObject != nil {
 			fmt.Printf("decoded: %s %s/%s, mode %v, was %v\n", ev.Type, ev.Namespace, ev.Name,
-				ev.Object.Object["data"].(map[string]any)["mode"], ev.OldObject.Object["data"].(map[string]any)["mode"])
+				ev.Obj.Object.Object["data"].(map[string]any)["mode"], ev.Obj.OldObject.Object["data"].(map[string]any)["mode"])
 		}
 	}
 	// Output:

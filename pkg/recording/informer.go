@@ -79,7 +79,7 @@ type informerRecord struct {
 
 // informerRecordOf is the Informer line: how the informers were configured.
 func informerRecordOf(ev *watch.Event, o Options) informerRecord {
-	info := ev.Info
+	info := ev.Lifecycle.Info
 	r := informerRecord{
 		Time: formatTime(ev.Time), Type: ev.Type, PluginVersion: o.PluginVersion,
 		ClientGoVersion: info.ClientGoVersion, Queue: queueName(info.Queue), AtomicEvents: info.AtomicEvents,
@@ -129,7 +129,7 @@ func (r *informerRecord) event(ev *watch.Event) error {
 		info.OwnedResources = append(info.OwnedResources, res.resource())
 	}
 	info.Events = r.Events
-	ev.Info = info
+	ev.Lifecycle.Info = info
 	return nil
 }
 

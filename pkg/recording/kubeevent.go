@@ -75,10 +75,10 @@ func kubeEventOf(ev *watch.Event) kubeEventRecord {
 	}
 	return kubeEventRecord{
 		eventHead: headOf(ev), Namespace: ev.Namespace, Name: ev.Name, ResourceVersion: ev.ResourceVersion,
-		InitialList: ev.InitialList, Delta: ev.Delta,
+		InitialList: ev.Obj.InitialList, Delta: ev.Obj.Delta,
 		EventType: k.EventType, Reason: k.Reason, Note: k.Note, ReportingController: k.ReportingController,
 		ReportingInstance: k.ReportingInstance, Action: k.Action, Regarding: regardingRecord(k.Regarding),
-		Count: k.Count, Owners: ownersOf(ev.Owners), EventTime: formatTimeOrEmpty(k.EventTime),
+		Count: k.Count, Owners: ownersOf(ev.Obj.Owners), EventTime: formatTimeOrEmpty(k.EventTime),
 	}
 }
 
@@ -92,11 +92,11 @@ func formatTimeOrEmpty(t time.Time) string {
 
 // event is the inverse of kubeEventOf, for replay.
 func (r *kubeEventRecord) event(ev *watch.Event) error {
-	ev.Namespace, ev.Name, ev.ResourceVersion, ev.InitialList, ev.Delta = r.Namespace, r.Name, r.ResourceVersion, r.InitialList, r.Delta
+	ev.Namespace, ev.Name, ev.ResourceVersion, ev.Obj.InitialList, ev.Obj.Delta = r.Namespace, r.Name, r.ResourceVersion, r.InitialList, r.Delta
 	ev.Resource.Namespaced = true
 	ev.Kube = &watch.KubeEventInfo{Reason: r.Reason, Note: r.Note, EventType: r.EventType, ReportingController: r.ReportingController,
 		ReportingInstance: r.ReportingInstance, Action: r.Action, Count: r.Count, Regarding: watch.Regarding(r.Regarding)}
-	ev.Owners = ownersFrom(r.Owners)
+	ev.Obj.Owners = ownersFrom(r.Owners)
 	if r.EventTime != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.EventTime)
 		if err != nil {

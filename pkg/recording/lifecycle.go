@@ -47,42 +47,42 @@ func lifecycleOf(ev *watch.Event) lifecycleRecord {
 	}
 	switch ev.Type {
 	case watch.List:
-		r.ResourceVersion, r.Items, r.DurationMs, r.Initial = ptr(ev.ResourceVersion), ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.Initial)
-		if ev.Pages > 0 {
-			r.Pages = ptr(ev.Pages)
+		r.ResourceVersion, r.Items, r.DurationMs, r.Initial = ptr(ev.ResourceVersion), ptr(ev.Lifecycle.Items), ptr(ev.Lifecycle.Duration.Milliseconds()), ptr(ev.Lifecycle.Initial)
+		if ev.Lifecycle.Pages > 0 {
+			r.Pages = ptr(ev.Lifecycle.Pages)
 		}
-		r.apfRecord = apfRecordOf(ev.APF)
+		r.apfRecord = apfRecordOf(ev.Stats.APF)
 	case watch.Watch:
-		r.ResourceVersion, r.SendInitialEvents, r.TimeoutSeconds = ptr(ev.ResourceVersion), ptr(ev.SendInitialEvents), ptr(ev.TimeoutSeconds)
-		r.apfRecord = apfRecordOf(ev.APF)
+		r.ResourceVersion, r.SendInitialEvents, r.TimeoutSeconds = ptr(ev.ResourceVersion), ptr(ev.Lifecycle.SendInitialEvents), ptr(ev.Lifecycle.TimeoutSeconds)
+		r.apfRecord = apfRecordOf(ev.Stats.APF)
 	case watch.WatchClosed:
-		r.Reason, r.ResourceVersion = ptr(ev.Reason), ptr(ev.ResourceVersion)
+		r.Reason, r.ResourceVersion = ptr(ev.Lifecycle.Reason), ptr(ev.ResourceVersion)
 	case watch.Bookmark:
-		r.ResourceVersion, r.InitialEventsEnd = ptr(ev.ResourceVersion), ptr(ev.InitialEventsEnd)
+		r.ResourceVersion, r.InitialEventsEnd = ptr(ev.ResourceVersion), ptr(ev.Lifecycle.InitialEventsEnd)
 	case watch.Synced:
-		r.Items, r.DurationMs, r.ResourceVersion = ptr(ev.Items), ptr(ev.Duration.Milliseconds()), ptr(ev.ResourceVersion)
-		if ev.NotFound != nil {
-			r.NotFound = &keyRecord{Namespace: ev.NotFound.Namespace, Name: ev.NotFound.Name}
+		r.Items, r.DurationMs, r.ResourceVersion = ptr(ev.Lifecycle.Items), ptr(ev.Lifecycle.Duration.Milliseconds()), ptr(ev.ResourceVersion)
+		if ev.Lifecycle.NotFound != nil {
+			r.NotFound = &keyRecord{Namespace: ev.Lifecycle.NotFound.Namespace, Name: ev.Lifecycle.NotFound.Name}
 		}
-		if ev.ListMode != "" {
-			r.ListMode, r.FellBack = ev.ListMode, ptr(ev.FellBack)
+		if ev.Lifecycle.ListMode != "" {
+			r.ListMode, r.FellBack = ev.Lifecycle.ListMode, ptr(ev.Lifecycle.FellBack)
 		}
 	case watch.Dropped:
-		r.Items = ptr(ev.Items)
+		r.Items = ptr(ev.Lifecycle.Items)
 	case watch.Recovered:
-		r.Verb, r.Message = ptr(ev.Verb), ptr(ev.Message)
-		if ev.Backoff > 0 {
-			r.BackoffMs = ptr(msFloat(ev.Backoff))
+		r.Verb, r.Message = ptr(ev.Lifecycle.Verb), ptr(ev.Lifecycle.Message)
+		if ev.Lifecycle.Backoff > 0 {
+			r.BackoffMs = ptr(msFloat(ev.Lifecycle.Backoff))
 		}
 	case watch.Resync:
-		r.Items = ptr(ev.Items)
+		r.Items = ptr(ev.Lifecycle.Items)
 	case watch.Relist:
-		r.Reason, r.FromResourceVersion, r.ResourceVersion = ptr(ev.Reason), ptr(ev.FromResourceVersion), ptr(ev.ResourceVersion)
-		r.Added, r.Updated, r.Deleted, r.Unchanged = ptr(ev.Counts.Added), ptr(ev.Counts.Updated), ptr(ev.Counts.Deleted), ptr(ev.Counts.Unchanged)
+		r.Reason, r.FromResourceVersion, r.ResourceVersion = ptr(ev.Lifecycle.Reason), ptr(ev.Lifecycle.FromResourceVersion), ptr(ev.ResourceVersion)
+		r.Added, r.Updated, r.Deleted, r.Unchanged = ptr(ev.Lifecycle.Counts.Added), ptr(ev.Lifecycle.Counts.Updated), ptr(ev.Lifecycle.Counts.Deleted), ptr(ev.Lifecycle.Counts.Unchanged)
 	case watch.Error:
-		r.Reason, r.Message, r.Verb = ptr(ev.Reason), ptr(ev.Message), ptr(ev.Verb)
-		if ev.Backoff > 0 {
-			r.BackoffMs = ptr(msFloat(ev.Backoff))
+		r.Reason, r.Message, r.Verb = ptr(ev.Lifecycle.Reason), ptr(ev.Lifecycle.Message), ptr(ev.Lifecycle.Verb)
+		if ev.Lifecycle.Backoff > 0 {
+			r.BackoffMs = ptr(msFloat(ev.Lifecycle.Backoff))
 		}
 	}
 	return r
@@ -94,29 +94,29 @@ func (r *lifecycleRecord) event(ev *watch.Event) error {
 	rv := deref(r.ResourceVersion)
 	switch ev.Type {
 	case watch.List:
-		ev.ResourceVersion, ev.Items, ev.Duration, ev.Initial = rv, deref(r.Items), time.Duration(deref(r.DurationMs))*time.Millisecond, deref(r.Initial)
-		ev.Pages, ev.APF = deref(r.Pages), r.apfRecord.apf()
+		ev.ResourceVersion, ev.Lifecycle.Items, ev.Lifecycle.Duration, ev.Lifecycle.Initial = rv, deref(r.Items), time.Duration(deref(r.DurationMs))*time.Millisecond, deref(r.Initial)
+		ev.Lifecycle.Pages, ev.Stats.APF = deref(r.Pages), r.apfRecord.apf()
 	case watch.Watch:
-		ev.ResourceVersion, ev.SendInitialEvents, ev.TimeoutSeconds = rv, deref(r.SendInitialEvents), deref(r.TimeoutSeconds)
-		ev.APF = r.apfRecord.apf()
+		ev.ResourceVersion, ev.Lifecycle.SendInitialEvents, ev.Lifecycle.TimeoutSeconds = rv, deref(r.SendInitialEvents), deref(r.TimeoutSeconds)
+		ev.Stats.APF = r.apfRecord.apf()
 	case watch.WatchClosed:
-		ev.Reason, ev.ResourceVersion = deref(r.Reason), rv
+		ev.Lifecycle.Reason, ev.ResourceVersion = deref(r.Reason), rv
 	case watch.Bookmark:
-		ev.ResourceVersion, ev.InitialEventsEnd = rv, deref(r.InitialEventsEnd)
+		ev.ResourceVersion, ev.Lifecycle.InitialEventsEnd = rv, deref(r.InitialEventsEnd)
 	case watch.Synced:
-		ev.Items, ev.Duration, ev.ResourceVersion = deref(r.Items), time.Duration(deref(r.DurationMs))*time.Millisecond, rv
+		ev.Lifecycle.Items, ev.Lifecycle.Duration, ev.ResourceVersion = deref(r.Items), time.Duration(deref(r.DurationMs))*time.Millisecond, rv
 		if r.NotFound != nil && r.NotFound.Name != "" {
-			ev.NotFound = &watch.ObjectKey{Namespace: r.NotFound.Namespace, Name: r.NotFound.Name}
+			ev.Lifecycle.NotFound = &watch.ObjectKey{Namespace: r.NotFound.Namespace, Name: r.NotFound.Name}
 		}
-		ev.ListMode, ev.FellBack = r.ListMode, deref(r.FellBack)
+		ev.Lifecycle.ListMode, ev.Lifecycle.FellBack = r.ListMode, deref(r.FellBack)
 	case watch.Resync:
-		ev.Items = deref(r.Items)
+		ev.Lifecycle.Items = deref(r.Items)
 	case watch.Relist:
-		ev.Reason, ev.FromResourceVersion, ev.ResourceVersion = deref(r.Reason), deref(r.FromResourceVersion), rv
-		ev.Counts = watch.RelistCounts{Added: deref(r.Added), Updated: deref(r.Updated), Deleted: deref(r.Deleted), Unchanged: deref(r.Unchanged)}
+		ev.Lifecycle.Reason, ev.Lifecycle.FromResourceVersion, ev.ResourceVersion = deref(r.Reason), deref(r.FromResourceVersion), rv
+		ev.Lifecycle.Counts = watch.RelistCounts{Added: deref(r.Added), Updated: deref(r.Updated), Deleted: deref(r.Deleted), Unchanged: deref(r.Unchanged)}
 	case watch.Error, watch.Recovered:
-		ev.Reason, ev.Message, ev.Verb = deref(r.Reason), deref(r.Message), deref(r.Verb)
-		ev.Backoff = time.Duration(math.Round(deref(r.BackoffMs) * float64(time.Millisecond)))
+		ev.Lifecycle.Reason, ev.Lifecycle.Message, ev.Lifecycle.Verb = deref(r.Reason), deref(r.Message), deref(r.Verb)
+		ev.Lifecycle.Backoff = time.Duration(math.Round(deref(r.BackoffMs) * float64(time.Millisecond)))
 	}
 	return nil
 }

@@ -90,19 +90,19 @@ func objectRecordOf(ev *watch.Event, o Options) objectRecord {
 	r := objectRecord{
 		eventHead: headOf(ev),
 		Namespace: ev.Namespace, Name: ev.Name, ResourceVersion: ev.ResourceVersion,
-		InitialList: ev.InitialList, Delta: ev.Delta, Tombstone: ev.Tombstone,
+		InitialList: ev.Obj.InitialList, Delta: ev.Obj.Delta, Tombstone: ev.Obj.Tombstone,
 	}
 	if ev.Type == watch.Updated {
-		r.OldResourceVersion = ptr(ev.OldResourceVersion)
+		r.OldResourceVersion = ptr(ev.Obj.OldResourceVersion)
 	}
 	d := o.derive(ev)
 	r.Object, r.State, r.objectJSON = d.Object, d.State, d.ObjectJSON
-	r.Queue = queueOf(ev.Queue)
-	r.Filtered = ev.Filtered
-	r.Owners = ownersOf(ev.Owners)
-	r.Ignored, r.OutOfFocus = ev.Ignored, ev.OutOfFocus
-	if ev.Audit != nil {
-		a := auditRecord(*ev.Audit)
+	r.Queue = queueOf(ev.Obj.Queue)
+	r.Filtered = ev.Obj.Filtered
+	r.Owners = ownersOf(ev.Obj.Owners)
+	r.Ignored, r.OutOfFocus = ev.Obj.Ignored, ev.Obj.OutOfFocus
+	if ev.Obj.Audit != nil {
+		a := auditRecord(*ev.Obj.Audit)
 		r.Audit = &a
 	}
 	if u := d.Update; u != nil {
@@ -115,7 +115,7 @@ func objectRecordOf(ev *watch.Event, o Options) objectRecord {
 		r.Reconcile = u.Attribution.Reconcile
 		r.Changes, r.Diff = u.Changes, u.Diff
 	}
-	if a := ev.Attribution; ev.Type == watch.Deleted && a != nil && a.Reconcile != nil {
+	if a := ev.Obj.Attribution; ev.Type == watch.Deleted && a != nil && a.Reconcile != nil {
 		// Deleted by a controller, as its log shows.
 		managers := append([]diff.Manager{}, a.Managers...)
 		r.Managers, r.Attribution, r.Reconcile = &managers, a.Rule, a.Reconcile
@@ -136,24 +136,24 @@ func (r *objectRecord) event(ev *watch.Event) error {
 	// A namespaced resource's objects have a namespace: the best guess a line allows.
 	ev.Resource.Namespaced = r.Namespace != ""
 	if ev.Type == watch.Updated && r.OldResourceVersion != nil {
-		ev.OldResourceVersion = *r.OldResourceVersion
+		ev.Obj.OldResourceVersion = *r.OldResourceVersion
 	}
-	ev.InitialList, ev.Delta, ev.Tombstone, ev.Filtered = r.InitialList, r.Delta, r.Tombstone, r.Filtered
-	ev.Owners = ownersFrom(r.Owners)
+	ev.Obj.InitialList, ev.Obj.Delta, ev.Obj.Tombstone, ev.Obj.Filtered = r.InitialList, r.Delta, r.Tombstone, r.Filtered
+	ev.Obj.Owners = ownersFrom(r.Owners)
 	if r.Object != nil {
-		ev.Object = &unstructured.Unstructured{Object: r.Object}
+		ev.Obj.Object = &unstructured.Unstructured{Object: r.Object}
 	}
-	ev.Queue = r.Queue.figures()
+	ev.Obj.Queue = r.Queue.figures()
 	if r.Audit != nil {
 		a := watch.AuditInfo(*r.Audit)
-		ev.Audit = &a
+		ev.Obj.Audit = &a
 	}
 	fromLog := r.Reconcile != nil && (r.Attribution == diff.RuleReconcile && ev.Type == watch.Updated ||
 		r.Attribution == diff.RuleDelete && (ev.Type == watch.Updated || ev.Type == watch.Deleted))
 	if fromLog {
 		// The one attribution the objects cannot give again: it came from a controller's log.
 		rc := *r.Reconcile
-		ev.Attribution = &diff.Attribution{Rule: r.Attribution, NoOp: r.NoOp, Reconcile: &rc,
+		ev.Obj.Attribution = &diff.Attribution{Rule: r.Attribution, NoOp: r.NoOp, Reconcile: &rc,
 			Managers: []diff.Manager{{Manager: rc.Controller, Operation: "Reconcile"}}}
 	}
 	return nil

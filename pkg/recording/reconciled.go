@@ -67,21 +67,21 @@ func triggersFrom(rs []triggerRecord) ([]watch.Trigger, error) {
 func reconciledOf(ev *watch.Event) reconciledRecord {
 	return reconciledRecord{
 		eventHead: headOf(ev),
-		Key:       ev.Key, WaitMs: msFloat(ev.Wait), WorkMs: msFloat(ev.Work), Requeues: ev.Requeues, Error: ev.Failed,
-		Queue:        queueOf(ev.Queue),
-		TriggerCount: ev.TriggerCount, Triggers: triggersOf(ev.Triggers),
-		Requeue: ev.Requeue, RequeueReason: ev.RequeueReason,
+		Key:       ev.Key, WaitMs: msFloat(ev.Queued.Wait), WorkMs: msFloat(ev.Queued.Work), Requeues: ev.Queued.Requeues, Error: ev.Queued.Failed,
+		Queue:        queueOf(ev.Obj.Queue),
+		TriggerCount: ev.Queued.TriggerCount, Triggers: triggersOf(ev.Queued.Triggers),
+		Requeue: ev.Queued.Requeue, RequeueReason: ev.Queued.RequeueReason,
 	}
 }
 
 // event is the inverse of reconciledOf.
 func (r *reconciledRecord) event(ev *watch.Event) error {
-	ev.Key, ev.Wait, ev.Work, ev.Requeues, ev.Failed = r.Key, fromMs(r.WaitMs), fromMs(r.WorkMs), r.Requeues, r.Error
-	ev.TriggerCount, ev.Requeue, ev.RequeueReason = r.TriggerCount, r.Requeue, r.RequeueReason
+	ev.Key, ev.Queued.Wait, ev.Queued.Work, ev.Queued.Requeues, ev.Queued.Failed = r.Key, fromMs(r.WaitMs), fromMs(r.WorkMs), r.Requeues, r.Error
+	ev.Queued.TriggerCount, ev.Queued.Requeue, ev.Queued.RequeueReason = r.TriggerCount, r.Requeue, r.RequeueReason
 	var err error
-	if ev.Triggers, err = triggersFrom(r.Triggers); err != nil {
+	if ev.Queued.Triggers, err = triggersFrom(r.Triggers); err != nil {
 		return err
 	}
-	ev.Queue = r.Queue.figures()
+	ev.Obj.Queue = r.Queue.figures()
 	return nil
 }

@@ -104,8 +104,8 @@ func ExampleReader() {
 			fmt.Printf("line %d: format %d, server %s, %d resource(s)\n", line.Number, h.FormatVersion, h.ServerVersion, len(h.ResourceList()))
 			continue
 		}
-		if ev := line.Event; ev.Type == watch.Updated && ev.OldObject != nil && line.Number < 12 {
-			fmt.Printf("line %d: %s %s/%s, resourceVersion %s -> %s\n", line.Number, ev.Type, ev.Namespace, ev.Name, ev.OldObject.GetResourceVersion(), ev.ResourceVersion)
+		if ev := line.Event; ev.Type == watch.Updated && ev.Obj.OldObject != nil && line.Number < 12 {
+			fmt.Printf("line %d: %s %s/%s, resourceVersion %s -> %s\n", line.Number, ev.Type, ev.Namespace, ev.Name, ev.Obj.OldObject.GetResourceVersion(), ev.ResourceVersion)
 		}
 	}
 	// Output:

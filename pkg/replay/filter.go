@@ -49,12 +49,12 @@ func (f *Filter) Observe(ev *watch.Event) {
 		f.Since.Resolve(ev.Time)
 		f.Until.Resolve(ev.Time)
 	}
-	if ev.Type.IsObject() && ev.Object != nil {
+	if ev.Type.IsObject() && ev.Obj.Object != nil {
 		if f.labels == nil {
 			f.labels, f.uidLabel = map[string]map[string]string{}, map[string]map[string]string{}
 		}
-		f.labels[ev.Resource.String()+" "+keyOf(ev.Namespace, ev.Name)] = ev.Object.GetLabels()
-		f.uidLabel[string(ev.Object.GetUID())] = ev.Object.GetLabels()
+		f.labels[ev.Resource.String()+" "+keyOf(ev.Namespace, ev.Name)] = ev.Obj.Object.GetLabels()
+		f.uidLabel[string(ev.Obj.Object.GetUID())] = ev.Obj.Object.GetLabels()
 	}
 }
 
@@ -84,8 +84,8 @@ func (f *Filter) Keep(ev *watch.Event) bool {
 	}
 	if f.Selector != nil && !f.Selector.Empty() {
 		l := f.labels[ev.Resource.String()+" "+keyOf(ns, name)]
-		if ev.Type.IsObject() && ev.Object != nil {
-			l = ev.Object.GetLabels()
+		if ev.Type.IsObject() && ev.Obj.Object != nil {
+			l = ev.Obj.Object.GetLabels()
 		}
 		if ev.Type == watch.KubeEvent && ev.Kube != nil {
 			l = f.uidLabel[ev.Kube.Regarding.UID]

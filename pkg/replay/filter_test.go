@@ -25,7 +25,7 @@ func fobj(res discovery.Resource, ns, name, uid, app string, s int) watch.Event 
 	u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"namespace": ns, "name": name}}}
 	u.SetUID(types.UID(uid))
 	u.SetLabels(map[string]string{"app": app})
-	return watch.Event{Type: watch.Added, Time: ft0.Add(time.Duration(s) * time.Second), Resource: res, Namespace: ns, Name: name, Object: u}
+	return watch.Event{Type: watch.Added, Time: ft0.Add(time.Duration(s) * time.Second), Resource: res, Namespace: ns, Name: name, Obj: watch.ObjectInfo{Object: u}}
 }
 
 // filterEvents: objects in two namespaces, of two resources, with lines that carry no labels (a

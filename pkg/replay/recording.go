@@ -91,8 +91,8 @@ func (r *Recording) Resources() []schema.GroupVersionResource {
 	}
 	for i := range r.Events {
 		ev := &r.Events[i]
-		if ev.Type == watch.Informer && ev.Info != nil {
-			for _, res := range append(append([]discovery.Resource{}, ev.Info.Resources...), ev.Info.OwnedResources...) {
+		if ev.Type == watch.Informer && ev.Lifecycle.Info != nil {
+			for _, res := range append(append([]discovery.Resource{}, ev.Lifecycle.Info.Resources...), ev.Lifecycle.Info.OwnedResources...) {
 				add(res.GVR())
 			}
 			continue
@@ -117,7 +117,7 @@ func (r *Recording) Resources() []schema.GroupVersionResource {
 func (r *Recording) HandlerCalls(gvr schema.GroupVersionResource) []watch.Event {
 	var out []watch.Event
 	for _, ev := range r.Events {
-		if !ev.Type.IsObject() || ev.Resource.GVR() != gvr || ev.Delta == watch.DeltaSync {
+		if !ev.Type.IsObject() || ev.Resource.GVR() != gvr || ev.Obj.Delta == watch.DeltaSync {
 			continue
 		}
 		out = append(out, ev)

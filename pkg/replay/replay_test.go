@@ -44,36 +44,56 @@ func cm(name, rv, value string) *unstructured.Unstructured {
 func traffic() []watch.Event {
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	obj := func(t watch.Type, delta watch.Delta, ms int, name, oldRV, rv, value string) watch.Event {
-		return watch.Event{Type: t, Time: at(ms), Resource: cmRes, Namespace: "demo", Name: name,
-			ResourceVersion: rv, OldResourceVersion: oldRV, Delta: delta, Object: cm(name, rv, value)}
+		return watch.Event{
+			Type:            t,
+			Time:            at(ms),
+			Resource:        cmRes,
+			Namespace:       "demo",
+			Name:            name,
+			ResourceVersion: rv,
+			Obj: watch.ObjectInfo{
+				OldResourceVersion: oldRV,
+				Delta:              delta,
+				Object:             cm(name, rv, value),
+			},
+		}
 	}
 	initial := func(ms int, name, rv string) watch.Event {
 		ev := obj(watch.Added, watch.DeltaReplaced, ms, name, "", rv, "1")
-		ev.InitialList = true
+		ev.Obj.InitialList = true
 		return ev
 	}
 	tomb := obj(watch.Deleted, watch.DeltaDeleted, 4200, "b", "", "11", "1")
-	tomb.Tombstone = true
+	tomb.Obj.Tombstone = true
 	return []watch.Event{
-		{Type: watch.Informer, Time: at(0), Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{cmRes}}},
-		{Type: watch.Watch, Time: at(1), Resource: cmRes, SendInitialEvents: true, TimeoutSeconds: 480},
-		{Type: watch.Bookmark, Time: at(5), Resource: cmRes, ResourceVersion: "100", InitialEventsEnd: true},
+		{Type: watch.Informer, Time: at(0), Lifecycle: watch.LifecycleInfo{Info: &watch.InformerInfo{ClientGoVersion: "v0.37.1", Queue: "RealFIFO", AtomicEvents: true, WatchList: true, Namespace: "demo", Resources: []discovery.Resource{cmRes}}}},
+		{Type: watch.Watch, Time: at(1), Resource: cmRes, Lifecycle: watch.LifecycleInfo{SendInitialEvents: true, TimeoutSeconds: 480}},
+		{Type: watch.Bookmark, Time: at(5), Resource: cmRes, ResourceVersion: "100", Lifecycle: watch.LifecycleInfo{InitialEventsEnd: true}},
 		initial(5, "a", "10"),
 		initial(5, "b", "11"),
 		initial(5, "c", "12"),
-		{Type: watch.Synced, Time: at(5), Resource: cmRes, Items: 3, Duration: 5 * time.Millisecond, ResourceVersion: "100"},
+		{Type: watch.Synced, Time: at(5), Resource: cmRes, Lifecycle: watch.LifecycleInfo{Items: 3, Duration: 5 * time.Millisecond}, ResourceVersion: "100"},
 		obj(watch.Added, watch.DeltaAdded, 1000, "d", "", "101", "1"),
 		obj(watch.Updated, watch.DeltaUpdated, 1500, "a", "10", "102", "2"),
 		obj(watch.Deleted, watch.DeltaDeleted, 2000, "d", "", "103", "1"),
-		{Type: watch.Reconciled, Time: at(2100), Resource: cmRes, Key: "demo/d", Work: time.Millisecond, Queue: &watch.QueueFigures{}},
-		{Type: watch.Resync, Time: at(3000), Resource: cmRes, Items: 3},
+		{Type: watch.Reconciled, Time: at(2100), Resource: cmRes, Key: "demo/d", Queued: watch.QueuedInfo{Work: time.Millisecond}, Obj: watch.ObjectInfo{Queue: &watch.QueueFigures{}}},
+		{Type: watch.Resync, Time: at(3000), Resource: cmRes, Lifecycle: watch.LifecycleInfo{Items: 3}},
 		obj(watch.Updated, watch.DeltaSync, 3000, "a", "102", "102", "2"),
-		{Type: watch.WatchClosed, Time: at(4000), Resource: cmRes, Reason: "connection lost or closed by the server after 4s", ResourceVersion: "103"},
-		{Type: watch.Error, Time: at(4100), Resource: cmRes, Verb: "watch", Reason: "Expired", Message: "too old resource version: 103 (115)"},
-		{Type: watch.Watch, Time: at(4100), Resource: cmRes, ResourceVersion: "103", SendInitialEvents: true, TimeoutSeconds: 480},
-		{Type: watch.Bookmark, Time: at(4200), Resource: cmRes, ResourceVersion: "120", InitialEventsEnd: true},
-		{Type: watch.Relist, Time: at(4200), Resource: cmRes, Reason: "Expired: too old resource version: 103 (115)", FromResourceVersion: "103", ResourceVersion: "120",
-			Counts: watch.RelistCounts{Added: 1, Updated: 1, Deleted: 1, Unchanged: 1}},
+		{Type: watch.WatchClosed, Time: at(4000), Resource: cmRes, Lifecycle: watch.LifecycleInfo{Reason: "connection lost or closed by the server after 4s"}, ResourceVersion: "103"},
+		{Type: watch.Error, Time: at(4100), Resource: cmRes, Lifecycle: watch.LifecycleInfo{Verb: "watch", Reason: "Expired", Message: "too old resource version: 103 (115)"}},
+		{Type: watch.Watch, Time: at(4100), Resource: cmRes, ResourceVersion: "103", Lifecycle: watch.LifecycleInfo{SendInitialEvents: true, TimeoutSeconds: 480}},
+		{Type: watch.Bookmark, Time: at(4200), Resource: cmRes, ResourceVersion: "120", Lifecycle: watch.LifecycleInfo{InitialEventsEnd: true}},
+		{
+			Type:     watch.Relist,
+			Time:     at(4200),
+			Resource: cmRes,
+			Lifecycle: watch.LifecycleInfo{
+				Reason:              "Expired: too old resource version: 103 (115)",
+				FromResourceVersion: "103",
+				Counts:              watch.RelistCounts{Added: 1, Updated: 1, Deleted: 1, Unchanged: 1},
+			},
+			ResourceVersion: "120",
+		},
 		tomb,
 		obj(watch.Updated, watch.DeltaReplaced, 4200, "a", "102", "102", "2"),
 		obj(watch.Updated, watch.DeltaReplaced, 4200, "c", "12", "115", "2"),
@@ -118,7 +138,7 @@ func TestFixtureIsARealRecording(t *testing.T) {
 		last = ev.Time
 		switch {
 		case ev.Type == watch.Informer:
-			info = ev.Info
+			info = ev.Lifecycle.Info
 		case ev.Type == watch.Resync:
 			if info == nil || info.ResyncPeriod <= 0 {
 				t.Errorf("a Resync line in a run without a resync period (%+v)", info)
@@ -128,11 +148,11 @@ func TestFixtureIsARealRecording(t *testing.T) {
 		}
 		key := string(ev.Type)
 		if ev.Type.IsObject() {
-			key += "/" + string(ev.Delta)
-			if ev.Tombstone {
+			key += "/" + string(ev.Obj.Delta)
+			if ev.Obj.Tombstone {
 				key += "/tombstone"
 			}
-			if ev.Type == watch.Updated && ev.Delta == watch.DeltaReplaced && ev.OldResourceVersion == ev.ResourceVersion {
+			if ev.Type == watch.Updated && ev.Obj.Delta == watch.DeltaReplaced && ev.Obj.OldResourceVersion == ev.ResourceVersion {
 				key += "/unchanged"
 			}
 		}
@@ -154,7 +174,7 @@ func TestFixtureIsARealRecording(t *testing.T) {
 func recorded(rec *Recording) []call {
 	var out []call
 	for _, ev := range rec.Events {
-		if ev.Type.IsObject() && ev.Delta != watch.DeltaSync {
+		if ev.Type.IsObject() && ev.Obj.Delta != watch.DeltaSync {
 			out = append(out, callsOf([]watch.Event{ev})...)
 		}
 	}
@@ -496,11 +516,11 @@ func callsOf(events []watch.Event) []call {
 		c := call{Key: ev.Namespace + "/" + ev.Name, RV: ev.ResourceVersion}
 		switch ev.Type {
 		case watch.Added:
-			c.Op, c.Initial = "add", ev.InitialList
+			c.Op, c.Initial = "add", ev.Obj.InitialList
 		case watch.Updated:
-			c.Op, c.Old = "update", ev.OldResourceVersion
+			c.Op, c.Old = "update", ev.Obj.OldResourceVersion
 		case watch.Deleted:
-			c.Op, c.Tombstone = "delete", ev.Tombstone
+			c.Op, c.Tombstone = "delete", ev.Obj.Tombstone
 		}
 		out = append(out, c)
 	}

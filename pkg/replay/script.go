@@ -80,7 +80,7 @@ func buildScript(events []watch.Event, gvr schema.GroupVersionResource) ([]segme
 		case watch.List:
 			sb.listRV = ev.ResourceVersion
 		case watch.Bookmark:
-			if ev.InitialEventsEnd {
+			if ev.Lifecycle.InitialEventsEnd {
 				sb.listRV = ev.ResourceVersion
 			}
 		case watch.Synced:
@@ -152,13 +152,13 @@ func (sb *scriptBuilder) object(ev *watch.Event) {
 		return
 	}
 	switch {
-	case ev.Delta == watch.DeltaSync:
+	case ev.Obj.Delta == watch.DeltaSync:
 		return
-	case ev.Delta == watch.DeltaReplaced || ev.Tombstone:
+	case ev.Obj.Delta == watch.DeltaReplaced || ev.Obj.Tombstone:
 		if sb.listing == nil {
 			sb.start("")
 		}
-		if ev.Tombstone {
+		if ev.Obj.Tombstone {
 			sb.listing.remove(key)
 			sb.tombstoned[key] = true
 		} else {
@@ -168,13 +168,13 @@ func (sb *scriptBuilder) object(ev *watch.Event) {
 	}
 	sb.finish()
 	typ := watchapi.Added
-	switch ev.Delta {
+	switch ev.Obj.Delta {
 	case watch.DeltaUpdated:
 		typ = watchapi.Modified
 	case watch.DeltaDeleted:
 		typ = watchapi.Deleted
 	}
-	if ev.Delta == "" { // a hand-written line: go by its type
+	if ev.Obj.Delta == "" { // a hand-written line: go by its type
 		typ = map[watch.Type]watchapi.EventType{watch.Added: watchapi.Added, watch.Updated: watchapi.Modified, watch.Deleted: watchapi.Deleted}[ev.Type]
 	}
 	if typ == watchapi.Deleted {
@@ -189,8 +189,8 @@ func (sb *scriptBuilder) object(ev *watch.Event) {
 // line's resourceVersion, name and namespace (filled in when a hand-written line leaves them out).
 func wireObject(ev *watch.Event) *unstructured.Unstructured {
 	var u *unstructured.Unstructured
-	if ev.Object != nil {
-		u = ev.Object.DeepCopy()
+	if ev.Obj.Object != nil {
+		u = ev.Obj.Object.DeepCopy()
 	} else {
 		u = &unstructured.Unstructured{Object: map[string]any{}}
 	}

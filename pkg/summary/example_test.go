@@ -17,13 +17,13 @@ func Example() {
 	s := summary.New()
 	for _, ev := range []watch.Event{
 		{Type: watch.List},
-		{Type: watch.Added, Delta: watch.DeltaReplaced},
-		{Type: watch.Added, Delta: watch.DeltaReplaced},
+		{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaReplaced}},
+		{Type: watch.Added, Obj: watch.ObjectInfo{Delta: watch.DeltaReplaced}},
 		{Type: watch.Watch},
-		{Type: watch.Reconciled, Wait: 2 * time.Millisecond, TriggerCount: 2},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated},
+		{Type: watch.Reconciled, Queued: watch.QueuedInfo{Wait: 2 * time.Millisecond, TriggerCount: 2}},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated}},
 		{Type: watch.Watch}, // the watch ended and was started again
-		{Type: watch.Reconciled, Wait: 40 * time.Millisecond, TriggerCount: 1},
+		{Type: watch.Reconciled, Queued: watch.QueuedInfo{Wait: 40 * time.Millisecond, TriggerCount: 1}},
 	} {
 		ev.Resource = pods
 		s.Add(&ev)

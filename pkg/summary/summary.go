@@ -172,11 +172,11 @@ func (s *Summary) addLogged(ev *watch.Event) {
 	if r.Bounds == "lines" {
 		l.FromLines++
 	}
-	l.Triggers += ev.TriggerCount
-	if ev.TriggerCount == 0 {
+	l.Triggers += ev.Queued.TriggerCount
+	if ev.Queued.TriggerCount == 0 {
 		l.NoTrigger++
 	}
-	if ev.TriggerCount > 0 && r.FilteredTriggers == ev.TriggerCount {
+	if ev.Queued.TriggerCount > 0 && r.FilteredTriggers == ev.Queued.TriggerCount {
 		l.Saved++
 	}
 	l.Objects[ev.Key]++
@@ -189,31 +189,31 @@ func (s *Summary) Add(ev *watch.Event) {
 		if s.ByDelta[ev.Type] == nil {
 			s.ByDelta[ev.Type] = map[watch.Delta]int{}
 		}
-		s.ByDelta[ev.Type][ev.Delta]++
+		s.ByDelta[ev.Type][ev.Obj.Delta]++
 		s.Objects++
-		if ev.Filtered != "" {
-			s.Filtered[ev.Filtered]++
+		if ev.Obj.Filtered != "" {
+			s.Filtered[ev.Obj.Filtered]++
 		}
 		switch {
-		case ev.Ignored:
+		case ev.Obj.Ignored:
 			s.Ignored++
-		case ev.OutOfFocus:
+		case ev.Obj.OutOfFocus:
 			s.OutOfFocus++
 		}
 	}
 	switch ev.Type {
 	case watch.Reconciled:
 		s.Reconciles++
-		s.Triggers += ev.TriggerCount
-		if ev.Failed {
+		s.Triggers += ev.Queued.TriggerCount
+		if ev.Queued.Failed {
 			s.Failed++
 		}
-		s.Waits = append(s.Waits, ev.Wait)
-		s.Works = append(s.Works, ev.Work)
+		s.Waits = append(s.Waits, ev.Queued.Wait)
+		s.Works = append(s.Works, ev.Queued.Work)
 	case watch.Watch:
 		s.Watches[ev.Resource.String()]++
 	case watch.Bookmark:
-		if ev.InitialEventsEnd { // a streaming list ended: a complete list, without a List line
+		if ev.Lifecycle.InitialEventsEnd { // a streaming list ended: a complete list, without a List line
 			s.StreamingLists++
 		}
 	case watch.Folded:
@@ -235,7 +235,7 @@ func (s *Summary) Add(ev *watch.Event) {
 	case watch.ControllerReconcile:
 		s.addLogged(ev)
 	case watch.ControllerQueue:
-		if q := ev.Sample; q != nil && q.HasReconciles && q.Controller != "" {
+		if q := ev.Scrape.Sample; q != nil && q.HasReconciles && q.Controller != "" {
 			s.counted(q.Controller, q.Reconciles.Total())
 			if s.LogsRead {
 				// The line states the coverage so far (its reconciles' lines come a little later).
@@ -243,19 +243,19 @@ func (s *Summary) Add(ev *watch.Event) {
 			}
 		}
 		s.QueueLines++
-		s.Scraped[ev.URL] = true
+		s.Scraped[ev.Scrape.URL] = true
 	case watch.Error:
-		switch ev.Verb {
+		switch ev.Lifecycle.Verb {
 		case "scrape":
 			s.ScrapeErrors++
-			s.Scraped[ev.URL] = true
+			s.Scraped[ev.Scrape.URL] = true
 		case "logs":
 			s.LogErrors++
 		}
 	}
-	if ev.Queue != nil {
-		s.MaxDepth = max(s.MaxDepth, ev.Queue.Depth)
-		s.LastQueue[ev.Resource.String()] = *ev.Queue
+	if ev.Obj.Queue != nil {
+		s.MaxDepth = max(s.MaxDepth, ev.Obj.Queue.Depth)
+		s.LastQueue[ev.Resource.String()] = *ev.Obj.Queue
 	}
 }
 

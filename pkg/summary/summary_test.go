@@ -20,7 +20,7 @@ func TestSummaryLogShows(t *testing.T) {
 			s.Add(&watch.Event{Type: watch.ControllerReconcile, Reconcile: &watch.ReconcileInfo{Controller: "widget", Result: "unknown"}})
 		}
 		q := &watch.QueueSample{Name: "widget", Controller: "widget", HasReconciles: true, Reconciles: watch.ReconcileResults{Success: 10}}
-		s.Add(&watch.Event{Type: watch.ControllerQueue, Sample: q})
+		s.Add(&watch.Event{Type: watch.ControllerQueue, Scrape: watch.ScrapeInfo{Sample: q}})
 		if q.HasLogShows != read || (read && q.LogShows != 3) {
 			t.Errorf("logs read %v: HasLogShows %v, LogShows %d; want %v, 3", read, q.HasLogShows, q.LogShows, read)
 		}
@@ -50,16 +50,16 @@ func TestPercentile(t *testing.T) {
 func TestSummaryCounts(t *testing.T) {
 	s := New()
 	for _, ev := range []watch.Event{
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, Ignored: true},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, Ignored: true},
-		{Type: watch.Updated, Delta: watch.DeltaUpdated, OutOfFocus: true},
-		{Type: watch.Updated, Delta: watch.DeltaReplaced},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated, Ignored: true}},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated, Ignored: true}},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaUpdated, OutOfFocus: true}},
+		{Type: watch.Updated, Obj: watch.ObjectInfo{Delta: watch.DeltaReplaced}},
 		{Type: watch.HotLoop, HotLoop: &watch.HotLoopInfo{Updates: 11}},
 		{Type: watch.HotLoopEnded, Key: "demo/c", HotLoop: &watch.HotLoopInfo{Updates: 20}},
 		{Type: watch.Folded, HotLoop: &watch.HotLoopInfo{Updates: 512}},
 		{Type: watch.Watch, Resource: summaryCMs}, {Type: watch.Watch, Resource: summaryCMs},
-		{Type: watch.List}, {Type: watch.Bookmark, InitialEventsEnd: true},
-		{Type: watch.Reconciled, TriggerCount: 3, Failed: true, Queue: &watch.QueueFigures{Depth: 4}},
+		{Type: watch.List}, {Type: watch.Bookmark, Lifecycle: watch.LifecycleInfo{InitialEventsEnd: true}},
+		{Type: watch.Reconciled, Queued: watch.QueuedInfo{TriggerCount: 3, Failed: true}, Obj: watch.ObjectInfo{Queue: &watch.QueueFigures{Depth: 4}}},
 	} {
 		s.Add(&ev)
 	}

@@ -36,22 +36,22 @@ type Config struct {
 	// DropManagedFields removes metadata.managedFields before objects are queued and cached, as
 	// memory-conscious controllers do with SetTransform: less memory, no manager attribution.
 	DropManagedFields bool
-	// TypedObjects hands the Added events of resources served in protobuf on typed: Event.Typed
-	// set, Event.Object nil until Event.Materialize converts it; Updated and Deleted events
+	// TypedObjects hands the Added events of resources served in protobuf on typed: Event.Obj.Typed
+	// set, Event.Obj.Object nil until Event.Materialize converts it; Updated and Deleted events
 	// carry their Go types (Typed, OldTyped) beside their maps. Only for consumers that read
 	// such events through Materialize or from Typed (pkg/printer, the pipeline); off, every event
 	// carries its unstructured object, as before.
 	TypedObjects bool
 	// Prepare, when set with TypedObjects, says for a resource what its Added lines need of
-	// their objects: a Preparer without Read when they need the objects, else one whose Read
+	// their objects: a Preparer without Reader when they need the objects, else one whose Reader
 	// reads what they need (pkg/printer's PrepareAdded: the state a human line shows) from an
 	// object decoded without its managedFields (and without what Preparer.Reads leaves out,
 	// when it is set). A list's added objects are then decoded that way (as an
 	// initial streaming list is received, listprep.go; ahead of their lines, in a large list)
-	// and handed to it, and each line carries what it returned (Event.Prepared) instead of the
+	// and handed to it, and each line carries what it returned (Event.Obj.Prepared) instead of the
 	// object, which TypedObject and Materialize decode in full from the cache if a consumer
 	// needs it after all.
-	Prepare func(res discovery.Resource) Preparer
+	Prepare AddedReader
 	// Predicates keep events out of the simulated workqueue as a controller's predicates
 	// would (--predicate); PredicateStats, when set, gets what a shadow queue fed every event
 	// reconciled, to say what the predicates saved.

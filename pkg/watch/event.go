@@ -7,11 +7,6 @@ package watch
 import (
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
-	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
@@ -115,130 +110,32 @@ type InformerInfo struct {
 	Wires map[string]string
 }
 
-// Event is one thing the informer received or did. Object events fill the object fields;
-// lifecycle events fill the fields their type documents.
+// Event is one thing the informer received or did: a header (its type, when, which resource,
+// which object, at which resourceVersion) and the payload of its family. Object lines fill Obj;
+// a Reconciled line Queued; a ControllerReconcile line Reconcile; HotLoop, HotLoopEnded and
+// Folded lines HotLoop; a KubeEvent line Kube; a ControllerQueue line Scrape; ApiStats and
+// Throttled lines Stats; the informer's lifecycle lines Lifecycle. docs/architecture.md draws
+// which line fills what.
 type Event struct {
 	Type     Type
 	Time     time.Time
 	Resource discovery.Resource
+	// Namespace and Name are the object's (object lines, and the lines about one object: a
+	// reconcile, a hot loop, a KubeEvent's own); Key is namespace/name, as
+	// cache.MetaNamespaceKeyFunc makes it, on the lines about a key.
+	Namespace       string
+	Name            string
+	Key             string
+	ResourceVersion string
 
-	// Object events.
-	Namespace          string
-	Name               string
-	ResourceVersion    string
-	OldResourceVersion string
-	InitialList        bool
-	Delta              Delta
-	Tombstone          bool
-	Object             *unstructured.Unstructured
-	OldObject          *unstructured.Unstructured
-	// Typed is the object as its built-in Go type, on the object events of a resource served in
-	// protobuf when Config.TypedObjects is set. On Added events Object is nil then, and
-	// Materialize converts Typed when a consumer needs the map; on Updated and Deleted events
-	// Object is set too (converted from Typed: the same object), and Typed is there for what
-	// reads the Go type faster than the map (an object's state). Shared, never modified.
-	Typed runtime.Object
-	// OldTyped is OldObject as its Go type, beside it, when Typed is set on an Updated event.
-	OldTyped runtime.Object
-	// Prepared is what Config.Prepare read of an Added line's object when it did: such a line
-	// carries no decoded object (Typed and Object nil), and TypedObject and Materialize decode
-	// its cached one when a consumer needs it after all. TakePrepared takes it off the line.
-	Prepared any
-	// Cached is a prepared line's object as the informer caches it (never modified: the cache
-	// replaces objects), which TypedObject and Materialize decode; nil on other lines.
-	Cached runtime.Object
-	// Queue holds the workqueue's figures right after this event was enqueued (object
-	// events) or after the key was Done (Reconciled). Nil on an event a predicate filtered.
-	Queue *QueueFigures
-	// Attribution says who made an update that changed the object (IsChange), computed once
-	// for every output: by the informer, or by the analysis step for replayed updates; nil on
-	// other events.
-	Attribution *diff.Attribution
-	// Filtered names the --predicate that kept this event out of the workqueue.
-	Filtered string
-	// Owners is the owner chain of an object of an owned resource (--owned), from the watched
-	// root down to the object's own owner; on a KubeEvent, the chain of the object it regards.
-	Owners []Owner
-	// Folded counts the earlier updates of this object a slow reader of human output never got:
-	// folded into this one by the printer's outbox (Updated events; never in JSON).
-	Folded int
-	// Changes are the fields the update changed (diff.Compute, ignored ones marked), computed
-	// once by the analysis step when a consumer needs them (--diff, --ignore-path, --only-path,
-	// hot loops): non-nil then, empty when nothing changed; nil when not computed.
-	Changes []diff.Change
-	// Ignored: an update that changed only --ignore-path fields; OutOfFocus: one that changed
-	// none of the --only-path fields. Human output hides both, JSON marks them.
-	Ignored    bool
-	OutOfFocus bool
-	// Audit is the API server's audit event of the request that made this object line's write
-	// (--audit-log): who, with which client, how it was matched; nil when none was found.
-	Audit *AuditInfo
-
-	// Reconciled events.
-	Key      string        // namespace/name, as cache.MetaNamespaceKeyFunc makes it
-	Wait     time.Duration // from the key's first add (or its failure) to a worker taking it
-	Work     time.Duration // the simulated reconcile
-	Requeues int           // rate-limited requeues of this key before this reconcile
-	Failed   bool          // the reconcile failed and the key was requeued rate-limited
-	// TriggerCount is how many object events were enqueued for the key since a worker last
-	// took it (they coalesced into this reconcile); Triggers lists them, capped (MaxTriggers:
-	// the oldest and the newest kept).
-	TriggerCount int
-	Triggers     []Trigger
-	// Requeue: the key was back in the queue because its previous reconcile failed
-	// (AddRateLimited); RequeueReason says so.
-	Requeue       bool
-	RequeueReason string
-
-	// ControllerReconcile events (Namespace, Name and Key are the reconciled object's; Time is
-	// when it started by the log's clock; TriggerCount and Triggers as on Reconciled; Reason
-	// says why a reconcile without a trigger ran).
-	Reconcile *ReconcileInfo
-
-	// HotLoop, HotLoopEnded and Folded events (Namespace, Name and Key are the object's).
-	HotLoop *HotLoopInfo
-
-	// KubeEvent events (Namespace, Name, ResourceVersion, Delta and InitialList are the Event
-	// object's, as on an object event).
-	Kube *KubeEventInfo
-
-	// ControllerQueue events.
-	URL    string
-	Sample *QueueSample
-
-	// ApiStats events: the resource's API figures since the run began.
-	API *apistats.Snapshot
-	// APF: on a resource's first List or Watch line, and on Throttled lines: the flow schema and
-	// priority level the server put the requests in.
-	APF *apistats.APF
-	// Final: the ApiStats line at exit.
-	Final bool
-	// Throttled events: why (TooManyRequests or ClientThrottled) is Reason; the client-side
-	// delay is Duration; RetryAfter is what a 429 asked for.
-	RetryAfter time.Duration
-
-	// Lifecycle events.
-	Items    int           // List, Synced, Resync
-	Duration time.Duration // List, Synced
-	Initial  bool          // List: the informer's first list
-	Pages    int           // List: the LIST requests (pages) it took
-	ListMode string        // Synced: how the initial list came: watchlist or list
-	FellBack bool          // Synced: a streaming list was tried first and failed
-	// Backoff: Error and Recovered lines of an attempt after a failed one: how long the
-	// reflector waited between the failure and this attempt (observed, not predicted).
-	Backoff             time.Duration
-	SendInitialEvents   bool          // Watch: a streaming list (WatchList)
-	TimeoutSeconds      int64         // Watch: the timeout the reflector asked for
-	InitialEventsEnd    bool          // Bookmark: the end of a streaming list
-	Reason              string        // WatchClosed, Relist, Error
-	Message             string        // Error
-	Verb                string        // Error: list or watch, when known
-	FromResourceVersion string        // Relist
-	Counts              RelistCounts  // Relist
-	Info                *InformerInfo // Informer
-	// NotFound is the object asked for by name that the initial list did not have (Synced):
-	// it does not exist yet, or not with these selectors. The informer waits for it.
-	NotFound *ObjectKey
+	Obj       ObjectInfo
+	Queued    QueuedInfo
+	Reconcile *ReconcileInfo // ControllerReconcile: one reconcile a controller's log showed
+	HotLoop   *HotLoopInfo   // HotLoop, HotLoopEnded and Folded
+	Kube      *KubeEventInfo // KubeEvent (Namespace, Name, ResourceVersion are the Event object's)
+	Scrape    ScrapeInfo
+	Stats     StatsInfo
+	Lifecycle LifecycleInfo
 }
 
 // AuditInfo is what an object line says of the request that made its write, from the API
@@ -298,15 +195,15 @@ type Trigger struct {
 	Key      string
 }
 
-// MaxTriggers caps Event.Triggers: the first two and the newest ones are kept.
+// MaxTriggers caps Event.Queued.Triggers: the first two and the newest ones are kept.
 const MaxTriggers = 10
 
 // IsChange reports whether ev is an update that changed the object on the server: a watch
 // MODIFIED event or a relist finding a new resourceVersion, with both versions at hand (not a
 // resync, not a relist's unchanged redelivery).
 func (ev *Event) IsChange() bool {
-	return ev.Type == Updated && ev.Object != nil && ev.OldObject != nil &&
-		ev.OldResourceVersion != ev.ResourceVersion && ev.Delta != DeltaSync
+	return ev.Type == Updated && ev.Obj.Object != nil && ev.Obj.OldObject != nil &&
+		ev.Obj.OldResourceVersion != ev.ResourceVersion && ev.Obj.Delta != DeltaSync
 }
 
 // HotLoopInfo returns the event's hot-loop payload (HotLoop, HotLoopEnded, Folded), empty when
@@ -405,7 +302,7 @@ type ReconcileInfo struct {
 	Source string
 	Format string
 	Lines  int
-	// ReasonMessage says in words why a reconcile without a trigger ran (Event.Reason is its
+	// ReasonMessage says in words why a reconcile without a trigger ran (Event.Lifecycle.Reason is its
 	// code: retry, requeue, requeueAfter, first, notWatched, noEvent).
 	ReasonMessage string
 	// FilteredTriggers counts the triggers a --predicate keeps out of the workqueue: when it is

@@ -37,7 +37,7 @@ func Example() {
 	}()
 	for ev := range events {
 		if ev.Type.IsObject() {
-			fmt.Printf("%s %s/%s initial list: %v\n", ev.Type, ev.Namespace, ev.Name, ev.InitialList)
+			fmt.Printf("%s %s/%s initial list: %v\n", ev.Type, ev.Namespace, ev.Name, ev.Obj.InitialList)
 		}
 		if ev.Type == watch.Synced {
 			fmt.Println("synced", ev.Resource.Resource)

@@ -17,7 +17,7 @@ func (ri *resourceInformer) skipForbidden(ctx context.Context) context.Context {
 	var once sync.Once
 	ri.forbidden = func(err *ForbiddenError) {
 		once.Do(func() {
-			ri.emit(ctx, Event{Type: Error, Verb: err.Verb, Reason: "Forbidden", Message: err.Error()})
+			ri.emit(ctx, Event{Type: Error, Lifecycle: LifecycleInfo{Verb: err.Verb, Reason: "Forbidden", Message: err.Error()}})
 			stop()
 		})
 	}

@@ -90,7 +90,7 @@ func TestSkipForbidden(t *testing.T) {
 		select {
 		case ev := <-out:
 			switch {
-			case ev.Type == Error && ev.Reason == "Forbidden":
+			case ev.Type == Error && ev.Lifecycle.Reason == "Forbidden":
 				forbidden++
 				if ev.Resource.Resource != "secrets" {
 					t.Errorf("Forbidden for %s", ev.Resource)
@@ -112,7 +112,7 @@ func TestSkipForbidden(t *testing.T) {
 	}
 	cancel()
 	for ev := range out {
-		if ev.Type == Error && ev.Reason == "Forbidden" {
+		if ev.Type == Error && ev.Lifecycle.Reason == "Forbidden" {
 			forbidden++
 		}
 	}

@@ -28,7 +28,7 @@ func Run(ctx context.Context, cfg Config, out chan<- Event) error {
 	}
 	info := describe(cfg)
 	select {
-	case out <- Event{Type: Informer, Time: time.Now(), Info: &info}:
+	case out <- Event{Type: Informer, Time: time.Now(), Lifecycle: LifecycleInfo{Info: &info}}:
 	case <-ctx.Done():
 		return nil
 	}
@@ -94,7 +94,7 @@ type resourceInformer struct {
 	// prepare is Config.Prepare's reader for this resource's Added lines (nil: none), and
 	// prepareReads what it reads of their objects (nil: all but managedFields), as
 	// prepareCut resolves it once (readCut).
-	prepare      func(runtime.Object) any
+	prepare      ObjectReader
 	prepareReads *Reads
 	cutOnce      sync.Once
 	prepareCut   *readCut
@@ -138,7 +138,7 @@ type resourceInformer struct {
 func newResourceInformer(cfg Config, res discovery.Resource, out chan<- Event) (*resourceInformer, error) {
 	ri := &resourceInformer{cfg: cfg, res: res, out: out, forbidden: func(*ForbiddenError) {}}
 	if cfg.TypedObjects && cfg.Prepare != nil {
-		ri.setPreparer(cfg.Prepare(res))
+		ri.setPreparer(cfg.Prepare.PrepareAdded(res))
 	}
 	wq, err := newWorkQueue(res.String(), cfg.Queue)
 	if err != nil {
@@ -240,9 +240,12 @@ func (ri *resourceInformer) run(ctx context.Context) {
 	if !stalled.Load() || ctx.Err() != nil {
 		return
 	}
-	ri.emit(ctx, Event{Type: Error, Reason: "SyncTimeout", Message: fmt.Sprintf(
-		"the streaming list did not end within %s (no initial-events-end bookmark; the server or a proxy in between does not finish streaming lists): falling back to LIST+WATCH",
-		ri.cfg.SyncTimeout)})
+	ri.emit(ctx, Event{
+		Type: Error,
+		Lifecycle: LifecycleInfo{Reason: "SyncTimeout", Message: fmt.Sprintf(
+			"the streaming list did not end within %s (no initial-events-end bookmark; the server or a proxy in between does not finish streaming lists): falling back to LIST+WATCH",
+			ri.cfg.SyncTimeout)},
+	})
 	ri.fellBack.Store(true)
 	ri.reset()
 	ri.runController(ctx, true)
@@ -330,7 +333,7 @@ func (ri *resourceInformer) emitPtr(ctx context.Context, ev *Event) {
 // setPreparer sets what the informer reads of its added objects for their lines, and what it
 // decodes of them for that.
 func (ri *resourceInformer) setPreparer(p Preparer) {
-	ri.prepare, ri.prepareReads = p.Read, p.Reads
+	ri.prepare, ri.prepareReads = p.Reader, p.Reads
 	ri.cutOnce, ri.prepareCut = sync.Once{}, nil
 }
 

@@ -26,9 +26,9 @@ func TestTombstoneWithoutObjectNamedFromKey(t *testing.T) {
 			feed(t, ri, false, cache.Delta{Type: cache.Deleted, Object: cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: tt.obj}})
 			var got []Event
 			for _, ev := range drainEvents(out) {
-				got = append(got, Event{Type: ev.Type, Delta: ev.Delta, Namespace: ev.Namespace, Name: ev.Name, Tombstone: ev.Tombstone})
+				got = append(got, Event{Type: ev.Type, Obj: ObjectInfo{Delta: ev.Obj.Delta, Tombstone: ev.Obj.Tombstone}, Namespace: ev.Namespace, Name: ev.Name})
 			}
-			want := []Event{{Type: Deleted, Delta: DeltaDeleted, Namespace: "ns", Name: "x", Tombstone: true}}
+			want := []Event{{Type: Deleted, Obj: ObjectInfo{Delta: DeltaDeleted, Tombstone: true}, Namespace: "ns", Name: "x"}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
 			}
@@ -70,10 +70,10 @@ func TestQueueDepthIsTheGaugeNotTheAdds(t *testing.T) {
 	var depths []int64
 	for range 3 {
 		ev := <-events
-		if ev.Queue.Adds != 3 {
-			t.Errorf("%s: adds = %d, want 3", ev.Key, ev.Queue.Adds)
+		if ev.Obj.Queue.Adds != 3 {
+			t.Errorf("%s: adds = %d, want 3", ev.Key, ev.Obj.Queue.Adds)
 		}
-		depths = append(depths, ev.Queue.Depth)
+		depths = append(depths, ev.Obj.Queue.Depth)
 	}
 	cancel()
 	wg.Wait()

@@ -16,7 +16,7 @@ type listPrep struct {
 	wake  chan struct{}
 	stop  chan struct{}
 	// done carries what was read, keyed by the object, once the goroutine stopped.
-	done chan map[*compactObject]any
+	done chan map[*compactObject]Prepared
 }
 
 // prepareReceived hands c, an object of the initial streaming list, to the list's preparer,
@@ -30,7 +30,7 @@ func (ri *resourceInformer) prepareReceived(c *compactObject) {
 	ri.prepMu.Lock()
 	lp := ri.listPrep
 	if lp == nil {
-		lp = &listPrep{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan map[*compactObject]any, 1)}
+		lp = &listPrep{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan map[*compactObject]Prepared, 1)}
 		ri.listPrep = lp
 		ri.wg.Add(1)
 		go lp.run(ri)
@@ -47,7 +47,7 @@ func (ri *resourceInformer) prepareReceived(c *compactObject) {
 
 func (lp *listPrep) run(ri *resourceInformer) {
 	defer ri.wg.Done()
-	results := map[*compactObject]any{}
+	results := map[*compactObject]Prepared{}
 	defer func() { lp.done <- results }()
 	var batch []*compactObject
 	for {
@@ -78,7 +78,7 @@ func (lp *listPrep) run(ri *resourceInformer) {
 }
 
 // takePrepared stops the list's preparer and returns what it read (nil when none ran).
-func (ri *resourceInformer) takePrepared() map[*compactObject]any {
+func (ri *resourceInformer) takePrepared() map[*compactObject]Prepared {
 	ri.prepMu.Lock()
 	lp := ri.listPrep
 	ri.listPrep = nil

@@ -27,13 +27,13 @@ func testListPreparedAsReceived(t *testing.T, n int) {
 	ri.cfg.TypedObjects = true
 	var mu sync.Mutex
 	reads := map[string]int{}
-	ri.prepare = func(o runtime.Object) any {
+	ri.prepare = readFunc(func(o runtime.Object) Prepared {
 		p := o.(*corev1.Pod)
 		mu.Lock()
 		reads[p.Name]++
 		mu.Unlock()
 		return "read " + p.Name
-	}
+	})
 	// The first half arrives before the list is complete; the preparer reads them.
 	for _, o := range objs[:n/2] {
 		ri.prepareReceived(o.(*compactObject))
@@ -59,8 +59,8 @@ func testListPreparedAsReceived(t *testing.T, n int) {
 	}
 	for i, ev := range evs[:n] {
 		name := fmt.Sprintf("p%04d", i)
-		if ev.Type != Added || ev.Name != name || ev.Prepared != "read "+name || ev.Typed != nil {
-			t.Fatalf("line %d: %s %s prepared %v typed %v; want Added %s with what was read", i, ev.Type, ev.Name, ev.Prepared, ev.Typed != nil, name)
+		if ev.Type != Added || ev.Name != name || ev.Obj.Prepared != "read "+name || ev.Obj.Typed != nil {
+			t.Fatalf("line %d: %s %s prepared %v typed %v; want Added %s with what was read", i, ev.Type, ev.Name, ev.Obj.Prepared, ev.Obj.Typed != nil, name)
 		}
 	}
 	for _, o := range objs {

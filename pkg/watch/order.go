@@ -148,9 +148,9 @@ func liveRV(ev *Event) (uint64, bool) {
 	if !ev.Type.IsObject() && ev.Type != KubeEvent {
 		return 0, false
 	}
-	switch ev.Delta {
+	switch ev.Obj.Delta {
 	case DeltaAdded, DeltaUpdated, DeltaDeleted:
-		if !ev.Tombstone {
+		if !ev.Obj.Tombstone {
 			return parseRV(ev.ResourceVersion)
 		}
 	}

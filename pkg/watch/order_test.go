@@ -16,7 +16,7 @@ var (
 
 func live(res discovery.Resource, typ Type, rv string) Event {
 	d := map[Type]Delta{Added: DeltaAdded, Updated: DeltaUpdated, Deleted: DeltaDeleted}[typ]
-	return Event{Type: typ, Resource: res, ResourceVersion: rv, Delta: d, Name: rv}
+	return Event{Type: typ, Resource: res, ResourceVersion: rv, Obj: ObjectInfo{Delta: d}, Name: rv}
 }
 
 func names(evs []Event) string {
@@ -39,7 +39,7 @@ func TestReorder(t *testing.T) {
 		at int
 	}
 	synced := Event{Type: Synced, Resource: pods}
-	initial := Event{Type: Added, Resource: rss, ResourceVersion: "5", Delta: DeltaReplaced, InitialList: true, Name: "5"}
+	initial := Event{Type: Added, Resource: rss, ResourceVersion: "5", Obj: ObjectInfo{Delta: DeltaReplaced, InitialList: true}, Name: "5"}
 	tests := []struct {
 		name   string
 		window time.Duration
@@ -59,7 +59,7 @@ func TestReorder(t *testing.T) {
 			[]push{{live(pods, Added, "20"), 0}, {initial, 1}},
 			"pods@20 replicasets@5"},
 		{"a tombstone stays", 100 * time.Millisecond,
-			[]push{{live(pods, Added, "20"), 0}, {Event{Type: Deleted, Resource: rss, ResourceVersion: "3", Delta: DeltaDeleted, Tombstone: true, Name: "3"}, 1}},
+			[]push{{live(pods, Added, "20"), 0}, {Event{Type: Deleted, Resource: rss, ResourceVersion: "3", Obj: ObjectInfo{Delta: DeltaDeleted, Tombstone: true}, Name: "3"}, 1}},
 			"pods@20 replicasets@3"},
 		{"a reconcile does not hold its resource's events back", 100 * time.Millisecond,
 			[]push{{live(rss, Updated, "30"), 0}, {live(pods, Updated, "27"), 1}, {Event{Type: Reconciled, Resource: pods}, 2}, {live(pods, Updated, "29"), 3}},
@@ -176,8 +176,8 @@ func TestReorderWaitsForBacklog(t *testing.T) {
 func TestReorderKubeEvent(t *testing.T) {
 	now := time.Now()
 	r := NewReorder(time.Second)
-	ev := Event{Type: KubeEvent, Resource: discovery.Resource{Group: "events.k8s.io", Resource: "events"}, Name: "e", ResourceVersion: "12", Delta: DeltaAdded}
-	rs := Event{Type: Added, Resource: discovery.Resource{Group: "apps", Resource: "replicasets"}, Name: "rs", ResourceVersion: "11", Delta: DeltaAdded}
+	ev := Event{Type: KubeEvent, Resource: discovery.Resource{Group: "events.k8s.io", Resource: "events"}, Name: "e", ResourceVersion: "12", Obj: ObjectInfo{Delta: DeltaAdded}}
+	rs := Event{Type: Added, Resource: discovery.Resource{Group: "apps", Resource: "replicasets"}, Name: "rs", ResourceVersion: "11", Obj: ObjectInfo{Delta: DeltaAdded}}
 	r.Push(ev, now)
 	r.Push(rs, now.Add(time.Millisecond))
 	var got []string

@@ -156,7 +156,7 @@ func (c *causality) handle(ev Event) []Event {
 		if !ok {
 			return nil
 		}
-		if kev.InitialList && !c.kubeReleased {
+		if kev.Obj.InitialList && !c.kubeReleased {
 			// The Events already there come in the list's order (by name, not time): held
 			// until the list is in, and the watched objects they regard too, then handed on in
 			// the order they happened.
@@ -187,10 +187,10 @@ func (c *causality) handle(ev Event) []Event {
 // it owns; the trigger names the owned object. A watched object's own line was enqueued by its
 // informer already; one filtered by a predicate feeds only the shadow queue.
 func (c *causality) enqueueOwner(ev *Event) {
-	if c.roots[ev.Resource.String()] || len(ev.Owners) == 0 {
+	if c.roots[ev.Resource.String()] || len(ev.Obj.Owners) == 0 {
 		return
 	}
-	root := ev.Owners[0]
+	root := ev.Obj.Owners[0]
 	ri := c.rootInformers[root.Kind]
 	if ri == nil {
 		return
@@ -204,13 +204,13 @@ func (c *causality) enqueueOwner(ev *Event) {
 	if ev.Namespace != "" {
 		tr.Key = ev.Namespace + "/" + ev.Name
 	}
-	ev.Queue = ri.enqueue(key, tr, ev.Filtered)
+	ev.Obj.Queue = ri.enqueue(key, tr, ev.Obj.Filtered)
 }
 
 // startOwned starts the informers of the resources ev's object may own, once each.
 func (c *causality) startOwned(ev *Event) {
-	if c.roots[ev.Resource.String()] && c.cfg.Name != "" && ev.Object != nil && len(c.cfg.Resources) == 1 {
-		c.learnSelectors(ev.Object)
+	if c.roots[ev.Resource.String()] && c.cfg.Name != "" && ev.Obj.Object != nil && len(c.cfg.Resources) == 1 {
+		c.learnSelectors(ev.Obj.Object)
 	}
 	for _, child := range c.cfg.Owned.ChildrenOf(ev.Resource.GVK().GroupKind()) {
 		if c.roots[child.String()] {
@@ -284,11 +284,11 @@ func (c *causality) learnSelectors(root *unstructured.Unstructured) {
 // kubeEventOf turns an Event object's line into a KubeEvent line. Deletes (an Event's time to
 // live ran out), resyncs and a relist's unchanged redeliveries say nothing new: not shown.
 func kubeEventOf(ev Event) (Event, bool) {
-	if ev.Type == Deleted || ev.Object == nil || ev.Delta == DeltaSync ||
-		(ev.Type == Updated && ev.OldResourceVersion == ev.ResourceVersion) {
+	if ev.Type == Deleted || ev.Obj.Object == nil || ev.Obj.Delta == DeltaSync ||
+		(ev.Type == Updated && ev.Obj.OldResourceVersion == ev.ResourceVersion) {
 		return Event{}, false
 	}
-	o := ev.Object.Object
+	o := ev.Obj.Object.Object
 	str := func(path ...string) string { s, _, _ := unstructured.NestedString(o, path...); return s }
 	info := &KubeEventInfo{
 		Reason: str("reason"), Note: str("note"), EventType: str("type"),
@@ -310,9 +310,20 @@ func kubeEventOf(ev Event) (Event, bool) {
 			break
 		}
 	}
-	return Event{Type: KubeEvent, Time: ev.Time, Resource: ev.Resource, Namespace: ev.Namespace, Name: ev.Name,
-		ResourceVersion: ev.ResourceVersion, OldResourceVersion: ev.OldResourceVersion, InitialList: ev.InitialList,
-		Delta: ev.Delta, Kube: info}, true
+	return Event{
+		Type:            KubeEvent,
+		Time:            ev.Time,
+		Resource:        ev.Resource,
+		Namespace:       ev.Namespace,
+		Name:            ev.Name,
+		ResourceVersion: ev.ResourceVersion,
+		Obj: ObjectInfo{
+			OldResourceVersion: ev.Obj.OldResourceVersion,
+			InitialList:        ev.Obj.InitialList,
+			Delta:              ev.Obj.Delta,
+		},
+		Kube: info,
+	}, true
 }
 
 // eventsFieldSelector is the narrowest field selector the Events informer may list with: the

@@ -70,8 +70,8 @@ func newOwnerTree(kinds []schema.GroupKind) *ownerTree {
 func (t *ownerTree) observe(ev Event, root bool) []Event {
 	key := ev.ObjectID()
 	uid := types.UID("")
-	if ev.Object != nil {
-		uid = ev.Object.GetUID()
+	if ev.Obj.Object != nil {
+		uid = ev.Obj.Object.GetUID()
 	}
 	if uid == "" {
 		uid = t.keys[key] // a tombstone that kept only its key
@@ -89,8 +89,8 @@ func (t *ownerTree) observe(ev Event, root bool) []Event {
 		t.keys[key] = uid
 	}
 	n.root = n.root || root
-	if ev.Object != nil && ev.Object.GetUID() != "" {
-		t.setOwners(uid, n, ev.Object)
+	if ev.Obj.Object != nil && ev.Obj.Object.GetUID() != "" {
+		t.setOwners(uid, n, ev.Obj.Object)
 	}
 	if ev.Type == Deleted && !n.gone {
 		n.gone = true
@@ -106,7 +106,7 @@ func (t *ownerTree) observe(ev Event, root bool) []Event {
 		}
 		return nil
 	}
-	ev.Owners = chain
+	ev.Obj.Owners = chain
 	return append([]Event{ev}, t.release(uid)...)
 }
 
@@ -119,7 +119,7 @@ func (t *ownerTree) observeKube(ev Event) []Event {
 		return nil
 	}
 	if chain, ok := t.chain(uid, 0); ok {
-		ev.Owners = chain
+		ev.Obj.Owners = chain
 		return []Event{ev}
 	}
 	gv, _ := schema.ParseGroupVersion(r.APIVersion)
@@ -237,7 +237,7 @@ func (t *ownerTree) release(uid types.UID) []Event {
 		if lines, held := t.held[u]; held {
 			delete(t.held, u)
 			for _, ev := range lines {
-				ev.Owners = chain // a KubeEvent's too: the chain of the object it regards
+				ev.Obj.Owners = chain // a KubeEvent's too: the chain of the object it regards
 				out = append(out, ev)
 			}
 		}

@@ -30,7 +30,7 @@ var (
 // inNamespace is ev of an object in ns ("": a cluster-scoped one).
 func inNamespace(ns string, ev Event) Event {
 	ev.Namespace = ns
-	ev.Object.SetNamespace(ns)
+	ev.Obj.Object.SetNamespace(ns)
 	return ev
 }
 
@@ -49,7 +49,7 @@ func objEvent(t Type, res discovery.Resource, name, uid string, owners ...ref) E
 		refs = append(refs, metav1.OwnerReference{APIVersion: o.apiVersion, Kind: o.kind, Name: "x", UID: types.UID(o.uid), Controller: &controller})
 	}
 	u.SetOwnerReferences(refs)
-	return Event{Type: t, Resource: res, Namespace: "demo", Name: name, Object: u, Delta: DeltaAdded}
+	return Event{Type: t, Resource: res, Namespace: "demo", Name: name, Obj: ObjectInfo{Object: u, Delta: DeltaAdded}}
 }
 
 func kube(regardingKind, apiVersion, uid, reason string) Event {
@@ -62,7 +62,7 @@ func summary(evs []Event) []string {
 	var out []string
 	for _, ev := range evs {
 		s := string(ev.Type) + " " + ev.Name
-		for _, o := range ev.Owners {
+		for _, o := range ev.Obj.Owners {
 			s += " <" + o.Kind + "/" + o.Name
 		}
 		out = append(out, s)
@@ -247,20 +247,20 @@ func TestKubeEventOf(t *testing.T) {
 		ev   Event
 		want *KubeEventInfo // nil: not shown
 	}{
-		{"added", Event{Type: Added, Delta: DeltaAdded, Object: event(nil), ResourceVersion: "7"}, &base},
-		{"a series", Event{Type: Updated, Delta: DeltaUpdated, Object: event(map[string]any{"series": map[string]any{"count": int64(5)}}), ResourceVersion: "8", OldResourceVersion: "7"}, withCount(5)},
-		{"a legacy count", Event{Type: Added, Delta: DeltaAdded, Object: event(map[string]any{"deprecatedCount": int64(3)})}, withCount(3)},
-		{"series.lastObservedTime first", Event{Type: Added, Delta: DeltaAdded, Object: event(times(true, "2026-11-23T10:00:01.000001Z", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))},
+		{"added", Event{Type: Added, Obj: ObjectInfo{Delta: DeltaAdded, Object: event(nil)}, ResourceVersion: "7"}, &base},
+		{"a series", Event{Type: Updated, Obj: ObjectInfo{Delta: DeltaUpdated, Object: event(map[string]any{"series": map[string]any{"count": int64(5)}}), OldResourceVersion: "7"}, ResourceVersion: "8"}, withCount(5)},
+		{"a legacy count", Event{Type: Added, Obj: ObjectInfo{Delta: DeltaAdded, Object: event(map[string]any{"deprecatedCount": int64(3)})}}, withCount(3)},
+		{"series.lastObservedTime first", Event{Type: Added, Obj: ObjectInfo{Delta: DeltaAdded, Object: event(times(true, "2026-11-23T10:00:01.000001Z", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))}},
 			withTime("2026-11-23T10:00:04.000004Z")},
-		{"then eventTime", Event{Type: Added, Delta: DeltaAdded, Object: event(times(false, "2026-11-23T10:00:01.000001Z", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))},
+		{"then eventTime", Event{Type: Added, Obj: ObjectInfo{Delta: DeltaAdded, Object: event(times(false, "2026-11-23T10:00:01.000001Z", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))}},
 			withTime("2026-11-23T10:00:01.000001Z")},
-		{"then the legacy last", Event{Type: Added, Delta: DeltaAdded, Object: event(times(false, "", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))},
+		{"then the legacy last", Event{Type: Added, Obj: ObjectInfo{Delta: DeltaAdded, Object: event(times(false, "", "2026-11-23T10:00:02Z", "2026-11-23T10:00:03Z"))}},
 			withTime("2026-11-23T10:00:02Z")},
-		{"then the legacy first", Event{Type: Added, Delta: DeltaAdded, Object: event(times(false, "", "", "2026-11-23T10:00:03Z"))},
+		{"then the legacy first", Event{Type: Added, Obj: ObjectInfo{Delta: DeltaAdded, Object: event(times(false, "", "", "2026-11-23T10:00:03Z"))}},
 			withTime("2026-11-23T10:00:03Z")},
-		{"deleted (time to live)", Event{Type: Deleted, Delta: DeltaDeleted, Object: event(nil)}, nil},
-		{"resync", Event{Type: Updated, Delta: DeltaSync, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
-		{"relist, unchanged", Event{Type: Updated, Delta: DeltaReplaced, Object: event(nil), ResourceVersion: "7", OldResourceVersion: "7"}, nil},
+		{"deleted (time to live)", Event{Type: Deleted, Obj: ObjectInfo{Delta: DeltaDeleted, Object: event(nil)}}, nil},
+		{"resync", Event{Type: Updated, Obj: ObjectInfo{Delta: DeltaSync, Object: event(nil), OldResourceVersion: "7"}, ResourceVersion: "7"}, nil},
+		{"relist, unchanged", Event{Type: Updated, Obj: ObjectInfo{Delta: DeltaReplaced, Object: event(nil), OldResourceVersion: "7"}, ResourceVersion: "7"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,8 +272,8 @@ func TestKubeEventOf(t *testing.T) {
 			if !ok {
 				return
 			}
-			if got.Type != KubeEvent || got.Name != "web.1" || got.Delta != tt.ev.Delta {
-				t.Errorf("line %s %s %s", got.Type, got.Name, got.Delta)
+			if got.Type != KubeEvent || got.Name != "web.1" || got.Obj.Delta != tt.ev.Obj.Delta {
+				t.Errorf("line %s %s %s", got.Type, got.Name, got.Obj.Delta)
 			}
 			if diff := cmp.Diff(tt.want, got.Kube); diff != "" {
 				t.Errorf("KubeEventInfo (-want +got):\n%s", diff)
@@ -312,7 +312,7 @@ func TestInitialKubeEventsInTimeOrder(t *testing.T) {
 			"metadata": map[string]any{"name": name, "namespace": "demo", "resourceVersion": "7"},
 			"reason":   "R", "type": "Normal", "eventTime": when,
 			"regarding": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "demo", "name": "web", "uid": "d1"}}
-		ev := Event{Type: Added, Resource: evRes, Name: name, Delta: DeltaReplaced, InitialList: true, Object: &unstructured.Unstructured{Object: o}}
+		ev := Event{Type: Added, Resource: evRes, Name: name, Obj: ObjectInfo{Delta: DeltaReplaced, InitialList: true, Object: &unstructured.Unstructured{Object: o}}}
 		if len(rv) > 0 {
 			ev.ResourceVersion = rv[0]
 		}
@@ -339,7 +339,7 @@ func TestInitialKubeEventsInTimeOrder(t *testing.T) {
 	}
 	// A live Event is not held.
 	live := listed("web.d", "2026-11-23T10:00:09.000000Z")
-	live.InitialList, live.Delta = false, DeltaAdded
+	live.Obj.InitialList, live.Obj.Delta = false, DeltaAdded
 	if out := c.handle(live); len(out) != 1 || out[0].Name != "web.d" {
 		t.Errorf("a live Event: %v", summary(out))
 	}
@@ -391,12 +391,12 @@ func TestOwnedEventsEnqueueTheirOwner(t *testing.T) {
 	dep := ref{"Deployment", "apps/v1", "d1"}
 	c.handle(objEvent(Added, deployRes, "web", "d1"))
 	rs := objEvent(Updated, rsRes, "web-1", "r1", dep)
-	rs.Delta, rs.ResourceVersion = DeltaUpdated, "7"
+	rs.Obj.Delta, rs.ResourceVersion = DeltaUpdated, "7"
 	out := c.handle(rs)
 	c.handle(objEvent(Added, rsRes, "not-ours", "r2", ref{"Deployment", "apps/v1", "d9"}))
 	c.handle(Event{Type: KubeEvent, Resource: evRes, Kube: &KubeEventInfo{Regarding: Regarding{Kind: "ReplicaSet", APIVersion: "apps/v1", UID: "r1"}}})
 
-	if len(out) != 1 || out[0].Queue == nil {
+	if len(out) != 1 || out[0].Obj.Queue == nil {
 		t.Fatalf("the owned ReplicaSet's line: %+v, want it with its owner's queue figures", out)
 	}
 	root.queue.mu.Lock()
@@ -439,8 +439,8 @@ func TestOwnedAndEventsInformersEnqueueNothing(t *testing.T) {
 		u.SetName("x")
 		ri.emitObject(Added, DeltaAdded, u, nil, false, false)
 		ev := <-out
-		if ev.Queue != nil || ri.queue.q.Len() != 0 {
-			t.Errorf("%s: an object's event was enqueued (%+v)", ri.res, ev.Queue)
+		if ev.Obj.Queue != nil || ri.queue.q.Len() != 0 {
+			t.Errorf("%s: an object's event was enqueued (%+v)", ri.res, ev.Obj.Queue)
 		}
 	}
 }

@@ -57,11 +57,11 @@ func Filter(ps []Predicate, ev *Event) string {
 }
 
 func (p Predicate) passes(ev *Event) bool {
-	if ev.Object == nil || ev.OldObject == nil {
+	if ev.Obj.Object == nil || ev.Obj.OldObject == nil {
 		// controller-runtime's update predicates reject an event without both objects.
 		return false
 	}
-	old, cur := ev.OldObject, ev.Object
+	old, cur := ev.Obj.OldObject, ev.Obj.Object
 	for _, name := range p.Any {
 		var changed bool
 		switch name {

@@ -65,8 +65,16 @@ func TestFilter(t *testing.T) {
 	relabel := obj("4", 1, map[string]string{"a": "2"}, map[string]string{"n": "1"})
 	annotate := obj("5", 1, map[string]string{"a": "1"}, map[string]string{"n": "2"})
 	update := func(old, cur *unstructured.Unstructured, d Delta) *Event {
-		return &Event{Type: Updated, Delta: d, Object: cur, OldObject: old,
-			ResourceVersion: cur.GetResourceVersion(), OldResourceVersion: old.GetResourceVersion()}
+		return &Event{
+			Type: Updated,
+			Obj: ObjectInfo{
+				Delta:              d,
+				Object:             cur,
+				OldObject:          old,
+				OldResourceVersion: old.GetResourceVersion(),
+			},
+			ResourceVersion: cur.GetResourceVersion(),
+		}
 	}
 	ps := func(v ...string) []Predicate {
 		p, err := ParsePredicates(v)
@@ -82,8 +90,8 @@ func TestFilter(t *testing.T) {
 		want  string
 	}{
 		{"no predicate", nil, update(base, statusOnly, DeltaUpdated), ""},
-		{"create passes", ps("generation"), &Event{Type: Added, Object: base}, ""},
-		{"delete passes", ps("generation"), &Event{Type: Deleted, Object: base, Tombstone: true}, ""},
+		{"create passes", ps("generation"), &Event{Type: Added, Obj: ObjectInfo{Object: base}}, ""},
+		{"delete passes", ps("generation"), &Event{Type: Deleted, Obj: ObjectInfo{Object: base, Tombstone: true}}, ""},
 		{"status write dropped by generation", ps("generation"), update(base, statusOnly, DeltaUpdated), "generation"},
 		{"spec change passes generation", ps("generation"), update(base, spec, DeltaUpdated), ""},
 		{"labels", ps("labels"), update(base, relabel, DeltaUpdated), ""},
@@ -95,7 +103,7 @@ func TestFilter(t *testing.T) {
 		{"or: labels lets it through", ps("generation|labels"), update(base, relabel, DeltaUpdated), ""},
 		{"or: neither", ps("generation|labels"), update(base, annotate, DeltaUpdated), "generation|labels"},
 		{"and: the first that drops is named", ps("resourceVersion", "generation"), update(base, statusOnly, DeltaUpdated), "generation"},
-		{"no old object", ps("resourceVersion"), &Event{Type: Updated, Object: base}, "resourceVersion"},
+		{"no old object", ps("resourceVersion"), &Event{Type: Updated, Obj: ObjectInfo{Object: base}}, "resourceVersion"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

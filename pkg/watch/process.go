@@ -175,27 +175,47 @@ func (ri *resourceInformer) replaceAll(info cache.ReplacedAllInfo, initial bool)
 		return err
 	}
 	if !initial {
-		ri.emit(ri.ctx, Event{Type: Relist, Reason: li.reason, FromResourceVersion: li.fromRV,
-			ResourceVersion: info.ResourceVersion, Counts: counts})
+		ri.emit(ri.ctx, Event{
+			Type: Relist,
+			Lifecycle: LifecycleInfo{
+				Reason:              li.reason,
+				FromResourceVersion: li.fromRV,
+				Counts:              counts,
+			},
+			ResourceVersion: info.ResourceVersion,
+		})
 	}
 	for _, g := range gone {
 		ri.emitObject(Deleted, DeltaDeleted, toUnstructured(g), nil, false, true)
 	}
 	ri.emitListed(changes, counts.Added, initial)
 	if initial && !ri.synced {
-		ri.synced = true
-		ri.hasSynced.Store(true)
-		synced := Event{Type: Synced, Items: len(info.Objects), Duration: time.Since(ri.start),
-			ResourceVersion: info.ResourceVersion, ListMode: ListModeList, FellBack: li.fellBack}
-		if li.streaming {
-			synced.ListMode = ListModeWatchList
-		}
-		if ri.cfg.Name != "" && len(info.Objects) == 0 {
-			synced.NotFound = &ObjectKey{Namespace: ri.namespace(), Name: ri.cfg.Name}
-		}
-		ri.emit(ri.ctx, synced)
+		ri.emitSynced(info, li)
 	}
 	return nil
+}
+
+// emitSynced marks the informer synced and says so: the initial list is in the cache.
+func (ri *resourceInformer) emitSynced(info cache.ReplacedAllInfo, li listInfo) {
+	ri.synced = true
+	ri.hasSynced.Store(true)
+	synced := Event{
+		Type: Synced,
+		Lifecycle: LifecycleInfo{
+			Items:    len(info.Objects),
+			Duration: time.Since(ri.start),
+			ListMode: ListModeList,
+			FellBack: li.fellBack,
+		},
+		ResourceVersion: info.ResourceVersion,
+	}
+	if li.streaming {
+		synced.Lifecycle.ListMode = ListModeWatchList
+	}
+	if ri.cfg.Name != "" && len(info.Objects) == 0 {
+		synced.Lifecycle.NotFound = &ObjectKey{Namespace: ri.namespace(), Name: ri.cfg.Name}
+	}
+	ri.emit(ri.ctx, synced)
 }
 
 // listChange is a listed object (cur) and its cached version (old: nil when new).
@@ -256,7 +276,7 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 // resyncAll is a periodic resync: every cached object is handed to the handler again, unchanged.
 func (ri *resourceInformer) resyncAll() {
 	objs := ri.indexer.List()
-	ri.emit(ri.ctx, Event{Type: Resync, Items: len(objs)})
+	ri.emit(ri.ctx, Event{Type: Resync, Lifecycle: LifecycleInfo{Items: len(objs)}})
 	for _, o := range objs {
 		u, t := ri.typedMap(o)
 		ri.emitObjectTyped(Updated, DeltaSync, u, u, t, t, false, false)
@@ -270,25 +290,27 @@ func (ri *resourceInformer) emitObject(t Type, delta Delta, cur, old *unstructur
 // emitObjectTyped is emitObject with the objects' Go types beside their maps (nil: none).
 func (ri *resourceInformer) emitObjectTyped(t Type, delta Delta, cur, old *unstructured.Unstructured, curTyped, oldTyped runtime.Object, initial, tombstone bool) {
 	ev := Event{
-		Type:            t,
-		Delta:           delta,
+		Type: t,
+		Obj: ObjectInfo{
+			Delta:       delta,
+			InitialList: initial && t == Added,
+			Tombstone:   tombstone,
+			Object:      cur,
+			OldObject:   old,
+			Typed:       curTyped,
+			OldTyped:    oldTyped,
+		},
 		Namespace:       cur.GetNamespace(),
 		Name:            cur.GetName(),
 		ResourceVersion: cur.GetResourceVersion(),
-		InitialList:     initial && t == Added,
-		Tombstone:       tombstone,
-		Object:          cur,
-		OldObject:       old,
-		Typed:           curTyped,
-		OldTyped:        oldTyped,
 	}
 	if old != nil {
-		ev.OldResourceVersion = old.GetResourceVersion()
+		ev.Obj.OldResourceVersion = old.GetResourceVersion()
 	}
 	// Who made an update, once for every output (and for the trigger it becomes).
 	if ev.IsChange() {
 		a := diff.Attribute(old.Object, cur.Object, nil)
-		ev.Attribution = &a
+		ev.Obj.Attribution = &a
 	}
 	ri.emitEvent(&ev, cur)
 }
@@ -301,8 +323,8 @@ func (ri *resourceInformer) emitEvent(ev *Event, obj interface{}) {
 	// The object's events of an owned resource or of Events enqueue nothing here: --owned's
 	// causality step enqueues an owned object's owner; an Event enqueues nothing.
 	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
-		if ev.Filtered = Filter(ri.cfg.Predicates, ev); !ri.notQueued {
-			ev.Queue = ri.enqueue(key, triggerOf(ev), ev.Filtered)
+		if ev.Obj.Filtered = Filter(ri.cfg.Predicates, ev); !ri.notQueued {
+			ev.Obj.Queue = ri.enqueue(key, triggerOf(ev), ev.Obj.Filtered)
 		}
 	}
 	ri.emitPtr(ri.ctx, ev)
@@ -324,10 +346,10 @@ func (ri *resourceInformer) enqueue(key string, tr Trigger, filtered string) *Qu
 // triggerOf is the trigger an object event makes: its type, delta, resourceVersion and who
 // made it.
 func triggerOf(ev *Event) Trigger {
-	tr := Trigger{Type: ev.Type, Delta: ev.Delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
-	if ev.Attribution != nil {
-		tr.Attribution = ev.Attribution.Rule
-		for _, m := range ev.Attribution.Managers {
+	tr := Trigger{Type: ev.Type, Delta: ev.Obj.Delta, ResourceVersion: ev.ResourceVersion, Time: ev.Time}
+	if ev.Obj.Attribution != nil {
+		tr.Attribution = ev.Obj.Attribution.Rule
+		for _, m := range ev.Obj.Attribution.Managers {
 			if !slices.Contains(tr.Managers, m.Manager) {
 				tr.Managers = append(tr.Managers, m.Manager)
 			}

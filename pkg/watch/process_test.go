@@ -60,10 +60,10 @@ func drain(out chan Event) []line { return linesOf(drainEvents(out)) }
 func linesOf(evs []Event) []line {
 	var got []line
 	for _, ev := range evs {
-		l := line{Type: ev.Type, Delta: ev.Delta, Name: ev.Name, RV: ev.ResourceVersion, OldRV: ev.OldResourceVersion,
-			Initial: ev.InitialList, Tombstone: ev.Tombstone, Counts: ev.Counts, Items: ev.Items}
-		if ev.Queue != nil {
-			l.Depth = ev.Queue.Depth
+		l := line{Type: ev.Type, Delta: ev.Obj.Delta, Name: ev.Name, RV: ev.ResourceVersion, OldRV: ev.Obj.OldResourceVersion,
+			Initial: ev.Obj.InitialList, Tombstone: ev.Obj.Tombstone, Counts: ev.Lifecycle.Counts, Items: ev.Lifecycle.Items}
+		if ev.Obj.Queue != nil {
+			l.Depth = ev.Obj.Queue.Depth
 		}
 		if ev.Type == Relist || ev.Type == Synced {
 			l.RV = ""
@@ -135,11 +135,11 @@ func testProcessLifecycle(t *testing.T, cm func(name, rv string) runtime.Object)
 		if ev.Name == "" {
 			continue
 		}
-		if ev.Object == nil || ev.Object.GetKind() != "ConfigMap" || ev.Object.GetAPIVersion() != "v1" || ev.Object.GetName() != ev.Name {
-			t.Errorf("%s %s: object %v, want an unstructured v1 ConfigMap of that name", ev.Type, ev.Name, ev.Object)
+		if ev.Obj.Object == nil || ev.Obj.Object.GetKind() != "ConfigMap" || ev.Obj.Object.GetAPIVersion() != "v1" || ev.Obj.Object.GetName() != ev.Name {
+			t.Errorf("%s %s: object %v, want an unstructured v1 ConfigMap of that name", ev.Type, ev.Name, ev.Obj.Object)
 		}
-		if ev.Type == Updated && (ev.OldObject == nil || ev.OldObject.GetResourceVersion() != ev.OldResourceVersion) {
-			t.Errorf("%s %s: old object %v, want resourceVersion %s", ev.Type, ev.Name, ev.OldObject, ev.OldResourceVersion)
+		if ev.Type == Updated && (ev.Obj.OldObject == nil || ev.Obj.OldObject.GetResourceVersion() != ev.Obj.OldResourceVersion) {
+			t.Errorf("%s %s: old object %v, want resourceVersion %s", ev.Type, ev.Name, ev.Obj.OldObject, ev.Obj.OldResourceVersion)
 		}
 	}
 	for _, o := range ri.indexer.List() {
@@ -196,16 +196,16 @@ func TestWorkQueueBackoffAndCoalescing(t *testing.T) {
 	wq.run(ctx, &wg.WaitGroup, func(ev Event) { events <- ev })
 	for i := range 4 {
 		ev := <-events
-		if ev.Key != "ns/x" || !ev.Failed || ev.Requeues != i {
+		if ev.Key != "ns/x" || !ev.Queued.Failed || ev.Queued.Requeues != i {
 			t.Errorf("reconcile %d: %+v", i, ev)
 		}
 		// The first reconcile takes the three coalesced events; each retry comes from the
 		// failure before it, with no event.
-		if i == 0 && (ev.TriggerCount != 3 || len(ev.Triggers) != 3 || ev.Requeue || ev.Triggers[2].ResourceVersion != "2") {
-			t.Errorf("first reconcile: triggers %d %+v, requeue %v; want the 3 events", ev.TriggerCount, ev.Triggers, ev.Requeue)
+		if i == 0 && (ev.Queued.TriggerCount != 3 || len(ev.Queued.Triggers) != 3 || ev.Queued.Requeue || ev.Queued.Triggers[2].ResourceVersion != "2") {
+			t.Errorf("first reconcile: triggers %d %+v, requeue %v; want the 3 events", ev.Queued.TriggerCount, ev.Queued.Triggers, ev.Queued.Requeue)
 		}
-		if i > 0 && (ev.TriggerCount != 0 || !ev.Requeue || ev.RequeueReason == "") {
-			t.Errorf("retry %d: triggers %d, requeue %v %q; want a requeue with no event", i, ev.TriggerCount, ev.Requeue, ev.RequeueReason)
+		if i > 0 && (ev.Queued.TriggerCount != 0 || !ev.Queued.Requeue || ev.Queued.RequeueReason == "") {
+			t.Errorf("retry %d: triggers %d, requeue %v %q; want a requeue with no event", i, ev.Queued.TriggerCount, ev.Queued.Requeue, ev.Queued.RequeueReason)
 		}
 	}
 	cancel()
@@ -254,8 +254,8 @@ func TestTriggerCountsAddUp(t *testing.T) {
 	total, coalesced := 0, false
 	for total < adds {
 		ev := <-events
-		total += ev.TriggerCount
-		coalesced = coalesced || ev.TriggerCount >= 2
+		total += ev.Queued.TriggerCount
+		coalesced = coalesced || ev.Queued.TriggerCount >= 2
 	}
 	cancel()
 	wg.Wait()

@@ -234,10 +234,22 @@ func (wq *workQueue) processNext(ctx context.Context, emit func(Event)) bool {
 	if len(triggers) == 0 { // none: nil, as a key that waited with no trigger always had
 		triggers = nil
 	}
-	ev := Event{Type: Reconciled, Key: key, Wait: wait, Work: work, Requeues: requeues, Failed: failed, Queue: wq.figures(),
-		TriggerCount: p.count, Triggers: triggers, Requeue: p.requeue}
+	ev := Event{
+		Type: Reconciled,
+		Key:  key,
+		Queued: QueuedInfo{
+			Wait:         wait,
+			Work:         work,
+			Requeues:     requeues,
+			Failed:       failed,
+			TriggerCount: p.count,
+			Triggers:     triggers,
+			Requeue:      p.requeue,
+		},
+		Obj: ObjectInfo{Queue: wq.figures()},
+	}
 	if p.requeue {
-		ev.RequeueReason = "its previous reconcile failed (simulated by --fail-rate) and the key was requeued rate-limited"
+		ev.Queued.RequeueReason = "its previous reconcile failed (simulated by --fail-rate) and the key was requeued rate-limited"
 	}
 	emit(ev)
 	return true

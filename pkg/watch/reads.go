@@ -8,16 +8,40 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
-// Preparer is what Config.Prepare gives for a resource whose Added lines it prepares.
+// AddedReader is the seam between the informer and what renders its lines (Config.Prepare):
+// for a resource, whether its Added lines need their decoded objects, or only what a reader
+// reads of each (pkg/printer's Printer: the state a human line shows). The informer then reads
+// them as it decodes them, and the lines carry what was read instead of the objects.
+type AddedReader interface {
+	// PrepareAdded says what res's Added lines need: a Preparer with no Reader when they need
+	// their objects.
+	PrepareAdded(res discovery.Resource) Preparer
+}
+
+// ObjectReader reads what an Added line needs of its object (AddedReader).
+type ObjectReader interface {
+	// ReadObject reads what a line needs of its object, decoded without managedFields (and
+	// without what Preparer.Reads leaves out). It must keep neither the object nor a pod's
+	// containers, init containers, status conditions or container statuses (their arrays): the
+	// object is zeroed and the next decoded into it, a pod's lists into the same arrays. Its
+	// strings and other slices stay as they are. nil: it could not read it, and the line
+	// carries its object as others do.
+	ReadObject(runtime.Object) Prepared
+}
+
+// Prepared is what an ObjectReader read of a line's object: the watch package carries it on
+// the line (Event.Obj.Prepared) and never looks into it; the reader's own output does
+// (Event.TakePrepared).
+type Prepared interface{}
+
+// Preparer is what an AddedReader says of a resource whose Added lines it prepares.
 type Preparer struct {
-	// Read reads what a line needs of its object, decoded without managedFields (and without
-	// what Reads leaves out). It must keep neither the object nor a pod's containers, init
-	// containers, status conditions or container statuses (their arrays): the object is zeroed
-	// and the next decoded into it, a pod's lists into the same arrays. Its strings and other
-	// slices stay as they are.
-	Read func(runtime.Object) any
+	// Reader reads each Added line's object (nil: the lines carry their objects).
+	Reader ObjectReader
 	// Reads, when set, is all that Read looks at of the objects: the rest is cut from the
 	// protobuf bytes before they are decoded (a kwok pod's containers, volumes, labels and
 	// owners were about a third of its decoding, for a state that reads how many containers it

@@ -110,7 +110,7 @@ func (t *tap) succeeded(ctx context.Context, verb string, backoff time.Duration)
 	t.failedAt = time.Time{}
 	t.mu.Unlock()
 	if n > 0 {
-		t.ri.emit(ctx, Event{Type: Recovered, Verb: verb, Backoff: backoff, Message: recoveredMessage(verb, n, failed)})
+		t.ri.emit(ctx, Event{Type: Recovered, Lifecycle: LifecycleInfo{Verb: verb, Backoff: backoff, Message: recoveredMessage(verb, n, failed)}})
 	}
 }
 
@@ -191,7 +191,7 @@ func (t *tap) list(ctx context.Context, opts metav1.ListOptions) (runtime.Object
 	pages := t.pages
 	t.mu.Unlock()
 	stats.ListEnd(t.key())
-	t.ri.emit(ctx, Event{Type: List, ResourceVersion: li.rv, Items: li.items, Duration: d, Initial: initial, Pages: pages, APF: t.apf(ctx)})
+	t.ri.emit(ctx, Event{Type: List, ResourceVersion: li.rv, Lifecycle: LifecycleInfo{Items: li.items, Duration: d, Initial: initial, Pages: pages}, Stats: StatsInfo{APF: t.apf(ctx)}})
 	return obj, nil
 }
 
@@ -228,7 +228,7 @@ func (t *tap) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interfa
 		tw.fromRV, tw.reason, _ = t.beginList()
 		t.mu.Unlock()
 	}
-	t.ri.emit(ctx, Event{Type: Watch, ResourceVersion: opts.ResourceVersion, SendInitialEvents: streaming, TimeoutSeconds: timeout, APF: t.apf(ctx)})
+	t.ri.emit(ctx, Event{Type: Watch, ResourceVersion: opts.ResourceVersion, Lifecycle: LifecycleInfo{SendInitialEvents: streaming, TimeoutSeconds: timeout}, Stats: StatsInfo{APF: t.apf(ctx)}})
 	t.ri.wg.Add(1)
 	go tw.run(ctx)
 	return tw, nil
@@ -268,7 +268,7 @@ func (t *tap) recordError(ctx context.Context, verb string, err error, backoff t
 	if dup {
 		return
 	}
-	t.ri.emit(ctx, Event{Type: Error, Verb: verb, Reason: reason, Message: msg, Backoff: backoff})
+	t.ri.emit(ctx, Event{Type: Error, Lifecycle: LifecycleInfo{Verb: verb, Reason: reason, Message: msg, Backoff: backoff}})
 }
 
 // errorReason names an error the way the API does (Forbidden, Expired, Timeout, ...), or by its
@@ -382,7 +382,7 @@ func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
 		if finished {
 			t.ri.cfg.Stats.ListEnd(t.key())
 		}
-		t.ri.emit(ctx, Event{Type: Bookmark, ResourceVersion: rv, InitialEventsEnd: end})
+		t.ri.emit(ctx, Event{Type: Bookmark, ResourceVersion: rv, Lifecycle: LifecycleInfo{InitialEventsEnd: end}})
 	case watch.Error:
 		err := apierrors.FromObject(ev.Object)
 		tw.closeWhy = describeStreamError(err)
@@ -416,5 +416,5 @@ func (tw *tapWatcher) closed(ctx context.Context) {
 	t.lastReason = why
 	rv := t.lastRV
 	t.mu.Unlock()
-	t.ri.emit(ctx, Event{Type: WatchClosed, Reason: why, ResourceVersion: rv})
+	t.ri.emit(ctx, Event{Type: WatchClosed, Lifecycle: LifecycleInfo{Reason: why}, ResourceVersion: rv})
 }

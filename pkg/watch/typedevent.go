@@ -11,38 +11,40 @@ import (
 // conversion is the one the informer made before: DefaultUnstructuredConverter, with the
 // object's apiVersion and kind.
 func (ev *Event) Materialize() *unstructured.Unstructured {
-	if ev.Object == nil {
+	if ev.Obj.Object == nil {
 		if t := ev.TypedObject(); t != nil {
-			ev.Object = toUnstructured(t)
-		} else if ev.Cached != nil { // it does not decode: toUnstructured's fallback says so
-			ev.Object = toUnstructured(ev.Cached)
-			ev.Cached = nil
+			ev.Obj.Object = toUnstructured(t)
+		} else if ev.Obj.Cached != nil { // it does not decode: toUnstructured's fallback says so
+			ev.Obj.Object = toUnstructured(ev.Obj.Cached)
+			ev.Obj.Cached = nil
 		}
 	}
-	return ev.Object
+	return ev.Obj.Object
 }
 
 // TypedObject returns the event's object as its Go type: Typed, decoded from the cached object
 // the first time on a prepared line (Config.Prepare); nil when the line has none.
 func (ev *Event) TypedObject() runtime.Object {
-	if c, ok := ev.Cached.(*compactObject); ok && ev.Typed == nil {
+	if c, ok := ev.Obj.Cached.(*compactObject); ok && ev.Obj.Typed == nil {
 		if t, err := c.typed(); err == nil {
-			ev.Typed, ev.Cached = t, nil
+			ev.Obj.Typed, ev.Obj.Cached = t, nil
 		}
 	}
-	return ev.Typed
+	return ev.Obj.Typed
 }
 
 // HasObject reports whether the event carries an object, as a map or typed (or cached, on a
 // prepared line).
-func (ev *Event) HasObject() bool { return ev.Object != nil || ev.Typed != nil || ev.Cached != nil }
+func (ev *Event) HasObject() bool {
+	return ev.Obj.Object != nil || ev.Obj.Typed != nil || ev.Obj.Cached != nil
+}
 
 // TakePrepared returns what Config.Prepare read of the line's object, and takes it off the
 // line with the cached object: for the stage that renders what was prepared, after which the
 // line holds nothing of its object (as one printer.Lighten lightened).
-func (ev *Event) TakePrepared() any {
-	p := ev.Prepared
-	ev.Prepared, ev.Cached = nil, nil
+func (ev *Event) TakePrepared() Prepared {
+	p := ev.Obj.Prepared
+	ev.Obj.Prepared, ev.Obj.Cached = nil, nil
 	return p
 }
 
@@ -78,15 +80,34 @@ func (ri *resourceInformer) emitAddedTyped(delta Delta, o interface{}, t runtime
 		ri.emitObject(Added, delta, toUnstructured(o), nil, initial, false)
 		return
 	}
-	ev := Event{Type: Added, Delta: delta, Namespace: a.GetNamespace(), Name: a.GetName(),
-		ResourceVersion: a.GetResourceVersion(), InitialList: initial, Typed: t}
+	ev := Event{
+		Type: Added,
+		Obj: ObjectInfo{
+			Delta:       delta,
+			InitialList: initial,
+			Typed:       t,
+		},
+		Namespace:       a.GetNamespace(),
+		Name:            a.GetName(),
+		ResourceVersion: a.GetResourceVersion(),
+	}
 	ri.emitEvent(&ev, t)
 }
 
 // emitPrepared emits the Added line of a cached object with what Config.Prepare read of it.
-func (ri *resourceInformer) emitPrepared(delta Delta, c *compactObject, prepared any, initial bool) {
-	ev := Event{Type: Added, Delta: delta, Namespace: c.meta.GetNamespace(), Name: c.meta.GetName(),
-		ResourceVersion: c.meta.GetResourceVersion(), InitialList: initial, Prepared: prepared, Cached: c}
+func (ri *resourceInformer) emitPrepared(delta Delta, c *compactObject, prepared Prepared, initial bool) {
+	ev := Event{
+		Type: Added,
+		Obj: ObjectInfo{
+			Delta:       delta,
+			InitialList: initial,
+			Prepared:    prepared,
+			Cached:      c,
+		},
+		Namespace:       c.meta.GetNamespace(),
+		Name:            c.meta.GetName(),
+		ResourceVersion: c.meta.GetResourceVersion(),
+	}
 	ri.emitEvent(&ev, c)
 }
 
@@ -111,7 +132,7 @@ type typedAhead struct {
 // aheadObject is one object decoded ahead: its Go type, or what Config.Prepare read of it.
 type aheadObject struct {
 	typed    runtime.Object
-	prepared any
+	prepared Prepared
 }
 
 // decodeAhead starts decoding objs (nil entries are skipped, and get returns nil for them);
@@ -151,7 +172,7 @@ func (ri *resourceInformer) decodeOne(o interface{}) aheadObject {
 // prepared is what Config.Prepare reads of c, decoded without its managedFields (nor what its
 // Reads leave out); nil when
 // there is no Prepare, c is not protobuf or does not decode, or Prepare reads nothing.
-func (ri *resourceInformer) prepared(c *compactObject) any {
+func (ri *resourceInformer) prepared(c *compactObject) Prepared {
 	if ri.prepare == nil || c.codec != compactProtobuf {
 		return nil
 	}
@@ -163,7 +184,7 @@ func (ri *resourceInformer) prepared(c *compactObject) any {
 	if err != nil {
 		return nil
 	}
-	p := ri.prepare(t)
+	p := ri.prepare.ReadObject(t)
 	ri.readObjs.Put(t)
 	return p
 }

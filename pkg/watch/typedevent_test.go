@@ -41,21 +41,21 @@ func TestTypedObjects(t *testing.T) {
 			t.Fatalf("typed=%v: %d events, want 2", typed, len(evs))
 		}
 		added, updated := evs[0], evs[1]
-		if got := added.Typed != nil && added.Object == nil; got != typed {
+		if got := added.Obj.Typed != nil && added.Obj.Object == nil; got != typed {
 			t.Errorf("typed=%v: Added line typed: %v", typed, got)
 		}
-		if updated.Object == nil || updated.OldObject == nil {
+		if updated.Obj.Object == nil || updated.Obj.OldObject == nil {
 			t.Errorf("typed=%v: the update is not converted: %s %s", typed, updated.Type, updated.Name)
 		}
-		if got := updated.Typed != nil && updated.OldTyped != nil; got != typed {
+		if got := updated.Obj.Typed != nil && updated.Obj.OldTyped != nil; got != typed {
 			t.Errorf("typed=%v: the update carries its Go types: %v", typed, got)
 		}
 		want := toUnstructured(cached("1"))
 		if diff := cmp.Diff(want.Object, added.Materialize().Object); diff != "" {
 			t.Errorf("typed=%v: Materialize (-before +now):\n%s", typed, diff)
 		}
-		if added.Name != pod.Name || added.Namespace != pod.Namespace || added.ResourceVersion != "1" || !added.InitialList ||
-			added.Queue == nil || added.Queue.Depth != 1 {
+		if added.Name != pod.Name || added.Namespace != pod.Namespace || added.ResourceVersion != "1" || !added.Obj.InitialList ||
+			added.Obj.Queue == nil || added.Obj.Queue.Depth != 1 {
 			t.Errorf("typed=%v: Added line %+v", typed, added)
 		}
 	}
@@ -89,29 +89,29 @@ func TestTypedListDecodedAhead(t *testing.T) {
 		if p.Type != ty.Type || p.Name != ty.Name || p.ResourceVersion != ty.ResourceVersion {
 			t.Fatalf("line %d: %s %s@%s, want %s %s@%s", i, ty.Type, ty.Name, ty.ResourceVersion, p.Type, p.Name, p.ResourceVersion)
 		}
-		if ty.Type == Added && (ty.Typed == nil || ty.Object != nil) {
+		if ty.Type == Added && (ty.Obj.Typed == nil || ty.Obj.Object != nil) {
 			t.Errorf("line %d: Added not typed", i)
 		}
 		if ty.Type == Updated {
 			// An update carries its maps (the diff reads them) and, beside them, the same
 			// objects as their Go types (the state reads them).
-			if ty.Object == nil || ty.OldObject == nil || ty.Typed == nil || ty.OldTyped == nil {
+			if ty.Obj.Object == nil || ty.Obj.OldObject == nil || ty.Obj.Typed == nil || ty.Obj.OldTyped == nil {
 				t.Fatalf("line %d: update without its maps and Go types", i)
 			}
-			if diff := cmp.Diff(p.OldObject.Object, ty.OldObject.Object); diff != "" {
+			if diff := cmp.Diff(p.Obj.OldObject.Object, ty.Obj.OldObject.Object); diff != "" {
 				t.Errorf("line %d: old object (-untyped run +typed run):\n%s", i, diff)
 			}
 			for _, pair := range []struct {
 				typed runtime.Object
 				m     map[string]any
-			}{{ty.Typed, ty.Object.Object}, {ty.OldTyped, ty.OldObject.Object}} {
+			}{{ty.Obj.Typed, ty.Obj.Object.Object}, {ty.Obj.OldTyped, ty.Obj.OldObject.Object}} {
 				if diff := cmp.Diff(toUnstructured(pair.typed).Object, pair.m); diff != "" {
 					t.Errorf("line %d: a Go type is not the map beside it (-typed +map):\n%s", i, diff)
 				}
 			}
 		}
 		if ty.Type.IsObject() {
-			if diff := cmp.Diff(p.Object.Object, ty.Materialize().Object); diff != "" {
+			if diff := cmp.Diff(p.Obj.Object.Object, ty.Materialize().Object); diff != "" {
 				t.Fatalf("line %d (-decoded one by one +ahead):\n%s", i, diff)
 			}
 		}
@@ -132,7 +132,7 @@ func TestListPrepared(t *testing.T) {
 		ri, out := newTestInformer(t)
 		ri.cfg.TypedObjects = true
 		var seen atomic.Int64
-		prepare := func(o runtime.Object) any {
+		prepare := readFunc(func(o runtime.Object) Prepared {
 			p := o.(*corev1.Pod)
 			var i int
 			if _, err := fmt.Sscanf(p.Name, "p%04d", &i); err != nil {
@@ -159,17 +159,16 @@ func TestListPrepared(t *testing.T) {
 			}
 			seen.Add(1)
 			return "read " + p.Name
+		})
+		var pr Preparer
+		switch {
+		case specRead:
+			pr = Preparer{Reader: prepare, Reads: &Reads{Metadata: []string{"Name", "Namespace"}, SpecCounted: []string{"Containers"}}}
+		case prepares:
+			pr = Preparer{Reader: prepare}
 		}
-		ri.cfg.Prepare = func(discovery.Resource) Preparer {
-			switch {
-			case specRead:
-				return Preparer{Read: prepare, Reads: &Reads{Metadata: []string{"Name", "Namespace"}, SpecCounted: []string{"Containers"}}}
-			case prepares:
-				return Preparer{Read: prepare}
-			}
-			return Preparer{}
-		}
-		ri.setPreparer(ri.cfg.Prepare(ri.res))
+		ri.cfg.Prepare = fixedReader{pr}
+		ri.setPreparer(ri.cfg.Prepare.PrepareAdded(ri.res))
 		old := objs[5].DeepCopyObject().(*compactObject)
 		old.meta.ResourceVersion = "0"
 		if err := ri.indexer.Add(old); err != nil {
@@ -188,23 +187,23 @@ func TestListPrepared(t *testing.T) {
 				t.Fatalf("prepares=%v: line %d is %s, want %s", prepares, i, ev.Name, name)
 			}
 			if i == 5 {
-				if ev.Type != Updated || ev.Prepared != nil || ev.Object == nil {
-					t.Errorf("prepares=%v: the cached object's line %s prepared %v, want an update with its objects", prepares, ev.Type, ev.Prepared)
+				if ev.Type != Updated || ev.Obj.Prepared != nil || ev.Obj.Object == nil {
+					t.Errorf("prepares=%v: the cached object's line %s prepared %v, want an update with its objects", prepares, ev.Type, ev.Obj.Prepared)
 				}
 				continue
 			}
-			if ev.Type != Added || ev.Queue == nil {
-				t.Fatalf("prepares=%v: line %d: %s, queue %v", prepares, i, ev.Type, ev.Queue)
+			if ev.Type != Added || ev.Obj.Queue == nil {
+				t.Fatalf("prepares=%v: line %d: %s, queue %v", prepares, i, ev.Type, ev.Obj.Queue)
 			}
 			if !prepares {
-				if ev.Prepared != nil || ev.Typed == nil {
-					t.Errorf("line %d: prepared %v, typed %v; want typed only", i, ev.Prepared, ev.Typed != nil)
+				if ev.Obj.Prepared != nil || ev.Obj.Typed == nil {
+					t.Errorf("line %d: prepared %v, typed %v; want typed only", i, ev.Obj.Prepared, ev.Obj.Typed != nil)
 				}
 				continue
 			}
-			if ev.Prepared != "read "+name || ev.Typed != nil || ev.Object != nil || !ev.HasObject() {
+			if ev.Obj.Prepared != "read "+name || ev.Obj.Typed != nil || ev.Obj.Object != nil || !ev.HasObject() {
 				t.Fatalf("line %d: prepared %v, typed %v, object %v, has object %v; want what Prepare read and no decoded object",
-					i, ev.Prepared, ev.Typed != nil, ev.Object != nil, ev.HasObject())
+					i, ev.Obj.Prepared, ev.Obj.Typed != nil, ev.Obj.Object != nil, ev.HasObject())
 			}
 			full := ev
 			if diff := cmp.Diff(toUnstructured(objs[i]).Object, full.Materialize().Object); diff != "" {
@@ -253,3 +252,13 @@ func listLines(t *testing.T, ri *resourceInformer, out chan Event, objs []runtim
 	close(out)
 	return <-done
 }
+
+// readFunc is a test's ObjectReader.
+type readFunc func(runtime.Object) Prepared
+
+func (f readFunc) ReadObject(o runtime.Object) Prepared { return f(o) }
+
+// fixedReader is a test's AddedReader: the same Preparer for every resource.
+type fixedReader struct{ p Preparer }
+
+func (r fixedReader) PrepareAdded(discovery.Resource) Preparer { return r.p }

@@ -378,7 +378,7 @@ func TestReplayRelistIntoInformer(t *testing.T) {
 	go informer.RunWithContext(ictx)
 	var got, wantCalls []call
 	for _, ev := range want {
-		wantCalls = append(wantCalls, call{string(ev.Type), ev.Name, ev.ResourceVersion, ev.Tombstone})
+		wantCalls = append(wantCalls, call{string(ev.Type), ev.Name, ev.ResourceVersion, ev.Obj.Tombstone})
 		select {
 		case c := <-calls:
 			got = append(got, c)
