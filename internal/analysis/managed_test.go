@@ -38,23 +38,10 @@ func metaObject(ns, name, rv string, generation int64, entries ...map[string]any
 }
 
 func metaUpdate(res discovery.Resource, old, cur *unstructured.Unstructured, at time.Time) *watch.Event {
-	ev := &watch.Event{
-		Type: watch.Updated,
-		Obj: watch.ObjectInfo{
-			Delta:              watch.DeltaUpdated,
-			OldResourceVersion: old.GetResourceVersion(),
-			Object:             cur,
-			OldObject:          old,
-		},
-		Time:            at,
-		Resource:        res,
-		Namespace:       cur.GetNamespace(),
-		Name:            cur.GetName(),
-		ResourceVersion: cur.GetResourceVersion(),
-	}
+	ev := watch.UpdateOf(res, old, cur, at)
 	a := diff.Attribute(old.Object, cur.Object, nil)
 	ev.Obj.Attribution = &a
-	return ev
+	return &ev
 }
 
 var (

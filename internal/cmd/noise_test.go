@@ -65,20 +65,7 @@ func TestReplayNoiseAndHistory(t *testing.T) {
 		if i%100 == 0 { // a label change now and then
 			cur = cmObj("demo", "busy", fmt.Sprint(100+i), "api", fmt.Sprint(i))
 		}
-		ev := watch.Event{
-			Type:            watch.Updated,
-			Time:            at(i * 10),
-			Resource:        cmRes,
-			Namespace:       "demo",
-			Name:            "busy",
-			ResourceVersion: cur.GetResourceVersion(),
-			Obj: watch.ObjectInfo{
-				OldResourceVersion: prev.GetResourceVersion(),
-				Delta:              watch.DeltaUpdated,
-				Object:             cur,
-				OldObject:          prev,
-			},
-		}
+		ev := watch.UpdateOf(cmRes, prev, cur, at(i*10))
 		events = hot.Analyze(events, &ev)
 		prev = cur
 	}

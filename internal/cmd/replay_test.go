@@ -443,20 +443,7 @@ func TestReplayHotLoops(t *testing.T) {
 	hot := analysis.New(analysis.Config{HotLoopUpdates: 3, HotLoopWindow: time.Minute})
 	for i := 2; i < 8; i++ {
 		cur := cmObj("demo", "busy", string(rune('0'+i)), "web", string(rune('a'+i)))
-		ev := watch.Event{
-			Type:            watch.Updated,
-			Time:            at(i * 10),
-			Resource:        cmRes,
-			Namespace:       "demo",
-			Name:            "busy",
-			ResourceVersion: cur.GetResourceVersion(),
-			Obj: watch.ObjectInfo{
-				OldResourceVersion: prev.GetResourceVersion(),
-				Delta:              watch.DeltaUpdated,
-				Object:             cur,
-				OldObject:          prev,
-			},
-		}
+		ev := watch.UpdateOf(cmRes, prev, cur, at(i*10))
 		events = hot.Analyze(events, &ev)
 		prev = cur
 	}

@@ -21,22 +21,9 @@ func TestHistoryLast(t *testing.T) {
 	}
 	update := func(res discovery.Resource, old, cur *unstructured.Unstructured) *watch.Event {
 		a := diff.Attribution{Managers: []diff.Manager{{Manager: "op", Operation: "Update"}}, Rule: diff.RuleEntry}
-		return &watch.Event{
-			Type: watch.Updated,
-			Obj: watch.ObjectInfo{
-				Delta:              watch.DeltaUpdated,
-				OldResourceVersion: old.GetResourceVersion(),
-				Object:             cur,
-				OldObject:          old,
-				Attribution:        &a,
-				Changes:            diff.Compute(old.Object, cur.Object),
-			},
-			Time:            time.Unix(1, 0),
-			Resource:        res,
-			Namespace:       "a",
-			Name:            "x",
-			ResourceVersion: cur.GetResourceVersion(),
-		}
+		ev := watch.UpdateOf(res, old, cur, time.Unix(1, 0))
+		ev.Obj.Attribution, ev.Obj.Changes = &a, diff.Compute(old.Object, cur.Object)
+		return &ev
 	}
 	h := NewHistory(Options{Timestamps: "absolute"})
 	if by, ch := h.Last(); by != "" || ch != "" {

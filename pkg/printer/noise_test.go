@@ -25,19 +25,7 @@ func nodeUpdate(i int, ready string) watch.Event {
 		}}
 	}
 	old, cur := node("1", "t0", "True"), node("2", "t1", ready)
-	ev := watch.Event{
-		Type: watch.Updated,
-		Obj: watch.ObjectInfo{
-			Delta:              watch.DeltaUpdated,
-			OldResourceVersion: "1",
-			Object:             cur,
-			OldObject:          old,
-		},
-		Time:            time.Date(2026, 1, 1, 5, 0, i, 0, time.UTC),
-		Resource:        nodes,
-		Name:            "n1",
-		ResourceVersion: "2",
-	}
+	ev := watch.UpdateOf(nodes, old, cur, time.Date(2026, 1, 1, 5, 0, i, 0, time.UTC))
 	ev.Obj.Changes = diff.Compute(old.Object, cur.Object)
 	p, _ := diff.ParsePattern("status.conditions[*].lastHeartbeatTime")
 	for j := range ev.Obj.Changes {

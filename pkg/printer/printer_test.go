@@ -639,22 +639,9 @@ func TestReconcileAttributionLine(t *testing.T) {
 	cur := testutil.Object("example.com/v1", "Widget", "demo", "bare", "2")
 	cur.Object["status"] = map[string]any{"phase": "Ready"}
 	widgets := discovery.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
-	ev := watch.Event{
-		Type: watch.Updated,
-		Obj: watch.ObjectInfo{
-			Delta:              watch.DeltaUpdated,
-			OldResourceVersion: "1",
-			Object:             cur,
-			OldObject:          old,
-			Attribution: &diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
-				Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-5b2d-4c1e-9f00-0123456789ab"}},
-		},
-		Time:            time.Unix(1, 0),
-		Resource:        widgets,
-		Namespace:       "demo",
-		Name:            "bare",
-		ResourceVersion: "2",
-	}
+	ev := watch.UpdateOf(widgets, old, cur, time.Unix(1, 0))
+	ev.Obj.Attribution = &diff.Attribution{Rule: diff.RuleReconcile, Managers: []diff.Manager{{Manager: "widget", Operation: "Reconcile"}},
+		Reconcile: &diff.ReconcileRef{Controller: "widget", ReconcileID: "3f1c9a7e-5b2d-4c1e-9f00-0123456789ab"}}
 	if human := render(t, Options{}, []watch.Event{ev}); !strings.Contains(human, "  by widget (its reconcile 3f1c9a7e, from its log)") {
 		t.Errorf("human: %s", human)
 	}

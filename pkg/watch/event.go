@@ -7,6 +7,8 @@ package watch
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 )
 
@@ -311,4 +313,25 @@ type ReconcileInfo struct {
 	// UntrustedTime: a timestamp of its lines was far from when this machine read it (more than
 	// an hour later, or before 1970): the read time stands for it in Event.Time and the join.
 	UntrustedTime bool
+}
+
+// UpdateOf is the Updated line a watch MODIFIED event from old to cur makes at time at: its
+// header from cur (namespace, name, resourceVersion), its Obj with the delta, old's
+// resourceVersion and both objects; nothing the informer adds after (attribution, queue
+// figures). For a program or a test that makes lines of its own.
+func UpdateOf(res discovery.Resource, old, cur *unstructured.Unstructured, at time.Time) Event {
+	return Event{
+		Type:            Updated,
+		Time:            at,
+		Resource:        res,
+		Namespace:       cur.GetNamespace(),
+		Name:            cur.GetName(),
+		ResourceVersion: cur.GetResourceVersion(),
+		Obj: ObjectInfo{
+			Delta:              DeltaUpdated,
+			OldResourceVersion: old.GetResourceVersion(),
+			Object:             cur,
+			OldObject:          old,
+		},
+	}
 }
