@@ -170,9 +170,6 @@ func (d *DisplayFlags) Validate() error {
 // OutputFormat is -o, typed.
 func (d *DisplayFlags) OutputFormat() printer.OutputFormat { return printer.OutputFormat(d.Output) }
 
-// ShowsType reports whether --types lets lines of type t through (every type without it).
-func (d *DisplayFlags) ShowsType(t watch.Type) bool { return d.types == nil || d.types[t] }
-
 // NamesType reports whether --types names t.
 func (d *DisplayFlags) NamesType(t watch.Type) bool { return d.types[t] }
 

@@ -12,7 +12,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
-	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 func TestDisplayFlagsValidate(t *testing.T) {
@@ -105,7 +104,7 @@ func TestDisplayFlagsShared(t *testing.T) {
 	if d.HotLoopUpdates != 10 || d.HotLoopWindow != 30*time.Second || d.Color != "auto" || d.Timestamps != "absolute" {
 		t.Errorf("defaults: %+v", d)
 	}
-	if !d.ShowsType(watch.Updated) {
-		t.Error("no --types hides Updated")
+	if d.types != nil {
+		t.Errorf("no --types keeps types %v", d.types)
 	}
 }

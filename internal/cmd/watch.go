@@ -301,7 +301,7 @@ func (o *WatchOptions) config() watchrun.Config {
 		OutputBuffer: o.OutputBuffer, Record: o.Record, RecordedFlags: o.recordedFlags(), ShowSecrets: d.ShowSecrets,
 		OrderWindow: o.orderWindow(), Owned: o.Owned, OwnedResources: o.OwnedResources, Events: o.Events,
 		API: watchrun.API{Interval: o.API.Interval, QPS: o.API.QPS, Burst: o.API.Burst, ListMode: o.API.ListMode, ChunkSize: o.API.ChunkSize, Wire: o.API.Wire},
-		Display: watchrun.Display{Printer: popts, ShowsType: d.ShowsType, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
+		Display: watchrun.Display{Printer: popts, Types: d.types, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow,
 			Changes: d.Diff != "", NoSummary: d.NoSummary, PredicateList: predicateList(d.predicates)},
 		Filter: o.Noise.filter, Fold: o.Noise.fold,
 		Metrics: o.Metrics.config(), Logs: o.Logs.config(),

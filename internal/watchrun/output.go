@@ -78,7 +78,7 @@ func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec
 			if t == watch.Folded { // stands for updates
 				t = watch.Updated
 			}
-			return p.Shows(ev) && (d.ShowsType == nil || d.ShowsType(t))
+			return p.Shows(ev) && (d.Types == nil || d.Types[t])
 		},
 		Emit: r.out.Emit,
 	}

@@ -95,8 +95,8 @@ type API struct {
 type Display struct {
 	// Printer is the printer's options, complete (the queue column, ApiStats lines, version).
 	Printer printer.Options
-	// ShowsType reports whether --types lets lines of a type through.
-	ShowsType func(watch.Type) bool
+	// Types are the line types --types lets through (nil: every type).
+	Types map[watch.Type]bool
 	// HotLoopUpdates and HotLoopWindow detect hot loops; Changes computes each update's changes.
 	HotLoopUpdates int
 	HotLoopWindow  time.Duration
