@@ -110,15 +110,15 @@ func (p *Printer) Lighten(ev *watch.Event) Prepared {
 	return pr
 }
 
-// PrepareAdded makes the printer the informer's watch.AddedReader (watch.Config.Prepare): for a resource whose Added lines
-// Lighten lightens (human output, not wide, not Events), a Preparer that reads, from an object
-// as the informer decodes it for its line, what Lighten would: the state the line shows (the
-// Prepared the line then carries, which the output hands to PrintPrepared), and what of the
-// object that reads (Reads). A Preparer without Reader for other resources and outputs, whose
-// Added lines need their objects. The state is read when the
-// object is decoded (as its initial list is received, or a few hundred lines ahead of its
-// line), and a state that depends on the time (a pod unschedulable for longer than kstatus'
-// window) is read at that time.
+// PrepareAdded makes the printer the informer's watch.AddedReader (watch.Config.Prepare): for
+// a resource whose Added lines Lighten lightens (human output, not wide, not Events), a Preparer
+// whose Reader reads, from an object as the informer decodes it for its line, what Lighten
+// would: the state the line shows (the Prepared the line then carries, which the output hands to
+// PrintPrepared), and what of the object that reads (Reads). A Preparer without Reader for other
+// resources and outputs, whose Added lines need their objects. The state is read when the
+// object is decoded (as its initial list is received, or a few hundred lines ahead of its line),
+// and a state that depends on the time (a pod unschedulable for longer than kstatus' window) is
+// read at that time.
 func (p *Printer) PrepareAdded(res discovery.Resource) watch.Preparer {
 	if p.err != nil || p.out != outputHuman || isEventsResource(res) {
 		return watch.Preparer{}
