@@ -1537,8 +1537,8 @@ var mutations = []mutation{
 	{
 		name: "a delete is named after a reconcile whose timing fits though no line of it spoke of the delete",
 		file: "internal/ctrllog/explain.go",
-		old:  "for _, s := range x.deletedBy[strings.ToLower(ev.Resource.Kind)+\"/\"+ev.Name] {\n\t\tconsider(s)",
-		new:  "for _, s := range x.spans[objName{ev.Namespace, ev.Name}] {\n\t\ts.deleted = []string{strings.ToLower(ev.Resource.Kind) + \"/\" + ev.Name}\n\t\tconsider(s)",
+		old:  "for _, s := range x.deletedBy.by[strings.ToLower(ev.Resource.Kind)+\"/\"+ev.Name] {\n\t\tconsider(s)",
+		new:  "for _, s := range x.spans.by[objName{ev.Namespace, ev.Name}] {\n\t\ts.deleted = []string{strings.ToLower(ev.Resource.Kind) + \"/\" + ev.Name}\n\t\tconsider(s)",
 		pkg:  "./internal/ctrllog",
 		run:  []string{"TestExplainerNamesTheDeleter"},
 	},

@@ -68,15 +68,39 @@ type heldUpdate struct {
 // keep their order. Pure: no clock, no goroutine; not safe for concurrent use.
 type Explainer struct {
 	skew, hold time.Duration
-	spans      map[objName][]span
-	spanFIFO   []objName // the object of each span kept, oldest first
+	spans      spanIndex[objName] // the ended reconciles, by the object reconciled
 	held       []heldUpdate
 	heldBy     map[string]int // watch.Event.ObjectID → lines held
 	// deletedBy indexes the ended reconciles whose lines said they deleted an object by its
-	// "kind/name" (Reconcile.Deleted); deletedFIFO is each key added, oldest first.
-	deletedBy   map[string][]span
-	deletedFIFO []string
-	inflight    map[string]inflight
+	// "kind/name" (Reconcile.Deleted).
+	deletedBy spanIndex[string]
+	inflight  map[string]inflight
+}
+
+// spanIndex holds spans by key, at most limit of them in all: past it, the oldest added goes.
+type spanIndex[K comparable] struct {
+	by    map[K][]span
+	order []K // the key of each span kept, oldest first
+	limit int
+}
+
+func newSpanIndex[K comparable](limit int) spanIndex[K] {
+	return spanIndex[K]{by: map[K][]span{}, limit: limit}
+}
+
+func (ix *spanIndex[K]) add(k K, s span) {
+	ix.by[k] = append(ix.by[k], s)
+	ix.order = append(ix.order, k)
+	if len(ix.order) <= ix.limit {
+		return
+	}
+	old := ix.order[0]
+	ix.order = ix.order[1:]
+	if ss := ix.by[old]; len(ss) > 1 {
+		ix.by[old] = ss[1:]
+	} else {
+		delete(ix.by, old)
+	}
 }
 
 // inflight is a released line not yet observed: when it came, when it was released.
@@ -85,41 +109,20 @@ type inflight struct{ at, released time.Time }
 // NewExplainer returns an explainer tolerating skew between the logs' clocks and the watch,
 // holding an update up to hold.
 func NewExplainer(skew, hold time.Duration) *Explainer {
-	return &Explainer{skew: skew, hold: hold, spans: map[objName][]span{}, heldBy: map[string]int{}, inflight: map[string]inflight{},
-		deletedBy: map[string][]span{}}
+	return &Explainer{skew: skew, hold: hold, spans: newSpanIndex[objName](maxSpans), heldBy: map[string]int{}, inflight: map[string]inflight{},
+		deletedBy: newSpanIndex[string](maxDeleters)}
 }
 
 // Ended notes a reconcile read from a log (its end read, or its log quiet); kind is its object's
 // lower-cased kind, "" when not known.
 func (x *Explainer) Ended(r *Reconcile, kind string) {
-	k := objName{r.Object.Namespace, r.Object.Name}
-	x.spans[k] = append(x.spans[k], spanOf(r, kind))
 	for _, d := range r.Deleted {
 		if strings.Count(d, "/") != 1 { // its "kind/namespace/name" form: the span is under "kind/name"
 			continue
 		}
-		x.deletedBy[d] = append(x.deletedBy[d], spanOf(r, kind))
-		x.deletedFIFO = append(x.deletedFIFO, d)
-		if len(x.deletedFIFO) > maxDeleters {
-			old := x.deletedFIFO[0]
-			x.deletedFIFO = x.deletedFIFO[1:]
-			if ss := x.deletedBy[old]; len(ss) > 1 {
-				x.deletedBy[old] = ss[1:]
-			} else {
-				delete(x.deletedBy, old)
-			}
-		}
+		x.deletedBy.add(d, spanOf(r, kind))
 	}
-	x.spanFIFO = append(x.spanFIFO, k)
-	if len(x.spanFIFO) > maxSpans {
-		o := x.spanFIFO[0]
-		x.spanFIFO = x.spanFIFO[1:]
-		if ss := x.spans[o]; len(ss) > 1 {
-			x.spans[o] = ss[1:]
-		} else {
-			delete(x.spans, o)
-		}
-	}
+	x.spans.add(objName{r.Object.Namespace, r.Object.Name}, spanOf(r, kind))
 }
 
 // Hold takes an informer line and reports whether it is held: an update no managedFields entry
@@ -219,7 +222,7 @@ func (x *Explainer) explain(ev *watch.Event, open []span) {
 			byController[s.controller] = append(byController[s.controller], s)
 		}
 	}
-	for _, s := range x.spans[obj] {
+	for _, s := range x.spans.by[obj] {
 		add(s)
 	}
 	for _, s := range open {
@@ -279,7 +282,7 @@ func (x *Explainer) explainDelete(ev *watch.Event, open []span) {
 		}
 		found = append(found, s)
 	}
-	for _, s := range x.deletedBy[strings.ToLower(ev.Resource.Kind)+"/"+ev.Name] {
+	for _, s := range x.deletedBy.by[strings.ToLower(ev.Resource.Kind)+"/"+ev.Name] {
 		consider(s)
 	}
 	for _, s := range open {
