@@ -85,8 +85,9 @@ fuzz: ## a short run of every fuzz target
 # the informer's data path, run a second time with everything on JSON (KUBECTL_INFORMER_WIRE
 # gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
 # hack/e2e-names.sh fails the pass when a name here is no test (renamed): the list cannot rot.
-# test/dist (a release by goreleaser, five platforms) comes last: on a new machine .ci/run
-# compiles those platforms in the background (hack/ci-prebuild.sh) while everything else runs.
+# test/dist (a release by goreleaser, this machine's platform; the other four type-checked) comes
+# last: on a new machine .ci/run compiles it in the background (hack/ci-prebuild.sh) while
+# everything else runs.
 E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplayRelistIntoInformer|TestRealRollout|TestDisplayManagersAndChanges
 e2e: testcluster chromium tmux ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
 	GO=$(GO) hack/e2e-names.sh '$(E2E_JSON_WIRE)' ./test/e2e/
@@ -97,8 +98,12 @@ e2e: testcluster chromium tmux ## end-to-end tests: the built plugin as `kubectl
 # .ci/run builds goreleaser and the release platforms in the background (hack/ci-prebuild.sh);
 # dist-test waits for them (await-prebuild) before its prerequisites build anything a second time.
 .PHONY: dist-test await-prebuild
+# DIST_PLATFORMS=host (make test's): the release built for this machine's platform, installed by
+# krew, and the other four type-checked from source (test/dist/typecheck_test.go); all: the five
+# built, as a release is (docs/release.md: `make dist-test DIST_PLATFORMS=all` before one).
+DIST_PLATFORMS ?= host
 dist-test: await-prebuild $(GORELEASER) krew ## test/dist: a release by goreleaser with .goreleaser.yaml, installed, run and uninstalled by krew
-	GORELEASER=$(GORELEASER) KREW=$$(hack/krew/build.sh) $(GO) test -count=1 -timeout 30m ./test/dist/
+	DIST_PLATFORMS=$(DIST_PLATFORMS) GORELEASER=$(GORELEASER) KREW=$$(hack/krew/build.sh) $(GO) test -count=1 -timeout 30m ./test/dist/
 
 await-prebuild:
 	@hack/await-prebuild.sh

@@ -120,18 +120,29 @@ func (p platform) selector() *metav1.LabelSelector {
 var validSHA256 = regexp.MustCompile(`^[a-f0-9]{64}$`)
 
 func TestDist(t *testing.T) {
+	t.Parallel()
 	root := moduleRoot(t)
 	tool := goreleaser(t)
+	host := hostOnly(t)
 	commit, date := headCommit(t, root)
 	out := filepath.Join(t.TempDir(), "dist")
 	start := time.Now()
-	log := runDist(t, root, tool, out, testVersion)
-	t.Logf("make dist took %v:\n%s", time.Since(start).Round(time.Second), log)
+	log := runDist(t, root, tool, out, testVersion, host)
+	t.Logf("make dist (DIST_PLATFORMS=%s) took %v:\n%s", map[bool]string{true: "host", false: "all"}[host], time.Since(start).Round(time.Second), log)
 
 	manifestPath := filepath.Join(out, "krew", pluginName+".yaml")
 	p := readManifest(t, manifestPath)
 	t.Run("manifest", func(t *testing.T) { validateManifest(t, manifestPath, p) })
-	t.Run("selectors", func(t *testing.T) { validateSelectors(t, p) })
+	t.Run("selectors", func(t *testing.T) {
+		if !host {
+			validateSelectors(t, p)
+			return
+		}
+		_, platform := hostTarget(t)
+		if pls := p.platforms(); len(pls) != 1 || !matches(pls[0].selector(), platform[0], platform[1]) {
+			t.Errorf("DIST_PLATFORMS=host: the manifest's platforms are %v, want this machine's (%s/%s) alone", pls, platform[0], platform[1])
+		}
+	})
 
 	sums := readChecksums(t, filepath.Join(out, "checksums.txt"))
 	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
@@ -161,7 +172,7 @@ func TestDist(t *testing.T) {
 	})
 
 	t.Run("krew.yaml at the top is what the release writes", func(t *testing.T) {
-		checkCommittedManifest(t, filepath.Join(root, "krew.yaml"), manifestPath)
+		checkCommittedManifest(t, filepath.Join(root, "krew.yaml"), manifestPath, host)
 	})
 
 	t.Run("reproducible", func(t *testing.T) {
@@ -169,7 +180,7 @@ func TestDist(t *testing.T) {
 			t.Skip("-short: not building a second time")
 		}
 		again := filepath.Join(t.TempDir(), "dist")
-		runDist(t, root, tool, again, testVersion)
+		runDist(t, root, tool, again, testVersion, host)
 		for _, f := range []string{"checksums.txt", "krew/informer.yaml"} {
 			a, errA := os.ReadFile(filepath.Join(out, f))
 			b, errB := os.ReadFile(filepath.Join(again, f))
@@ -263,15 +274,11 @@ func headCommit(t *testing.T, root string) (commit string, date time.Time) {
 }
 
 // runDist runs hack/dist.sh (what `make dist` runs) with the checked-in .goreleaser.yaml, but
-// writing into out: a copy of the config with its dist directory changed.
-func runDist(t *testing.T, root, tool, out, version string) string {
+// writing into out (and with host, building this machine's platform only): releaseConfig.
+func runDist(t *testing.T, root, tool, out, version string, host bool) string {
 	t.Helper()
-	cfg, err := os.ReadFile(filepath.Join(root, ".goreleaser.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfgCopy := filepath.Join(t.TempDir(), "goreleaser.yaml")
-	if err := os.WriteFile(cfgCopy, append(cfg, []byte("\ndist: "+out+"\n")...), 0o600); err != nil {
+	if err := os.WriteFile(cfgCopy, releaseConfig(t, root, out, host), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
@@ -606,8 +613,10 @@ func checkBinary(t *testing.T, data []byte, goos, goarch string, st stamp) {
 // checkCommittedManifest fails when the committed krew.yaml drifts from the manifest this
 // release wrote: every field equal once the built one's test version is replaced by the
 // committed one's, except the sha256 of each archive, which moves with every commit (the
-// committed ones must still be sha256s, and are those of the release that wrote the file).
-func checkCommittedManifest(t *testing.T, committedPath, builtPath string) {
+// committed ones must still be sha256s, and are those of the release that wrote the file). With
+// host (one platform built), the committed items of the others are checked against the one
+// built (checkCommittedPlatforms) and the rest of the manifest as above.
+func checkCommittedManifest(t *testing.T, committedPath, builtPath string, host bool) {
 	t.Helper()
 	// Equal to the release's manifest once stripped, the committed one passes its checks.
 	committed := readManifest(t, committedPath)
@@ -629,6 +638,21 @@ func checkCommittedManifest(t *testing.T, committedPath, builtPath string) {
 		for _, pl := range p.platforms() {
 			delete(pl, "sha256")
 		}
+	}
+	if host {
+		_, platform := hostTarget(t)
+		one := built.platforms()
+		if len(one) != 1 {
+			t.Fatalf("DIST_PLATFORMS=host built %d platforms", len(one))
+		}
+		checkCommittedPlatforms(t, committed, one[0], platform)
+		var kept []any
+		for _, pl := range committed.platforms() {
+			if matches(pl.selector(), platform[0], platform[1]) {
+				kept = append(kept, map[string]any(pl))
+			}
+		}
+		committed["spec"].(map[string]any)["platforms"] = kept
 	}
 	strip(committed)
 	strip(built)
