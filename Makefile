@@ -44,11 +44,11 @@ tmux: ## tmux for the top command's terminal test (apt-get install tmux when non
 chromium: ## headless Chromium for the report's browser test (apt-get install chromium when none is on PATH)
 	@hack/need.sh chromium "the report's browser test" chromium chromium-browser google-chrome >/dev/null
 
-# After vet and unit, the end-to-end tests run beside mutations and fuzzing (those at a lower
-# priority, their output held and printed when they end): the e2e phase mostly waits on API
-# servers and controllers, which left the CPU mostly idle for its ten minutes in CI, and on a new
-# machine mutations and fuzzing are mostly compiling. `make vet unit mutate fuzz e2e` runs the
-# same one after the other.
+# After vet and unit, the end-to-end tests run beside mutations and beside fuzzing (those two at
+# once, at a lower priority, their output held and printed when they end): the e2e phase mostly
+# waits on API servers and controllers, which left the CPU mostly idle for its ten minutes in CI,
+# and mutations and fuzzing are mostly compiling and computing. `make vet unit mutate fuzz e2e`
+# runs the same one after the other.
 test: vet unit ## everything CI runs
 	@GO="$(GO)" MAKE="$(MAKE)" hack/test-beside.sh
 
