@@ -95,8 +95,13 @@ func main() {
 		c.tools = topToolNames()
 	} else if !c.toolsGiven {
 		// The plugin's data paths side by side: protobuf (default), with --diff (the memory
-		// targets' configuration), JSON forced.
-		c.tools = append(c.tools, "plugin+--diff", "plugin+--wire=json", "plugin+--otlp")
+		// targets' configuration), JSON forced. The wire and --diff also as client-go's default
+		// and kubectl's --disable-compression ask for the stream: gzipped and not, each beside the
+		// other that receives the same bytes.
+		c.tools = append(c.tools, "wire+-gzip", "plugin+--diff", "plugin+--diff+--disable-compression", "plugin+--wire=json", "plugin+--otlp")
+		if len(c.compare) == 0 {
+			c.compare = [][2]string{{"plugin+--diff", "wire+-gzip"}, {"plugin+--diff+--disable-compression", "wire"}}
+		}
 	}
 	if c.workload == workloadPods {
 		resArg, resPlural = "pods", "pods"

@@ -141,10 +141,11 @@ var tools = []*tool{
 		profileArgs: func(cpu, heap string) []string { return []string{"-cpuprofile", cpu, "-memprofile", heap} },
 	},
 	{
-		// The wire limit: what the server sends, copied, not decoded. One Synced line for the
-		// initial list, then one line per event.
+		// The wire limit: what the server sends, copied, not decoded, uncompressed (wire+-gzip:
+		// gzipped, as client-go asks by default). One Synced line for the initial list, then one
+		// line per event.
 		name:  "wire",
-		label: "hack/bench/wire -n NS (the streaming list in protobuf, frames counted, not decoded; one Synced line, then a line per event)",
+		label: "hack/bench/wire -n NS (the streaming list in protobuf, uncompressed, frames counted, not decoded; one Synced line, then a line per event)",
 		args: func(b binaries, kc string) (string, []string) {
 			return b.wire, []string{"-kubeconfig", kc, "-n", namespace, "-resource", resPlural}
 		},
