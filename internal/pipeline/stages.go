@@ -45,9 +45,9 @@ type Config struct {
 	// Trace hands a kept line to the tracing stage (--otlp: internal/tracing), which never
 	// waits for its collector.
 	Trace func(*watch.Event)
-	// Shows says whether the output shows a line at all (its type, --types; a Folded line
-	// stands for updates). An update the output would not show is not folded either.
-	Shows func(*watch.Event) bool
+	// Shown is what the output shows at all (its types, --types). An update the output would
+	// not show is not folded either.
+	Shown Shown
 	// Emit hands a shown line to the output; an error stops the pipeline.
 	Emit func(*watch.Event) error
 }
@@ -180,7 +180,7 @@ func (p *Pipeline) foldDue(now time.Time) []watch.Event {
 
 // shows says whether the output shows ev.
 func (p *Pipeline) shows(ev *watch.Event) bool {
-	return p.cfg.Shows == nil || p.cfg.Shows(ev)
+	return p.cfg.Shown.shows(ev)
 }
 
 // pass says what the output shows for ev, in order: the Folded lines due before it (before),

@@ -94,7 +94,7 @@ func TestKeepAndShows(t *testing.T) {
 	out := run(Config{
 		Keep:    func(ev *watch.Event) bool { return ev.Name != "c" },
 		Observe: func(*watch.Event) { observed++ },
-		Shows:   func(ev *watch.Event) bool { return ev.Type != watch.Deleted },
+		Shown:   NewShown(nil, []watch.Type{watch.Deleted}, false),
 	}, evs...)
 	if len(out) != 1 || out[0].Name != "a" {
 		t.Fatalf("emitted %v, want only a", out)

@@ -73,14 +73,8 @@ func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec
 		Analysis: analysis.Config{Filter: o.Filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow, Changes: d.Changes},
 		Summary:  r.summary, Human: lossy, Fold: o.Fold,
 		Observe: r.observe,
-		Shows: func(ev *watch.Event) bool {
-			t := ev.Type
-			if t == watch.Folded { // stands for updates
-				t = watch.Updated
-			}
-			return p.Shows(ev) && (d.Types == nil || d.Types[t])
-		},
-		Emit: r.out.Emit,
+		Shown:   shownOf(p, d.Types),
+		Emit:    r.out.Emit,
 	}
 	if rec != nil {
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
@@ -146,4 +140,10 @@ func (r *watchRun) exit(done <-chan error) error {
 		err = pipeline.TemplateFailed(r.printer)
 	}
 	return err
+}
+
+// shownOf is the table of what p shows of the types given (--types; nil: every type).
+func shownOf(p *printer.Printer, types map[watch.Type]bool) pipeline.Shown {
+	omit, noFinalAPIStats := p.Omits()
+	return pipeline.NewShown(types, omit, noFinalAPIStats)
 }
