@@ -9,6 +9,7 @@
 package pipeline
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
@@ -36,8 +37,10 @@ type Config struct {
 	Keep func(*watch.Event) bool
 	// Wait runs before a kept line is counted (replay --speed); an error stops the pipeline.
 	Wait func(*watch.Event) error
-	// Observe sees every kept line once it is counted.
-	Observe func(*watch.Event)
+	// Observe sees every kept line once it is counted; with Observed, only the lines of
+	// those types (nil: every line).
+	Observe  func(*watch.Event)
+	Observed []watch.Type
 	// Record writes a kept line to the recording; after its first error the recording stops
 	// and RecordFailed is told.
 	Record       func(*watch.Event) error
@@ -60,6 +63,8 @@ type Pipeline struct {
 	folder *noise.Folder // human output with --fold; nil otherwise
 	// passed holds the Folded lines pass found due before a line, reused from line to line.
 	passed []watch.Event
+	// one is the slot of an informer line that needs no ordering (Live without a window).
+	one    [1]watch.Event
 	recErr error
 	err    error
 }
@@ -121,7 +126,7 @@ func (p *Pipeline) handle(ev *watch.Event) {
 		}
 	}
 	c.Summary.Add(ev)
-	if c.Observe != nil {
+	if c.Observe != nil && (c.Observed == nil || slices.Contains(c.Observed, ev.Type)) {
 		c.Observe(ev)
 	}
 	if c.Record != nil && p.recErr == nil {

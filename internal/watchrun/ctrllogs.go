@@ -31,10 +31,13 @@ type Logs struct {
 	Keys *ctrllog.Keys
 }
 
+// reads says whether start follows logs (files, or the pods of feeds).
+func (c *Logs) reads(feeds []ctrllog.Feed) bool { return len(c.Files) > 0 || len(feeds) > 0 }
+
 // start follows the logs (the files, and the pods of feeds) and joins their reconciles to the
 // watch of t; nil without either. orderWindow is how long the watch holds its own lines.
 func (c *Logs) start(ctx context.Context, t *watchTargets, feeds []ctrllog.Feed, namespace string, orderWindow time.Duration, stdin io.Reader, errOut io.Writer) *ctrllog.Runner {
-	if len(c.Files) == 0 && len(feeds) == 0 {
+	if !c.reads(feeds) {
 		return nil
 	}
 	if stdin == nil {
