@@ -194,24 +194,12 @@ func (p *Pipeline) pass(ev *watch.Event) (before []watch.Event, show bool) {
 	if !p.hides {
 		return nil, p.shows(ev)
 	}
-	out := p.passed[:0]
-	switch {
-	case p.folder != nil && ev.Type == watch.HotLoop:
-		p.folder.Loop(ev)
-	case p.folder != nil && ev.Type == watch.HotLoopEnded:
-		out = append(out, p.folder.End(ev)...)
-	case noise.Hidden(ev):
-		return nil, false
-	case p.folder != nil && ev.Type.IsObject() && p.shows(ev):
-		due, folded := p.folder.Fold(ev)
-		out = append(out, due...)
-		if folded {
-			p.passed = out
-			return out, false
-		}
+	if p.folder == nil {
+		return nil, !noise.Hidden(ev) && p.shows(ev)
 	}
-	p.passed = out
-	return out, p.shows(ev)
+	// The folder reads the noise marks itself (noise.Folder.Pass).
+	p.passed, show = p.folder.Pass(p.passed[:0], ev, p.shows(ev))
+	return p.passed, show
 }
 
 // emit hands shown lines to the output.
