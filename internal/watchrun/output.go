@@ -64,11 +64,10 @@ func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec
 	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
 	// clears it before it writes a line.
 	r.progress = newProgressLine(o.ErrOut)
-	clearProgress := func() {}
 	if isTerminal(o.Out) { // the same screen, most likely: the line goes before stdout writes
-		clearProgress = r.progress.Clear
+		p.ClearsFirst(r.progress)
 	}
-	r.out = pipeline.StartOutput(outbox, p, cancel, clearProgress)
+	r.out = pipeline.StartOutput(outbox, p, cancel)
 	cfg := pipeline.Config{
 		// Every update is analyzed once, here, for every output (internal/analysis).
 		Analysis: analysis.Config{Filter: o.Filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow, Changes: d.Changes},
