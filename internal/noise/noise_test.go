@@ -199,3 +199,36 @@ func TestFolder(t *testing.T) {
 		t.Errorf("lines (%d updates folded):\n%s\nwant (1):\n%s", f.Updates, strings.Join(lines, "\n"), want)
 	}
 }
+
+// Changes computed with the filter's ignored paths (diff.ComputeIgnoring) come marked: Mark and
+// MarkComputed agree on them.
+func TestMarkComputedAgreesWithMark(t *testing.T) {
+	f, err := NewFilter([]string{"status.renewTime"}, []string{"spec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name         string
+		old, new     map[string]any
+		ignored, foc bool
+	}{
+		{"heartbeat only", map[string]any{"status": map[string]any{"renewTime": "1"}}, map[string]any{"status": map[string]any{"renewTime": "2"}}, true, false},
+		{"spec and heartbeat", map[string]any{"spec": map[string]any{"x": 1}, "status": map[string]any{"renewTime": "1"}}, map[string]any{"spec": map[string]any{"x": 2}, "status": map[string]any{"renewTime": "2"}}, false, false},
+		{"out of focus", map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "1"}}}, map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "2"}}}, false, true},
+	} {
+		mk := func() watch.Event {
+			return watch.Event{Type: watch.Updated, ResourceVersion: "2", Obj: watch.ObjectInfo{OldResourceVersion: "1",
+				OldObject: &unstructured.Unstructured{Object: tc.old}, Object: &unstructured.Unstructured{Object: tc.new}}}
+		}
+		marked := mk()
+		f.Mark(&marked)
+		computed := mk()
+		computed.Obj.Changes = diff.ComputeIgnoring(tc.old, tc.new, f.Ignores())
+		f.MarkComputed(&computed)
+		for _, ev := range []watch.Event{marked, computed} {
+			if ev.Obj.Ignored != tc.ignored || ev.Obj.OutOfFocus != tc.foc {
+				t.Errorf("%s: ignored %v out of focus %v, want %v %v (changes %+v)", tc.name, ev.Obj.Ignored, ev.Obj.OutOfFocus, tc.ignored, tc.foc, ev.Obj.Changes)
+			}
+		}
+	}
+}
