@@ -232,3 +232,31 @@ func TestMarkComputedAgreesWithMark(t *testing.T) {
 		}
 	}
 }
+
+// Pass hides a line marked as noise, also an update of a hot object (nothing folded for it),
+// and folds the other updates of a hot object the output shows.
+func TestFolderPass(t *testing.T) {
+	f := NewFolder(time.Second)
+	t0 := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+	obj := func(typ watch.Type, rv string) *watch.Event {
+		return &watch.Event{Type: typ, Time: t0, Resource: discovery.Resource{Resource: "configmaps"}, Namespace: "demo", Name: "c", ResourceVersion: rv,
+			Obj: watch.ObjectInfo{OldResourceVersion: "1"}}
+	}
+	if _, show := f.Pass(nil, obj(watch.HotLoop, ""), true); !show {
+		t.Fatal("a HotLoop line not shown")
+	}
+	noise := obj(watch.Updated, "2")
+	noise.Obj.Ignored = true
+	if before, show := f.Pass(nil, noise, true); show || len(before) != 0 || f.Updates != 0 {
+		t.Errorf("an ignored update: shown %v, before %d, folded %d; want hidden, nothing folded", show, len(before), f.Updates)
+	}
+	if _, show := f.Pass(nil, obj(watch.Updated, "3"), true); show || f.Updates != 1 {
+		t.Errorf("a hot object's update: shown %v, folded %d; want folded", show, f.Updates)
+	}
+	if _, show := f.Pass(nil, obj(watch.Updated, "4"), false); show || f.Updates != 1 {
+		t.Errorf("an update the output does not show: shown %v, folded %d; want neither", show, f.Updates)
+	}
+	if before, show := f.Pass(nil, obj(watch.HotLoopEnded, ""), true); !show || len(before) != 1 {
+		t.Errorf("the loop's end: shown %v, %d Folded lines before it; want shown after one", show, len(before))
+	}
+}
