@@ -7,13 +7,14 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/podlogs"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes"
 )
 
 // Logs are running controllers' logs read into ControllerReconcile lines (internal/ctrllog).
