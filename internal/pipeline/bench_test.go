@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"io"
 	"testing"
 	"time"
@@ -13,8 +12,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// An update's way through a live run's pipeline, default flags: analysis (changes, noise
-// marks, hot loops), the summary, hide and fold (human), the outbox, the writer (io.Discard).
+// An update's way through a live run's stages, default flags, on one goroutine: analysis
+// (changes, noise marks, hot loops), the summary, hide and fold (human), what the output does
+// as the line goes in (Lighten) and what the writer does (WriteOut, to io.Discard), without the
+// outbox between them (whose lossy human form drops lines when the writer lags: no fixed work).
 func BenchmarkUpdateLineHuman(b *testing.B) { benchmarkUpdateLine(b, printer.Options{}) }
 func BenchmarkUpdateLineJSON(b *testing.B)  { benchmarkUpdateLine(b, printer.Options{Output: "json"}) }
 
@@ -31,11 +32,10 @@ func benchmarkUpdateLine(b *testing.B, opts printer.Options) {
 	}
 	p := printer.New(io.Discard, opts)
 	human := opts.Output.IsHuman()
-	out := StartOutput(NewOutbox(1024, human, nil), p, func() {})
 	pipe := New(Config{
 		Analysis: analysis.Config{Filter: filter, HotLoopUpdates: 10, HotLoopWindow: 30 * time.Second},
 		Summary:  summary.New(), Human: human, Fold: time.Second,
-		Shown: shownOf(p), Emit: out.Emit,
+		Shown: shownOf(p), Emit: func(ev *watch.Event) error { return writeBench(p, ev) },
 	})
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -44,13 +44,15 @@ func benchmarkUpdateLine(b *testing.B, opts printer.Options) {
 		ev.Time = ev.Time.Add(time.Duration(i) * time.Minute) // no hot loop
 		pipe.Process(&ev)
 	}
-	if err := out.Close(context.Background()); err != nil {
-		b.Fatal(err)
-	}
 }
 
 // shownOf is what p shows.
 func shownOf(p *printer.Printer) Shown {
 	omit, noFinal := p.Omits()
 	return NewShown(nil, omit, noFinal)
+}
+
+// writeBench is what the output and its writer do with a line.
+func writeBench(p *printer.Printer, ev *watch.Event) error {
+	return p.WriteOut(nil, ev, p.Lighten(ev), true)
 }
