@@ -42,7 +42,9 @@ type Config struct {
 
 // Step analyzes one stream of events, in order. It is not safe for concurrent use.
 type Step struct {
-	filter   *noise.Filter
+	filter *noise.Filter
+	// ignore are the filter's ignored paths, matched as the changes are computed.
+	ignore   []diff.Pattern
 	hot      *HotLoops
 	redetect bool
 	changes  bool // every update needs its changes
@@ -64,6 +66,7 @@ func New(cfg Config) *Step {
 		changes:      cfg.Changes || cfg.Filter.Active() || hot != nil,
 		metadataOnly: cfg.MetadataOnly,
 		heartbeats:   cfg.Heartbeats,
+		ignore:       cfg.Filter.Ignores(),
 	}
 }
 
@@ -91,12 +94,13 @@ func (s *Step) Mark(ev *watch.Event) (keep bool, started *watch.Event) {
 	if (ev.Type == watch.HotLoop || ev.Type == watch.HotLoopEnded) && s.redetect {
 		return false, nil
 	}
+	computed := false // the changes computed here, with the filter's ignored paths
 	switch {
 	case s.metadataOnly && ev.IsChange():
 		markManaged(ev, s.heartbeats)
 	case ev.IsChange():
 		if s.changes && ev.Obj.Changes == nil {
-			ev.Obj.Changes = diff.Compute(ev.Obj.OldObject.Object, ev.Obj.Object.Object)
+			ev.Obj.Changes, computed = diff.ComputeIgnoring(ev.Obj.OldObject.Object, ev.Obj.Object.Object, s.ignore), true
 			if ev.Obj.Changes == nil {
 				ev.Obj.Changes = []diff.Change{} // computed: nothing changed
 			}
@@ -108,7 +112,11 @@ func (s *Step) Mark(ev *watch.Event) (keep bool, started *watch.Event) {
 			ev.Obj.Attribution = &a
 		}
 	}
-	s.filter.Mark(ev)
+	if computed {
+		s.filter.MarkComputed(ev)
+	} else {
+		s.filter.Mark(ev)
+	}
 	return true, s.hot.Observe(ev)
 }
 

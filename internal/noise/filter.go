@@ -87,19 +87,43 @@ func (f *Filter) Mark(ev *watch.Event) {
 		return
 	}
 	if ev.Obj.Changes == nil {
-		ev.Obj.Changes = diff.Compute(ev.Obj.OldObject.Object, ev.Obj.Object.Object)
+		ev.Obj.Changes = diff.ComputeIgnoring(ev.Obj.OldObject.Object, ev.Obj.Object.Object, f.ignore)
+	} else {
+		for i := range ev.Obj.Changes {
+			c := &ev.Obj.Changes[i]
+			c.Ignored = slices.ContainsFunc(f.ignore, func(p diff.Pattern) bool { return p.Covers(*c) })
+		}
 	}
+	f.classify(ev)
+}
+
+// MarkComputed is Mark of an update whose changes were computed with the filter's ignored paths
+// (diff.ComputeIgnoring with Ignores): their Ignored marks are taken as they are.
+func (f *Filter) MarkComputed(ev *watch.Event) {
+	if !f.Active() || ev.Type != watch.Updated {
+		return
+	}
+	if !ev.IsChange() {
+		ev.Obj.OutOfFocus = f.Focused()
+		return
+	}
+	f.classify(ev)
+}
+
+// Ignores are the ignored paths, for diff.ComputeIgnoring; nil without a filter.
+func (f *Filter) Ignores() []diff.Pattern {
+	if f == nil {
+		return nil
+	}
+	return f.ignore
+}
+
+// classify sets an update's Ignored and OutOfFocus from its changes' Ignored marks.
+func (f *Filter) classify(ev *watch.Event) {
 	kept := 0
 	focus := false
 	for i := range ev.Obj.Changes {
 		c := &ev.Obj.Changes[i]
-		c.Ignored = false
-		for _, p := range f.ignore {
-			if p.Covers(*c) {
-				c.Ignored = true
-				break
-			}
-		}
 		if c.Ignored {
 			continue
 		}

@@ -68,6 +68,28 @@ func (f *Folder) End(ev *watch.Event) []watch.Event {
 	return out
 }
 
+// Pass is what human output does with a line, in order: a HotLoop line starts folding its object
+// (Loop) and a HotLoopEnded line ends it (End: its last Folded line first); a line marked as
+// noise (Hidden) is not shown; an update of a hot object the output shows (shown) is folded
+// (Fold). It appends to out the Folded lines to print before ev and says whether ev is shown.
+func (f *Folder) Pass(out []watch.Event, ev *watch.Event, shown bool) ([]watch.Event, bool) {
+	switch {
+	case ev.Type == watch.HotLoop:
+		f.Loop(ev)
+	case ev.Type == watch.HotLoopEnded:
+		out = append(out, f.End(ev)...)
+	case Hidden(ev):
+		return out, false
+	case shown && ev.Type.IsObject():
+		due, folded := f.Fold(ev)
+		out = append(out, due...)
+		if folded {
+			return out, false
+		}
+	}
+	return out, shown
+}
+
 // Fold takes an event on its way to human output. folded is true when it is an update of a hot
 // object, counted into a Folded line instead of shown; before holds the Folded lines to print
 // first: the object's pending one when its interval is over by ev's time, or when ev is another

@@ -199,3 +199,64 @@ func TestFolder(t *testing.T) {
 		t.Errorf("lines (%d updates folded):\n%s\nwant (1):\n%s", f.Updates, strings.Join(lines, "\n"), want)
 	}
 }
+
+// Changes computed with the filter's ignored paths (diff.ComputeIgnoring) come marked: Mark and
+// MarkComputed agree on them.
+func TestMarkComputedAgreesWithMark(t *testing.T) {
+	f, err := NewFilter([]string{"status.renewTime"}, []string{"spec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name         string
+		old, new     map[string]any
+		ignored, foc bool
+	}{
+		{"heartbeat only", map[string]any{"status": map[string]any{"renewTime": "1"}}, map[string]any{"status": map[string]any{"renewTime": "2"}}, true, false},
+		{"spec and heartbeat", map[string]any{"spec": map[string]any{"x": 1}, "status": map[string]any{"renewTime": "1"}}, map[string]any{"spec": map[string]any{"x": 2}, "status": map[string]any{"renewTime": "2"}}, false, false},
+		{"out of focus", map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "1"}}}, map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "2"}}}, false, true},
+	} {
+		mk := func() watch.Event {
+			return watch.Event{Type: watch.Updated, ResourceVersion: "2", Obj: watch.ObjectInfo{OldResourceVersion: "1",
+				OldObject: &unstructured.Unstructured{Object: tc.old}, Object: &unstructured.Unstructured{Object: tc.new}}}
+		}
+		marked := mk()
+		f.Mark(&marked)
+		computed := mk()
+		computed.Obj.Changes = diff.ComputeIgnoring(tc.old, tc.new, f.Ignores())
+		f.MarkComputed(&computed)
+		for _, ev := range []watch.Event{marked, computed} {
+			if ev.Obj.Ignored != tc.ignored || ev.Obj.OutOfFocus != tc.foc {
+				t.Errorf("%s: ignored %v out of focus %v, want %v %v (changes %+v)", tc.name, ev.Obj.Ignored, ev.Obj.OutOfFocus, tc.ignored, tc.foc, ev.Obj.Changes)
+			}
+		}
+	}
+}
+
+// Pass hides a line marked as noise, also an update of a hot object (nothing folded for it),
+// and folds the other updates of a hot object the output shows.
+func TestFolderPass(t *testing.T) {
+	f := NewFolder(time.Second)
+	t0 := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+	obj := func(typ watch.Type, rv string) *watch.Event {
+		return &watch.Event{Type: typ, Time: t0, Resource: discovery.Resource{Resource: "configmaps"}, Namespace: "demo", Name: "c", ResourceVersion: rv,
+			Obj: watch.ObjectInfo{OldResourceVersion: "1"}}
+	}
+	if _, show := f.Pass(nil, obj(watch.HotLoop, ""), true); !show {
+		t.Fatal("a HotLoop line not shown")
+	}
+	noise := obj(watch.Updated, "2")
+	noise.Obj.Ignored = true
+	if before, show := f.Pass(nil, noise, true); show || len(before) != 0 || f.Updates != 0 {
+		t.Errorf("an ignored update: shown %v, before %d, folded %d; want hidden, nothing folded", show, len(before), f.Updates)
+	}
+	if _, show := f.Pass(nil, obj(watch.Updated, "3"), true); show || f.Updates != 1 {
+		t.Errorf("a hot object's update: shown %v, folded %d; want folded", show, f.Updates)
+	}
+	if _, show := f.Pass(nil, obj(watch.Updated, "4"), false); show || f.Updates != 1 {
+		t.Errorf("an update the output does not show: shown %v, folded %d; want neither", show, f.Updates)
+	}
+	if before, show := f.Pass(nil, obj(watch.HotLoopEnded, ""), true); !show || len(before) != 1 {
+		t.Errorf("the loop's end: shown %v, %d Folded lines before it; want shown after one", show, len(before))
+	}
+}

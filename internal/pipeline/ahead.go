@@ -34,9 +34,7 @@ type aheadLine struct {
 // preparer is what the ahead stage needs of a printer (a test's slow or checking one too).
 type preparer interface {
 	Prepare(ev *watch.Event) printer.Prepared
-	PrintPrepared(ev *watch.Event, pr printer.Prepared) error
-	Print(ev *watch.Event) error
-	Flush() error
+	lineWriter
 }
 
 // aheadWorkers is how many workers prepare lines: one per core (GOMAXPROCS), at most
@@ -45,7 +43,7 @@ func aheadWorkers() int { return min(max(runtime.GOMAXPROCS(0), 1), aheadMaxWork
 
 // drainAhead is drain with the lines prepared ahead by workers goroutines, written in the
 // outbox's order.
-func drainAhead(outbox *Outbox, p preparer, workers int, cancel func(), clearProgress func()) error {
+func drainAhead(outbox *Outbox, p preparer, workers int, cancel func()) error {
 	lines := make(chan *aheadLine, aheadWindow)
 	work := make(chan *aheadLine, aheadWindow)
 	go feedAhead(outbox, lines, work)
@@ -65,10 +63,7 @@ func drainAhead(outbox *Outbox, p preparer, workers int, cancel func(), clearPro
 		if werr != nil {
 			continue
 		}
-		clearProgress()
-		werr = writeLine(p, l.dropped, l.ev.Type != "", func() error { return p.PrintPrepared(&l.ev, l.prep) },
-			len(lines) == 0 && outbox.Len() == 0)
-		if werr != nil {
+		if werr = writeLine(p, l.dropped, &l.ev, l.prep, len(lines) == 0 && outbox.Len() == 0); werr != nil {
 			cancel()
 		}
 	}

@@ -73,7 +73,7 @@ func TestDrainAheadSameBytesInOrder(t *testing.T) {
 			}
 			outbox.Close()
 		}()
-		if err := drainAhead(outbox, p, workers, func() { t.Error("cancelled") }, func() {}); err != nil {
+		if err := drainAhead(outbox, p, workers, func() { t.Error("cancelled") }); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
@@ -119,8 +119,19 @@ func (s *slowPrinter) PrintPrepared(ev *watch.Event, _ printer.Prepared) error {
 	return nil
 }
 
-func (s *slowPrinter) Print(ev *watch.Event) error { return s.PrintPrepared(ev, printer.Prepared{}) }
-func (s *slowPrinter) Flush() error                { return nil }
+func (s *slowPrinter) WriteOut(dropped, ev *watch.Event, pr printer.Prepared, _ bool) error {
+	if dropped != nil {
+		if err := s.PrintPrepared(dropped, printer.Prepared{}); err != nil {
+			return err
+		}
+	}
+	if ev.Type == "" {
+		return nil
+	}
+	return s.PrintPrepared(ev, pr)
+}
+
+func (s *slowPrinter) Flush() error { return nil }
 
 func (s *slowPrinter) writtenCount() int {
 	s.mu.Lock()
@@ -147,7 +158,7 @@ func TestDrainAheadKeepsOrder(t *testing.T) {
 		}
 		outbox.Close()
 	}()
-	if err := drainAhead(outbox, s, 4, func() {}, func() {}); err != nil {
+	if err := drainAhead(outbox, s, 4, func() {}); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.written) != n {
@@ -178,7 +189,7 @@ func TestDrainAheadBoundedUnderSlowWriter(t *testing.T) {
 		outbox.Close()
 	}()
 	done := make(chan error, 1)
-	go func() { done <- drainAhead(outbox, s, 4, func() {}, func() {}) }()
+	go func() { done <- drainAhead(outbox, s, 4, func() {}) }()
 	// Stuck writer: the outbox fills to its bound, the stage holds its window.
 	for (outbox.Len() < buffer || put.Load() < buffer+aheadWindow+2) && put.Load() < n {
 		time.Sleep(time.Millisecond)
@@ -219,7 +230,7 @@ func TestDrainAheadWriteErrorCancelsAndDrains(t *testing.T) {
 		outbox.Close()
 	}()
 	var cancels atomic.Int64
-	if err := drainAhead(outbox, p, 2, func() { cancels.Add(1) }, func() {}); err == nil {
+	if err := drainAhead(outbox, p, 2, func() { cancels.Add(1) }); err == nil {
 		t.Fatal("no error from a writer that fails")
 	}
 	if cancels.Load() != 1 {

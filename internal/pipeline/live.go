@@ -14,7 +14,8 @@ import (
 type Live struct {
 	// Informers delivers the informers' lines; closed when they end, which ends the run.
 	Informers <-chan watch.Event
-	// Reorder puts lines of several streams back in the server's order (Window 0: passes).
+	// Reorder puts lines of several streams back in the server's order; nil or Window 0: the
+	// lines pass as they come, without it.
 	Reorder *watch.Reorder
 	// Lines are other sources' lines (the scrapers', later controllers' logs): no analysis.
 	Lines <-chan watch.Event
@@ -128,13 +129,22 @@ const informedBatch = 256
 
 // informed passes a line of the informers (ok: the channel is open) through the ordering and
 // the stages; at the channel's close, what the ordering holds. False once closed.
+// Without a window (one resource) the ordering is not asked: each line passes as it comes.
 func (p *Pipeline) informed(l Live, ev watch.Event, ok bool) bool {
-	if !ok {
+	reorders := l.Reorder != nil && l.Reorder.Window > 0
+	switch {
+	case !ok && reorders:
 		p.processAll(l.Joined, l.Reorder.Flush())
-		return false
+	case !ok:
+	case reorders:
+		p.processAll(l.Joined, l.Reorder.Push(ev, time.Now()))
+	default:
+		// In place, in a slot the pipeline keeps: the line is not moved to the heap.
+		p.one[0] = ev
+		p.processAll(l.Joined, p.one[:])
+		p.one[0] = watch.Event{}
 	}
-	p.processAll(l.Joined, l.Reorder.Push(ev, time.Now()))
-	return true
+	return ok
 }
 
 // joinedReady is j's Ready; nil (never ready) without one.
@@ -169,7 +179,7 @@ func newTickers(l Live, p *Pipeline) *tickers {
 		t.all = append(t.all, tk)
 		return tk.C
 	}
-	if l.Reorder.Window > 0 {
+	if l.Reorder != nil && l.Reorder.Window > 0 {
 		t.order = every(max(l.Reorder.Window/4, 10*time.Millisecond))
 	}
 	// A hot loop ends when a whole window passes without an update: looked for every second.

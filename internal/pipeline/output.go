@@ -20,18 +20,18 @@ type Output struct {
 }
 
 // StartOutput starts the writer goroutine printing what outbox hands out. cancel stops the run
-// after a write error; clearProgress runs before each write (the progress line shares the
-// screen).
-func StartOutput(outbox *Outbox, p *printer.Printer, cancel, clearProgress func()) *Output {
+// after a write error. The printer erases the progress line before each write, when it shares
+// the screen (printer.Printer.ClearsFirst).
+func StartOutput(outbox *Outbox, p *printer.Printer, cancel func()) *Output {
 	// A line's state is read on the pipeline's goroutine as the line goes in, and its decoded
 	// objects dropped where nothing else needs them, so the lines waiting for the writer hold no
 	// decoded objects (and the writer, the slowest stage of a large initial list, has less to do).
 	o := &Output{outbox: outbox, printed: make(chan error, 1), lighten: p.Lighten}
 	if p.Prepares() { // -o json: typed objects encoded ahead, on every core (ahead.go)
-		go func() { o.printed <- drainAhead(outbox, p, aheadWorkers(), cancel, clearProgress) }()
+		go func() { o.printed <- drainAhead(outbox, p, aheadWorkers(), cancel) }()
 		return o
 	}
-	go func() { o.printed <- drain(outbox, p, cancel, clearProgress) }()
+	go func() { o.printed <- drain(outbox, p, cancel) }()
 	return o
 }
 
@@ -72,7 +72,7 @@ func (o *Output) Close(ctx context.Context) error {
 // drain prints what the outbox hands out, flushing whenever it runs empty (so a live terminal
 // sees every line at once, and a busy pipe gets large writes). After a write error (stdout
 // gone) it keeps draining without printing, so nothing waits on it.
-func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func()) error {
+func drain(outbox *Outbox, p lineWriter, cancel func()) error {
 	var werr error
 	// One event for every line (the printer keeps none): not one on the heap per line.
 	var ev watch.Event
@@ -87,9 +87,7 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 		if werr != nil {
 			continue
 		}
-		clearProgress()
-		werr = writeLine(p, dropped, ev.Type != "", func() error { return p.PrintPrepared(&ev, pr) }, idle)
-		if werr != nil {
+		if werr = writeLine(p, dropped, &ev, pr, idle); werr != nil {
 			cancel()
 		}
 	}
@@ -99,25 +97,20 @@ func drain(outbox *Outbox, p *printer.Printer, cancel func(), clearProgress func
 	return werr
 }
 
-// lineWriter is what writeLine needs of a printer.
+// lineWriter is what the writer goroutine needs of a printer: one call a line
+// (printer.Printer.WriteOut), and the last flush.
 type lineWriter interface {
-	Print(ev *watch.Event) error
+	WriteOut(dropped, ev *watch.Event, pr printer.Prepared, flush bool) error
 	Flush() error
 }
 
-// writeLine writes one line the outbox handed out: the Dropped line for the lines it dropped
-// before it, then the line itself (when it has one, by print), then a flush when nothing else
-// waits (idle).
-func writeLine(p lineWriter, dropped int, hasLine bool, print func() error, idle bool) error {
-	var err error
+// writeLine writes one line the outbox handed out, in one call: the Dropped line for the lines
+// it dropped before it, then the line itself (when it has one) with what was prepared of it,
+// then a flush when nothing else waits (idle).
+func writeLine(p lineWriter, dropped int, ev *watch.Event, pr printer.Prepared, idle bool) error {
+	var d *watch.Event
 	if dropped > 0 {
-		err = p.Print(&watch.Event{Type: watch.Dropped, Time: time.Now(), Lifecycle: watch.LifecycleInfo{Items: dropped}})
+		d = &watch.Event{Type: watch.Dropped, Time: time.Now(), Lifecycle: watch.LifecycleInfo{Items: dropped}}
 	}
-	if err == nil && hasLine {
-		err = print()
-	}
-	if err == nil && idle {
-		err = p.Flush()
-	}
-	return err
+	return p.WriteOut(d, ev, pr, idle)
 }

@@ -67,7 +67,7 @@ func TestOutputLightensWaitingLines(t *testing.T) {
 			// The writer's first flush blocks (nobody reads the pipe yet): the later lines wait.
 			pr, pw := io.Pipe()
 			outbox := NewOutbox(len(evs), opts.Output == "", nil)
-			out := StartOutput(outbox, printer.New(pw, opts), func() { t.Error("cancelled") }, func() {})
+			out := StartOutput(outbox, printer.New(pw, opts), func() { t.Error("cancelled") })
 			first := evs[0]
 			if err := out.Emit(&first); err != nil {
 				t.Fatal(err)
@@ -149,7 +149,7 @@ func TestOutputPrintsPreparedLines(t *testing.T) {
 		t.Fatal("no line prepared: the test shows nothing")
 	}
 	var b bytes.Buffer
-	out := StartOutput(NewOutbox(len(evs), true, nil), printer.New(&b, opts), func() { t.Error("cancelled") }, func() {})
+	out := StartOutput(NewOutbox(len(evs), true, nil), printer.New(&b, opts), func() { t.Error("cancelled") })
 	for i := range evs {
 		ev := evs[i]
 		if err := out.Emit(&ev); err != nil {

@@ -9,6 +9,7 @@
 package pipeline
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/internal/analysis"
@@ -36,8 +37,10 @@ type Config struct {
 	Keep func(*watch.Event) bool
 	// Wait runs before a kept line is counted (replay --speed); an error stops the pipeline.
 	Wait func(*watch.Event) error
-	// Observe sees every kept line once it is counted.
-	Observe func(*watch.Event)
+	// Observe sees every kept line once it is counted; with Observed, only the lines of
+	// those types (nil: every line).
+	Observe  func(*watch.Event)
+	Observed []watch.Type
 	// Record writes a kept line to the recording; after its first error the recording stops
 	// and RecordFailed is told.
 	Record       func(*watch.Event) error
@@ -45,9 +48,9 @@ type Config struct {
 	// Trace hands a kept line to the tracing stage (--otlp: internal/tracing), which never
 	// waits for its collector.
 	Trace func(*watch.Event)
-	// Shows says whether the output shows a line at all (its type, --types; a Folded line
-	// stands for updates). An update the output would not show is not folded either.
-	Shows func(*watch.Event) bool
+	// Shown is what the output shows at all (its types, --types). An update the output would
+	// not show is not folded either.
+	Shown Shown
 	// Emit hands a shown line to the output; an error stops the pipeline.
 	Emit func(*watch.Event) error
 }
@@ -60,6 +63,8 @@ type Pipeline struct {
 	folder *noise.Folder // human output with --fold; nil otherwise
 	// passed holds the Folded lines pass found due before a line, reused from line to line.
 	passed []watch.Event
+	// one is the slot of an informer line that needs no ordering (Live without a window).
+	one    [1]watch.Event
 	recErr error
 	err    error
 }
@@ -121,7 +126,7 @@ func (p *Pipeline) handle(ev *watch.Event) {
 		}
 	}
 	c.Summary.Add(ev)
-	if c.Observe != nil {
+	if c.Observe != nil && (c.Observed == nil || slices.Contains(c.Observed, ev.Type)) {
 		c.Observe(ev)
 	}
 	if c.Record != nil && p.recErr == nil {
@@ -180,7 +185,7 @@ func (p *Pipeline) foldDue(now time.Time) []watch.Event {
 
 // shows says whether the output shows ev.
 func (p *Pipeline) shows(ev *watch.Event) bool {
-	return p.cfg.Shows == nil || p.cfg.Shows(ev)
+	return p.cfg.Shown.shows(ev)
 }
 
 // pass says what the output shows for ev, in order: the Folded lines due before it (before),
@@ -189,24 +194,12 @@ func (p *Pipeline) pass(ev *watch.Event) (before []watch.Event, show bool) {
 	if !p.hides {
 		return nil, p.shows(ev)
 	}
-	out := p.passed[:0]
-	switch {
-	case p.folder != nil && ev.Type == watch.HotLoop:
-		p.folder.Loop(ev)
-	case p.folder != nil && ev.Type == watch.HotLoopEnded:
-		out = append(out, p.folder.End(ev)...)
-	case noise.Hidden(ev):
-		return nil, false
-	case p.folder != nil && ev.Type.IsObject() && p.shows(ev):
-		due, folded := p.folder.Fold(ev)
-		out = append(out, due...)
-		if folded {
-			p.passed = out
-			return out, false
-		}
+	if p.folder == nil {
+		return nil, !noise.Hidden(ev) && p.shows(ev)
 	}
-	p.passed = out
-	return out, p.shows(ev)
+	// The folder reads the noise marks itself (noise.Folder.Pass).
+	p.passed, show = p.folder.Pass(p.passed[:0], ev, p.shows(ev))
+	return p.passed, show
 }
 
 // emit hands shown lines to the output.

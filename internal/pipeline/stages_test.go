@@ -94,7 +94,7 @@ func TestKeepAndShows(t *testing.T) {
 	out := run(Config{
 		Keep:    func(ev *watch.Event) bool { return ev.Name != "c" },
 		Observe: func(*watch.Event) { observed++ },
-		Shows:   func(ev *watch.Event) bool { return ev.Type != watch.Deleted },
+		Shown:   NewShown(nil, []watch.Type{watch.Deleted}, false),
 	}, evs...)
 	if len(out) != 1 || out[0].Name != "a" {
 		t.Fatalf("emitted %v, want only a", out)
@@ -120,5 +120,45 @@ func TestTraceSeesEveryKeptLine(t *testing.T) {
 		Trace: func(ev *watch.Event) { traced = append(traced, ev.ResourceVersion) }}, evs...)
 	if len(emitted) != 1 || len(traced) != 3 || traced[0] != "2" || traced[1] != "3" || traced[2] != "5" {
 		t.Errorf("traced %v (emitted %d), want [2 3 5]", traced, len(emitted))
+	}
+}
+
+// With Observed, Observe sees the kept lines of those types only; Shown's table says what the
+// output shows (Folded lines stand for updates; Only: the types it names).
+func TestObservedAndShown(t *testing.T) {
+	now := time.Now()
+	evs := []watch.Event{
+		{Type: watch.Added, Time: now, Name: "a"},
+		{Type: watch.Synced, Time: now},
+		{Type: watch.Updated, Time: now, Name: "a"},
+	}
+	var observed []watch.Type
+	out := run(Config{
+		Observe:  func(ev *watch.Event) { observed = append(observed, ev.Type) },
+		Observed: []watch.Type{watch.Synced},
+		Shown:    NewShown(map[watch.Type]bool{watch.Updated: true, watch.Synced: true}, []watch.Type{watch.Synced}, false),
+	}, evs...)
+	if len(observed) != 1 || observed[0] != watch.Synced {
+		t.Errorf("observed %v, want [Synced]", observed)
+	}
+	if len(out) != 1 || out[0].Type != watch.Updated {
+		t.Errorf("emitted %v, want the update only", out)
+	}
+	s := NewShown(map[watch.Type]bool{watch.Updated: true}, nil, true)
+	for _, c := range []struct {
+		ev   watch.Event
+		want bool
+	}{
+		{watch.Event{Type: watch.Folded}, true},
+		{watch.Event{Type: watch.Deleted}, false},
+		{watch.Event{Type: watch.ApiStats}, false},
+	} {
+		if got := s.shows(&c.ev); got != c.want {
+			t.Errorf("%s shown %v, want %v", c.ev.Type, got, c.want)
+		}
+	}
+	all := NewShown(nil, []watch.Type{watch.Bookmark}, true)
+	if !all.shows(&watch.Event{Type: watch.ApiStats}) || all.shows(&watch.Event{Type: watch.ApiStats, Stats: watch.StatsInfo{Final: true}}) || all.shows(&watch.Event{Type: watch.Bookmark}) {
+		t.Errorf("every type but bookmarks and the last ApiStats lines: wrong table %+v", all)
 	}
 }

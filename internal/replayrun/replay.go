@@ -67,7 +67,9 @@ func (o *Config) newReplayState(ctx context.Context, name string, exporter *trac
 		Summary:  s.summary, Human: human, Fold: o.Fold,
 		// Folded lines are due by the recording's clock, as the live run's were by its own.
 		FoldByEventTime: true,
-		Keep:            s.filter.Keep, Wait: s.wait, Observe: s.observe, Shows: s.shows, Emit: s.emit,
+		Keep:            s.filter.Keep, Wait: s.wait, Observe: s.observe, Emit: s.emit,
+		// Keep kept the lines of --types only: of the others, Folded lines stand for updates.
+		Shown: pipeline.NewShown(s.filter.Types, nil, false),
 	}
 	if o.Redetect {
 		// Detecting again replaces the recorded HotLoop lines.
@@ -324,15 +326,6 @@ func (s *replayState) observe(ev *watch.Event) {
 	if s.history != nil {
 		s.history.Add(ev)
 	}
-}
-
-// shows says whether the printer shows an event (the filters passed): Folded lines stand for
-// updates.
-func (s *replayState) shows(ev *watch.Event) bool {
-	if ev.Type == watch.Folded {
-		return s.filter.Types == nil || s.filter.Types[watch.Updated]
-	}
-	return true
 }
 
 // emit prints what the pipeline passed.

@@ -7,13 +7,14 @@ import (
 	"os"
 	"time"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/kubectl-informer/kubectl-informer/internal/audit"
 	"github.com/kubectl-informer/kubectl-informer/internal/ctrllog"
 	"github.com/kubectl-informer/kubectl-informer/internal/pipeline"
 	"github.com/kubectl-informer/kubectl-informer/internal/podlogs"
 	"github.com/kubectl-informer/kubectl-informer/pkg/printer"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes"
 )
 
 // Logs are running controllers' logs read into ControllerReconcile lines (internal/ctrllog).
@@ -31,10 +32,13 @@ type Logs struct {
 	Keys *ctrllog.Keys
 }
 
+// reads says whether start follows logs (files, or the pods of feeds).
+func (c *Logs) reads(feeds []ctrllog.Feed) bool { return len(c.Files) > 0 || len(feeds) > 0 }
+
 // start follows the logs (the files, and the pods of feeds) and joins their reconciles to the
 // watch of t; nil without either. orderWindow is how long the watch holds its own lines.
 func (c *Logs) start(ctx context.Context, t *watchTargets, feeds []ctrllog.Feed, namespace string, orderWindow time.Duration, stdin io.Reader, errOut io.Writer) *ctrllog.Runner {
-	if len(c.Files) == 0 && len(feeds) == 0 {
+	if !c.reads(feeds) {
 		return nil
 	}
 	if stdin == nil {

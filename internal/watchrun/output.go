@@ -37,7 +37,8 @@ type watchRun struct {
 }
 
 // newWatchRun makes the printer, the pipeline and the outbox, and starts the writer goroutine.
-func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec *recording.Writer, exporter *tracing.Exporter, resources int) *watchRun {
+// readsLogs says that controllers' logs will be read (r.logs), which see every line.
+func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec *recording.Writer, exporter *tracing.Exporter, resources int, readsLogs bool) *watchRun {
 	d := o.Display
 	omitReconciles := d.Printer.OmitReconciles
 	p := printer.New(o.Out, d.Printer)
@@ -63,24 +64,22 @@ func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec
 	// A long initial list or relist shows an updating line on a terminal's stderr; the printer
 	// clears it before it writes a line.
 	r.progress = newProgressLine(o.ErrOut)
-	clearProgress := func() {}
 	if isTerminal(o.Out) { // the same screen, most likely: the line goes before stdout writes
-		clearProgress = r.progress.Clear
+		p.ClearsFirst(r.progress)
 	}
-	r.out = pipeline.StartOutput(outbox, p, cancel, clearProgress)
+	r.out = pipeline.StartOutput(outbox, p, cancel)
 	cfg := pipeline.Config{
 		// Every update is analyzed once, here, for every output (internal/analysis).
 		Analysis: analysis.Config{Filter: o.Filter, HotLoopUpdates: d.HotLoopUpdates, HotLoopWindow: d.HotLoopWindow, Changes: d.Changes},
 		Summary:  r.summary, Human: lossy, Fold: o.Fold,
-		Observe: r.observe,
-		Shows: func(ev *watch.Event) bool {
-			t := ev.Type
-			if t == watch.Folded { // stands for updates
-				t = watch.Updated
-			}
-			return p.Shows(ev) && (d.Types == nil || d.Types[t])
-		},
-		Emit: r.out.Emit,
+		Shown: shownOf(p, d.Types),
+		Emit:  r.out.Emit,
+	}
+	switch {
+	case readsLogs: // the controllers' logs join every line
+		cfg.Observe = r.observe
+	case o.OnSynced != nil: // OnSynced waits for the Synced lines alone
+		cfg.Observe, cfg.Observed = r.observe, []watch.Type{watch.Synced}
 	}
 	if rec != nil {
 		// A recording is what -o json shows: Reconciled lines when workers are simulated.
@@ -105,10 +104,12 @@ func (o *Config) newWatchRun(ctx context.Context, cancel context.CancelFunc, rec
 	return r
 }
 
-// observe hands every line to the controllers' logs and calls OnSynced once every watched
-// resource has synced.
+// observe hands every line to the controllers' logs, when they are read, and calls OnSynced once
+// every watched resource has synced.
 func (r *watchRun) observe(ev *watch.Event) {
-	r.logs.Observe(ev)
+	if r.logs != nil {
+		r.logs.Observe(ev)
+	}
 	if ev.Type != watch.Synced {
 		return
 	}
@@ -146,4 +147,10 @@ func (r *watchRun) exit(done <-chan error) error {
 		err = pipeline.TemplateFailed(r.printer)
 	}
 	return err
+}
+
+// shownOf is the table of what p shows of the types given (--types; nil: every type).
+func shownOf(p *printer.Printer, types map[watch.Type]bool) pipeline.Shown {
+	omit, noFinalAPIStats := p.Omits()
+	return pipeline.NewShown(types, omit, noFinalAPIStats)
 }

@@ -153,7 +153,7 @@ func Run(ctx context.Context, c Config) error {
 	if err != nil {
 		return err
 	}
-	r := o.newWatchRun(ctx, cancel, rec, exporter, len(t.resources))
+	r := o.newWatchRun(ctx, cancel, rec, exporter, len(t.resources), o.Logs.reads(feeds))
 	// A list's Added lines have their state read where the informer decodes their objects (as
 	// an initial streaming list is received, or ahead of the lines), when nothing before the
 	// printer needs the objects: not the recording, nor --owned and --events, which read every

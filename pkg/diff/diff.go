@@ -27,7 +27,8 @@ type Change struct {
 	// Sensitive marks a Secret value (data, stringData, the last-applied annotation): the caller
 	// must redact Old and New before showing them.
 	Sensitive bool
-	// Ignored marks a change at or under an --ignore-path (set by the caller that matched it):
+	// Ignored marks a change at or under an --ignore-path (ComputeIgnoring, or the caller that
+	// matched it):
 	// human output leaves it out of the diff, JSON marks it.
 	Ignored bool
 	// segs is Path, structured, for matching managedFields (ownersOf).
@@ -51,9 +52,13 @@ var mergeKeys = []string{"name", "type", "mountPath", "containerPort", "port", "
 // an added or removed list element is one change holding the whole element. A list of objects
 // with a merge key whose elements were only reordered gives no change. metadata.resourceVersion
 // and metadata.managedFields are left out; metadata.generation is kept.
-func Compute(old, new map[string]any) []Change {
+func Compute(old, new map[string]any) []Change { return ComputeIgnoring(old, new, nil) }
+
+// ComputeIgnoring is Compute with each change at or under one of the ignored paths (Covers)
+// marked Ignored as it is found.
+func ComputeIgnoring(old, new map[string]any, ignore []Pattern) []Change {
 	var out []Change
-	w := walker{out: &out}
+	w := walker{out: &out, ignore: ignore}
 	w.walkMaps("", old, new, old != nil, new != nil)
 	return out
 }
@@ -69,12 +74,19 @@ type segment struct {
 
 // walker carries the structured path down the walk; each Change gets its own copy.
 type walker struct {
-	out  *[]Change
-	segs []segment
+	out    *[]Change
+	segs   []segment
+	ignore []Pattern
 }
 
 func (w *walker) emit(c Change) {
 	c.segs = slices.Clone(w.segs)
+	for _, p := range w.ignore {
+		if p.Covers(c) {
+			c.Ignored = true
+			break
+		}
+	}
 	*w.out = append(*w.out, c)
 }
 

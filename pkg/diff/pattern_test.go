@@ -108,3 +108,38 @@ func TestRevert(t *testing.T) {
 		t.Errorf("Revert changed its input")
 	}
 }
+
+// ComputeIgnoring marks the changes at or under an ignored path as it finds them, as matching
+// Compute's changes one by one does.
+func TestComputeIgnoringMarks(t *testing.T) {
+	old := map[string]any{"spec": map[string]any{"renewTime": "1", "holder": "a"}, "status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "lastHeartbeatTime": "1"}}}}
+	cur := map[string]any{"spec": map[string]any{"renewTime": "2", "holder": "b"}, "status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "lastHeartbeatTime": "2"}}}}
+	var ignore []Pattern
+	for _, s := range []string{"spec.renewTime", "status.conditions[*].lastHeartbeatTime"} {
+		p, err := ParsePattern(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ignore = append(ignore, p)
+	}
+	got := ComputeIgnoring(old, cur, ignore)
+	want := Compute(old, cur)
+	if len(got) != 3 || len(want) != len(got) {
+		t.Fatalf("changes %+v, want 3 as Compute's %+v", got, want)
+	}
+	for i, c := range got {
+		covered := ignore[0].Covers(want[i]) || ignore[1].Covers(want[i])
+		if c.Path != want[i].Path || c.Ignored != covered || want[i].Ignored {
+			t.Errorf("%s ignored %v, want %v (Compute's %s marked %v)", c.Path, c.Ignored, covered, want[i].Path, want[i].Ignored)
+		}
+	}
+	n := 0
+	for _, c := range got {
+		if c.Ignored {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d changes ignored, want the two heartbeats: %+v", n, got)
+	}
+}

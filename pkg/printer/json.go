@@ -16,17 +16,28 @@ const TimeFormat = recording.TimeFormat
 // (recording.KnownTypes).
 var KnownTypes = recording.KnownTypes
 
-// encoding is how this printer's lines are encoded: the recording format, with what the
-// printer derives from an object event (derive).
+// encoding is how a recording of this printer's lines encodes them (NewRecorder): the recording
+// format, with what the printer derives from an object event (derive) asked for line by line.
 func (p *Printer) encoding() recording.Options {
 	return recording.Options{PluginVersion: p.opts.PluginVersion, SecretsRedacted: !p.opts.ShowSecrets, Derive: p.derive}
 }
 
+// lineEncoding is how ev's line is encoded: the recording format, with what the printer derives
+// of an object line derived here, before it is encoded (no call back from the encoding).
+func (p *Printer) lineEncoding(ev *watch.Event) recording.Options {
+	o := recording.Options{PluginVersion: p.opts.PluginVersion, SecretsRedacted: !p.opts.ShowSecrets}
+	if ev.Type.IsObject() {
+		d := p.derive(ev)
+		o.Derived = &d
+	}
+	return o
+}
+
 // record builds the JSON value of an event.
-func (p *Printer) record(ev *watch.Event) any { return recording.Record(ev, p.encoding()) }
+func (p *Printer) record(ev *watch.Event) any { return recording.Record(ev, p.lineEncoding(ev)) }
 
 func (p *Printer) writeJSON(ev *watch.Event) error {
-	b, err := recording.Encode(ev, p.encoding())
+	b, err := recording.Encode(ev, p.lineEncoding(ev))
 	if err != nil {
 		return err
 	}

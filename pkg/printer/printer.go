@@ -77,6 +77,8 @@ type Printer struct {
 	hasPreparedState bool
 	// light is Lighten's own state readers: it runs on another goroutine than Print.
 	light lightReaders
+	// progress is the progress line WriteOut erases first (ClearsFirst); nil: none.
+	progress *ProgressLine
 }
 
 // TemplateFailures is how many events the -o jsonpath / go-template template failed on: the

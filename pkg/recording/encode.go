@@ -3,7 +3,7 @@
 // line. It encodes a watch.Event to its line (Encode), decodes a line back (DecodeLine, and
 // Decoder for a whole stream), and writes recording files (Writer). What a line says beyond
 // the event (an object's state, who made an update, Secret redaction) the caller derives:
-// pkg/printer does, through Options.Derive.
+// pkg/printer does, before it encodes a line (Options.Derived), or through Options.Derive.
 package recording
 
 import (
@@ -78,6 +78,9 @@ type Options struct {
 	// Derive gives an object line's object as written and what was read from it (pkg/printer's
 	// Printer.Derive). Nil: the object as it is, and nothing derived.
 	Derive func(ev *watch.Event) Derived
+	// Derived, when set, is what the caller derived already of the one object line encoded with
+	// these options (pkg/printer's lines): Derive is not called.
+	Derived *Derived
 }
 
 // Derived is what an object line carries beyond its event, computed by the caller.
@@ -125,6 +128,9 @@ type Change struct {
 }
 
 func (o *Options) derive(ev *watch.Event) Derived {
+	if o.Derived != nil {
+		return *o.Derived
+	}
 	if o.Derive != nil {
 		return o.Derive(ev)
 	}

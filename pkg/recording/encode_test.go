@@ -90,8 +90,8 @@ func TestObjectLineSaysWhereItCameFrom(t *testing.T) {
 	}
 }
 
-// Options.Derive decides what an object line carries beyond its event; without it the object
-// is written as it is.
+// Options.Derived or Derive decide what an object line carries beyond its event; without them
+// the object is written as it is.
 func TestEncodeDerived(t *testing.T) {
 	ev := watch.Event{
 		Type:            watch.Added,
@@ -117,6 +117,17 @@ func TestEncodeDerived(t *testing.T) {
 	}
 	if !bytes.Contains(derived, []byte(`"state":{"status":"Current"},"object":{"x":"redacted"}`)) {
 		t.Errorf("with Derive: %s", derived)
+	}
+	// What the caller derived already (Options.Derived) is written instead: Derive is not asked.
+	given, err := recording.Encode(&ev, recording.Options{
+		Derive:  func(*watch.Event) recording.Derived { panic("Derive asked though Derived was given") },
+		Derived: &recording.Derived{Object: map[string]any{"x": "given"}, State: &recording.State{Status: "InProgress"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(given, []byte(`"state":{"status":"InProgress"},"object":{"x":"given"}`)) {
+		t.Errorf("with Derived: %s", given)
 	}
 }
 
