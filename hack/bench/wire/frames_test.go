@@ -17,7 +17,7 @@ import (
 
 // frame encodes one watch event as the API server does: the object with the protobuf
 // serializer (envelope included), the WatchEvent around it raw.
-func frame(t *testing.T, typ string, obj runtime.Object) []byte {
+func frame(t testing.TB, typ string, obj runtime.Object) []byte {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	if err := corev1.AddToScheme(scheme); err != nil {
@@ -36,7 +36,7 @@ func frame(t *testing.T, typ string, obj runtime.Object) []byte {
 }
 
 // stream frames the events with the server's length-delimited framer.
-func stream(t *testing.T, frames ...[]byte) []byte {
+func stream(t testing.TB, frames ...[]byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	w := protobuf.LengthDelimitedFramer.NewFrameWriter(&b)
