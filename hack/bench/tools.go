@@ -75,6 +75,18 @@ var tools = []*tool{
 		profileArgs: pluginProfileArgs,
 	},
 	{
+		// What a user runs: kubectl's plugin lookup finds kubectl-informer on PATH and execs it
+		// (the same process: its peak RSS is the plugin's). Optional: beside plugin+--diff it
+		// shows what the lookup costs (pluginLookupDir puts the plugin on PATH).
+		name:     "plugin-kubectl",
+		label:    "kubectl informer watch cm -n NS --color never --diff (kubectl's plugin lookup, which execs kubectl-informer)",
+		optional: true,
+		args: func(b binaries, kc string) (string, []string) {
+			return b.kubectl, []string{"informer", "watch", resArg, "-n", namespace, "--color", "never", "--diff", "--kubeconfig", kc}
+		},
+		dropped: droppedLine,
+	},
+	{
 		name:  "plugin-meta",
 		label: "kubectl-informer watch cm -n NS --color never --metadata-only",
 		args: func(b binaries, kc string) (string, []string) {
@@ -359,7 +371,12 @@ func buildTools(ctx context.Context, root, dir string, c *config) (binaries, err
 			return b, err
 		}
 	}
-	if needsKubectl(c.tools) {
+	if slices.Contains(c.tools, "plugin-kubectl") {
+		if err := pluginLookupDir(dir, b.plugin); err != nil {
+			return b, err
+		}
+	}
+	if needsKubectl(c.tools) || slices.Contains(c.tools, "plugin-kubectl") {
 		var err error
 		if b.kubectl, b.kubectlNote, err = findKubectl(ctx, c.kubectl); err != nil {
 			if c.toolsGiven || c.kubectl != "" {
@@ -371,6 +388,20 @@ func buildTools(ctx context.Context, root, dir string, c *config) (binaries, err
 		}
 	}
 	return b, nil
+}
+
+// pluginLookupDir makes dir/lookup hold the plugin as kubectl-informer and puts it first on the
+// PATH of the plugin-kubectl tool, so that kubectl's lookup finds this build and no other.
+func pluginLookupDir(dir, plugin string) error {
+	lookup := filepath.Join(dir, "lookup")
+	if err := os.MkdirAll(lookup, 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(plugin, filepath.Join(lookup, "kubectl-informer")); err != nil && !os.IsExist(err) {
+		return err
+	}
+	toolByName("plugin-kubectl").env = []string{"PATH=" + lookup + string(os.PathListSeparator) + os.Getenv("PATH")}
+	return nil
 }
 
 func needsKubectl(names []string) bool {
