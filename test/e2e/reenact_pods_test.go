@@ -85,6 +85,7 @@ func TestReenactPodCreatesDeletes(t *testing.T) {
 // left unplayed, prints its --compare table, stops every process of its control plane and
 // removes its directory, and exits 0 as an interrupted watch does.
 func TestReenactInterrupted(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	ns := newNamespace(t, c)
