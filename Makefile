@@ -85,14 +85,18 @@ fuzz: ## a short run of every fuzz target
 # the informer's data path, run a second time with everything on JSON (KUBECTL_INFORMER_WIRE
 # gives --wire its default). The whole suite on JSON: KUBECTL_INFORMER_WIRE=json make e2e.
 # hack/e2e-names.sh fails the pass when a name here is no test (renamed): the list cannot rot.
+# -parallel: the tests marked t.Parallel (docs/testcluster.md, "Parallel tests") run together
+# after the others, E2E_PARALLEL at once: they mostly wait on their own control planes and
+# controllers, so four at once overlap those waits on two cores.
 # test/dist (a release by goreleaser, this machine's platform; the other four type-checked) comes
 # last: on a new machine .ci/run compiles it in the background (hack/ci-prebuild.sh) while
 # everything else runs.
+E2E_PARALLEL ?= 4
 E2E_JSON_WIRE = TestInitialList|TestResync|TestRelist|TestChurnAcrossRestart|TestDropManagedFields|TestMetadataOnly|TestWatchDeploymentsJSON|TestReplayRelistIntoInformer|TestRealRollout|TestDisplayManagersAndChanges
 e2e: testcluster chromium tmux ## end-to-end tests: the built plugin as `kubectl informer` on a real API server and real controllers; test/dist: a release by goreleaser
 	GO=$(GO) hack/e2e-names.sh '$(E2E_JSON_WIRE)' ./test/e2e/
-	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -p 1 -count=1 -timeout 40m ./test/e2e/ ./test/testenv/
-	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) test -p 1 -parallel $(E2E_PARALLEL) -count=1 -timeout 40m ./test/e2e/ ./test/testenv/
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) KUBECTL_INFORMER_WIRE=json $(GO) test -parallel $(E2E_PARALLEL) -count=1 -timeout 15m -run '^($(E2E_JSON_WIRE))$$' ./test/e2e/
 	@$(MAKE) --no-print-directory dist-test
 
 # .ci/run builds goreleaser and the release platforms in the background (hack/ci-prebuild.sh);
@@ -115,7 +119,7 @@ SOAK_N ?= 5
 SOAK_RUN ?= .
 .PHONY: e2e-soak
 e2e-soak: testcluster chromium ## the e2e suite SOAK_N times (one beside a CPU-burning neighbour): each test's pass rate
-	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/soak -n $(SOAK_N) -run '$(value SOAK_RUN)'
+	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) GO="$(GO)" $(GO) run ./hack/soak -n $(SOAK_N) -parallel $(E2E_PARALLEL) -run '$(value SOAK_RUN)'
 
 demo: testcluster ## the demo: a local control plane (controllers, scheduler, kwok nodes), widget-operator, a story, and `kubectl informer watch`
 	KUBEBUILDER_ASSETS=$$(hack/testcluster/build.sh) $(GO) run ./hack/demo

@@ -6,7 +6,7 @@
 //	make e2e-soak                                            # the whole suite, 5 runs
 //	make e2e-soak SOAK_N=2 SOAK_RUN='^(TestRelist|TestSIGTERM)$'  # a subset, 2 runs
 //
-// Each run is `go test -json -count=1 -p 1 -run RUN PKG`; its JSON is kept in -dir (one
+// Each run is `go test -json -count=1 -p 1 -parallel P -run RUN PKG`; its JSON is kept in -dir (one
 // run-N.json a run) so a failure can be read in full afterwards. The neighbour is this program
 // again with -burn, started before its run and stopped by its pid after it.
 package main
@@ -31,6 +31,7 @@ type config struct {
 	run     string
 	pkg     string
 	timeout time.Duration
+	par     int // go test -parallel
 	burnRun int // the run (1-based) beside the neighbour; 0: none
 	dir     string
 	goCmd   string
@@ -42,6 +43,7 @@ func main() {
 	flag.IntVar(&cfg.runs, "n", envInt("SOAK_N", 5), "how many runs of the suite (SOAK_N)")
 	flag.StringVar(&cfg.run, "run", envOr("SOAK_RUN", "."), "go test -run regex selecting the tests (SOAK_RUN)")
 	flag.StringVar(&cfg.pkg, "pkg", "./test/e2e/", "the package to soak")
+	flag.IntVar(&cfg.par, "parallel", 4, "go test -parallel: how many of the tests marked t.Parallel run at once")
 	flag.DurationVar(&cfg.timeout, "timeout", 40*time.Minute, "go test -timeout of each run")
 	flag.IntVar(&cfg.burnRun, "burn-run", -1, "the run beside the CPU-burning neighbour (1-based; 0: none; default: the last)")
 	flag.StringVar(&cfg.dir, "dir", "", "where each run's go test -json output is kept (default: a new temporary directory)")
@@ -124,7 +126,7 @@ func oneRun(ctx context.Context, cfg config, i int, withNeighbour bool) (*runRes
 		fmt.Fprintf(os.Stderr, "soak: neighbour pid %d\n", pid)
 		defer stopNeighbour(pid)
 	}
-	cmd := exec.CommandContext(ctx, cfg.goCmd, "test", "-json", "-count=1", "-p", "1",
+	cmd := exec.CommandContext(ctx, cfg.goCmd, "test", "-json", "-count=1", "-p", "1", "-parallel", strconv.Itoa(cfg.par),
 		"-timeout", cfg.timeout.String(), "-run", cfg.run, cfg.pkg)
 	cmd.Stdout = out
 	cmd.Stderr = os.Stderr

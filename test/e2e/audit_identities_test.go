@@ -31,6 +31,7 @@ import (
 // impersonatedUser as docs/json.md says), every Deleted line its deleter, and the garbage
 // collector's cascading delete the garbage collector: 100% of the script's ground truth.
 func TestAuditFiveIdentities(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	c := testenv.StartT(t, testenv.Options{Audit: true, Controllers: true})
 	c.PluginDir = cluster.PluginDir
 	ns := newNamespace(t, c)

@@ -32,6 +32,7 @@ const gcUser = "admin"
 // response's resourceVersion; Secrets at Metadata level, matched by time), every Deleted line
 // names its deleter, and the garbage collector's cascading delete names the garbage collector.
 func TestAuditNamesEveryWriter(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	c := testenv.StartT(t, testenv.Options{Audit: true, Controllers: true})
 	c.PluginDir = cluster.PluginDir
 	ns := newNamespace(t, c)
@@ -429,6 +430,7 @@ func TestAuditLogHostile(t *testing.T) {
 // (--audit-webhook-listen, the kubeconfig it makes given to kube-apiserver) names the same
 // requests on the same lines as its audit log file (--audit-log).
 func TestAuditWebhookSameLines(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	dir := t.TempDir()
 	port, err := controlplane.FreePort()
 	if err != nil {

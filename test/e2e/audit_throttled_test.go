@@ -14,6 +14,7 @@ import (
 // that admits nothing): top --audit-log names the user's 429s with that flow schema and priority
 // level, which the audit log does not say and the plugin finds by the cluster's FlowSchemas.
 func TestTopAuditThrottledByPriorityLevel(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	c := testenv.StartT(t, testenv.Options{Audit: true})
 	c.PluginDir = cluster.PluginDir
 	ns := newNamespace(t, c)

@@ -126,6 +126,7 @@ func TestListButNotWatch(t *testing.T) {
 
 // No bearer token or client key reaches any output, at any -v level.
 func TestNoCredentialsInOutput(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	ns := newNamespace(t, cluster)
 	const token = "s3cr3t-bearer-token-for-the-test"
 	raw, err := clientcmd.LoadFromFile(cluster.KubeconfigPath)

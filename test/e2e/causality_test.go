@@ -396,6 +396,7 @@ func TestRealOwnedMetadataOnly(t *testing.T) {
 // below it what the built-in controllers own, each with the chain from the Widget; the
 // deployment controller's Events about the Deployment carry the Widget as their owner.
 func TestRealOwnedCustomResource(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	ns := newNamespace(t, c)

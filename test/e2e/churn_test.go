@@ -18,7 +18,7 @@ import (
 // plugin's stream (the initial list, then adds, updates, deletes, tombstones, relist deliveries)
 // ends equal to the server's, resourceVersions included.
 func TestChurnAcrossRestart(t *testing.T) {
-	streamingModes(t, func(t *testing.T, streaming bool) {
+	streamingModesParallel(t, func(t *testing.T, streaming bool, env []string) {
 		ctx := context.Background()
 		c := testenv.StartT(t, testenv.Options{})
 		c.PluginDir = cluster.PluginDir
@@ -37,7 +37,7 @@ func TestChurnAcrossRestart(t *testing.T) {
 		for _, cm := range before.Items {
 			initial[cm.Name] = cm.ResourceVersion
 		}
-		p := c.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--no-summary")
+		p := c.RunPluginWith(t, ctx, env, "watch", "cm", "-n", ns, "-o", "json", "--no-summary")
 		// The state starts from the initial list, as a controller's cache does: it must be the
 		// server's, resourceVersions included, before anything else happens.
 		state := map[string]string{}

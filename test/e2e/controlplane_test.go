@@ -35,7 +35,11 @@ func realControlPlane(t *testing.T) *testenv.Cluster {
 	realOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		realCluster, realErr = testenv.Start(ctx, testenv.RealControlPlane(2))
+		opts := testenv.RealControlPlane(2)
+		// A denied /metrics scrape is asked again after 1s, not the default 10s: a test granting
+		// the scraper its role (TestRealScrapeServiceAccountForbiddenThenAllowed) waits that long.
+		opts.ControllerManagerArgs = append(opts.ControllerManagerArgs, "--authorization-webhook-cache-unauthorized-ttl=1s")
+		realCluster, realErr = testenv.Start(ctx, opts)
 		if realErr == nil {
 			realCluster.PluginDir = cluster.PluginDir
 		}
@@ -188,6 +192,7 @@ func TestRealRollout(t *testing.T) {
 // Deleting a namespace leaves the deleting to the namespace controller: every object in it gets
 // exactly one Deleted line, none lost, none twice.
 func TestRealNamespaceDeletion(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	ns := newNamespace(t, c)
@@ -365,6 +370,7 @@ func bytesToStrings(ls [][]byte) []string {
 // and the namespace's deletion, all done by the real controllers, raise no HotLoop line; the
 // detector is on at its defaults (10 updates in 30s).
 func TestRealNoHotLoopForProgress(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	ns := newNamespace(t, c)

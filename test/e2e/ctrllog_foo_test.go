@@ -76,8 +76,12 @@ func hasTrigger(m map[string]any, rv string) bool {
 // lines of `watch foos --controller-logs`, per Foo never more than it counted, each with a
 // trigger or a reason.
 func TestControllerLogsFooController(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	for _, format := range []string{"text", "json"} {
-		t.Run(format, func(t *testing.T) { fooControllerLogsCoverage(t, format) })
+		t.Run(format, func(t *testing.T) {
+			t.Parallel() // a foo-controller and a namespace of its own
+			fooControllerLogsCoverage(t, format)
+		})
 	}
 }
 

@@ -213,6 +213,7 @@ func firstLines(s string, n int) string {
 // are ControllerReconcile lines, and one of them names the spec update that began the rollout
 // as its trigger; other namespaces' syncs in the same log are not shown.
 func TestControllerLogsKubeControllerManager(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	logs := t.TempDir()
 	opts := testenv.RealControlPlane(1)
 	opts.LogDir = logs

@@ -23,6 +23,7 @@ import (
 // watchdog kills the rest), and the death of the process that started it (`go run` dies of
 // SIGTERM without passing it on; the demo lived on with its cluster).
 func TestDemoClusterOnlyStops(t *testing.T) {
+	t.Parallel() // control planes of its own, one a subtest (docs/testcluster.md, "Parallel tests")
 	bin, err := testenv.BuildDemoOnce(context.Background())
 	if err != nil {
 		t.Fatal(err)

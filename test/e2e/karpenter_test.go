@@ -45,6 +45,7 @@ const karpenterTaint = "e2e.kubectl-informer.io/karpenter"
 // the pods names every binding pods/binding although each lands on a zoned node. Karpenter's log
 // and the watch's lines are kept in artifactDir.
 func TestKarpenterRealOperator(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	c := testenv.StartT(t, testenv.RealControlPlane(1))
 	c.PluginDir = cluster.PluginDir
 	ctx := context.Background()

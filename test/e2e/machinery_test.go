@@ -23,6 +23,19 @@ func streamingModes(t *testing.T, f func(t *testing.T, streaming bool)) {
 	}
 }
 
+// streamingModesParallel is streamingModes for a test with a cluster of its own in each mode: it
+// and its two runs are parallel tests, each run's mode in the environment it gives the plugin
+// (RunPluginWith), not the process's (t.Setenv would reach every test, and panics in parallel).
+func streamingModesParallel(t *testing.T, f func(t *testing.T, streaming bool, env []string)) {
+	t.Parallel()
+	for _, streaming := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watchlist=%v", streaming), func(t *testing.T) {
+			t.Parallel()
+			f(t, streaming, []string{"KUBE_FEATURE_WatchListClient=" + fmt.Sprint(streaming)})
+		})
+	}
+}
+
 func createConfigMaps(t *testing.T, cs kubernetes.Interface, ns string, names ...string) map[string]*corev1.ConfigMap {
 	t.Helper()
 	out := map[string]*corev1.ConfigMap{}
@@ -120,13 +133,13 @@ func TestResync(t *testing.T) {
 // API server on the same etcd; the first comes back with a watch cache that starts after the
 // plugin's last resourceVersion, so the informer must list again.
 func TestRelist(t *testing.T) {
-	streamingModes(t, func(t *testing.T, streaming bool) {
+	streamingModesParallel(t, func(t *testing.T, _ bool, env []string) {
 		ctx := context.Background()
 		c := testenv.StartT(t, testenv.Options{})
 		c.PluginDir = cluster.PluginDir
 		ns := newNamespace(t, c)
 		pre := createConfigMaps(t, c.Clientset, ns, "gone", "changed", "same")
-		p := c.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json")
+		p := c.RunPluginWith(t, ctx, env, "watch", "cm", "-n", ns, "-o", "json")
 		p.AwaitJSON(t, await, is("Synced", ""))
 
 		res := c.Relist(t, ctx, testenv.RelistChanges{Namespace: ns, Delete: "gone", Update: "changed", Create: "fresh"})

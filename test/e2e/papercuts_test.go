@@ -25,8 +25,10 @@ func TestFieldSelectorUnsupported(t *testing.T) {
 // is recorded with a 10 s window; an object created 3 s after the loop stopped gives the replay
 // a line past its 1 s window.
 func TestReplayRedetectEndsLoops(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	for _, tc := range testControllers {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // a controller and a namespace of its own
 			c, ns := tc.start(t)
 			ctx := context.Background()
 			file := filepath.Join(t.TempDir(), "loop.ndjson")

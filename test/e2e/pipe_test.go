@@ -59,6 +59,7 @@ func headRun(t *testing.T, n int, args ...string) (exit string, stderr string) {
 // `watch cm | head -3` exits 0, every time, while events keep coming after the reader left: a
 // write to a closed stdout must end the run, not kill the process with SIGPIPE (exit 141).
 func TestClosedPipeWatchExitsZero(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	ctx, stop := context.WithCancel(context.Background())
 	ns := newNamespace(t, cluster)
 	createConfigMaps(t, cluster.Clientset, ns, "busy")
@@ -86,6 +87,7 @@ func TestClosedPipeWatchExitsZero(t *testing.T) {
 // `replay FILE | head -3` exits 0, every time: the replay has far more to write than a pipe
 // holds.
 func TestClosedPipeReplayExitsZero(t *testing.T) {
+	t.Parallel() // a file of its own, no cluster (docs/testcluster.md, "Parallel tests")
 	src, err := os.ReadFile("../../pkg/replay/testdata/configmaps.ndjson")
 	if err != nil {
 		t.Fatal(err)

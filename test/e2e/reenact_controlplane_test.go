@@ -31,6 +31,7 @@ var (
 // brings its status loop back. When reenact ends it has stopped every process it started and
 // removed its directory.
 func TestReenactControlPlane(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := cluster
 	ctx := context.Background()
 	ns := newNamespace(t, c)

@@ -66,6 +66,7 @@ func wantOneLine(t *testing.T, p *testenv.PluginRun, want string) {
 // recording, a recording of a resource the target lacks. With --create-crds that last one is
 // reenacted (the CRD made from the recording), and --cleanup removes it all.
 func TestReenactBadInput(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := cluster
 	ctx := context.Background()
 	kctx := kubeContext(t, c)

@@ -48,6 +48,7 @@ var playedLine = regexp.MustCompile(`(?m)^reenact: played (\d+) initial objects,
 // create and delete is played and counted, each binding through pods/binding, and the run
 // exits 0.
 func TestReenactPodCreatesDeletes(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	ns := newNamespace(t, c)
@@ -85,6 +86,7 @@ func TestReenactPodCreatesDeletes(t *testing.T) {
 // left unplayed, prints its --compare table, stops every process of its control plane and
 // removes its directory, and exits 0 as an interrupted watch does.
 func TestReenactInterrupted(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	ns := newNamespace(t, c)
@@ -142,6 +144,7 @@ func assertControlPlaneGone(t *testing.T, stderr, kc, server string) {
 // The etcd of reenact --control-plane dies while it plays: reenact ends with one line naming
 // it (no stack trace), having stopped the rest of its control plane and removed its directory.
 func TestReenactControlPlaneEtcdDies(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	ns := newNamespace(t, c)

@@ -92,6 +92,7 @@ func TestReadOnlyUserIsEnough(t *testing.T) {
 // Permission revoked mid-run: Error lines while the informer retries with backoff, then a
 // Recovered line when it is granted again, and the watch goes on.
 func TestPermissionRevokedMidRun(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	ctx := context.Background()
 	c := testenv.StartT(t, testenv.Options{})
 	c.PluginDir = cluster.PluginDir

@@ -321,6 +321,7 @@ func cmpLines(want, got []string) string {
 // the recorded calls in order, the object deleted while the watch was down as a tombstone; and
 // `replay` prints the relist as the live run did.
 func TestReplayRelistIntoInformer(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	ctx := context.Background()
 	c := testenv.StartT(t, testenv.Options{})
 	c.PluginDir = cluster.PluginDir

@@ -63,6 +63,7 @@ func artifactDir(t *testing.T) string {
 // counts, hovering a marker or a lane's bar says what it is, dragging zooms, and no request
 // leaves the page.
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel() // a control plane of its own (docs/testcluster.md, "Parallel tests")
 	browser := chromium(t)
 	ctx := context.Background()
 	c := testenv.StartT(t, testenv.Options{})

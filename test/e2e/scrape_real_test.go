@@ -205,7 +205,7 @@ func TestRealScrapeServiceAccountForbiddenThenAllowed(t *testing.T) {
 	}
 
 	grantMetrics(t, c, ns, "scraper")
-	// kube-controller-manager caches denials for 10s (--authorization-webhook-cache-unauthorized-ttl).
+	// kube-controller-manager caches denials for 1s here (--authorization-webhook-cache-unauthorized-ttl, realControlPlane).
 	r := awaitSeen(t, p, await, "the scrape recovered", func(m map[string]any) bool {
 		return m["type"] == "Recovered" && m["verb"] == "scrape"
 	})

@@ -174,6 +174,7 @@ func TestRealTopLoopsAboveHeartbeats(t *testing.T) {
 // A user who may list only Leases and Nodes: every other resource is named once as skipped, and
 // the ranking goes on with what may be seen; --duration ends the run with exit 0.
 func TestRealTopSkipsForbidden(t *testing.T) {
+	t.Parallel() // a user and cluster role of its own in a shared cluster (docs/testcluster.md, "Parallel tests")
 	c := realControlPlane(t)
 	ctx := context.Background()
 	user := fmt.Sprintf("top-limited-%d", time.Now().UnixNano()%100000)

@@ -165,6 +165,7 @@ func awaitRunningPods(t *testing.T, c *testenv.Cluster, ns string, n int) {
 // The header says which wire each resource uses: protobuf for a built-in, JSON for a custom
 // resource, everything JSON with --wire json; --wire takes auto or json only.
 func TestWireInHeader(t *testing.T) {
+	t.Parallel() // its own namespace of a shared cluster (docs/testcluster.md, "Parallel tests")
 	ns := newNamespace(t, cluster)
 	header := func(args ...string) string {
 		r := runPlugin(t, cluster, append([]string{"watch", "pods,widgets", "-n", ns, "--timeout", "2s"}, args...)...)
