@@ -79,22 +79,17 @@ func (f *Filter) Focused() bool { return f != nil && len(f.only) > 0 }
 // update that changed nothing (a resync, an unchanged relist delivery) is out of focus too. A
 // no-op write (no field changed) is never ignored.
 func (f *Filter) Mark(ev *watch.Event) {
-	if !f.Active() || ev.Type != watch.Updated {
-		return
-	}
-	if !ev.IsChange() {
-		ev.Obj.OutOfFocus = f.Focused()
-		return
-	}
-	if ev.Obj.Changes == nil {
-		ev.Obj.Changes = diff.ComputeIgnoring(ev.Obj.OldObject.Object, ev.Obj.Object.Object, f.ignore)
-	} else {
-		for i := range ev.Obj.Changes {
-			c := &ev.Obj.Changes[i]
-			c.Ignored = slices.ContainsFunc(f.ignore, func(p diff.Pattern) bool { return p.Covers(*c) })
+	if f.Active() && ev.Type == watch.Updated && ev.IsChange() {
+		if ev.Obj.Changes == nil {
+			ev.Obj.Changes = diff.ComputeIgnoring(ev.Obj.OldObject.Object, ev.Obj.Object.Object, f.ignore)
+		} else {
+			for i := range ev.Obj.Changes {
+				c := &ev.Obj.Changes[i]
+				c.Ignored = slices.ContainsFunc(f.ignore, func(p diff.Pattern) bool { return p.Covers(*c) })
+			}
 		}
 	}
-	f.classify(ev)
+	f.MarkComputed(ev)
 }
 
 // MarkComputed is Mark of an update whose changes were computed with the filter's ignored paths
