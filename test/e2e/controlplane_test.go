@@ -561,6 +561,9 @@ func TestRealEventsAndDefaults(t *testing.T) {
 	for range 2 {
 		js.AwaitJSON(t, await, is("Synced", ""))
 	}
+	// The pods' watch must be synced before the pods exist, or their Ready condition arrives in
+	// the initial list instead of as a change.
+	awaitLine(t, diffs, "cache synced")
 	if _, err := c.Kubectl(ctx, "create", "deployment", "web", "-n", ns, "--image=example.com/web:1", "--replicas=2"); err != nil {
 		t.Fatal(err)
 	}
