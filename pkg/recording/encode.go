@@ -144,25 +144,18 @@ func (o *Options) derive(ev *watch.Event) Derived {
 // Record returns the JSON value of an event's line: what Encode marshals, for outputs that
 // render it otherwise (YAML, templates).
 func Record(ev *watch.Event, o Options) any {
+	if c := lineCodecs[ev.Type]; c != nil {
+		return c.encode(ev)
+	}
 	switch {
 	case ev.Type.IsObject():
 		return objectRecordOf(ev, o)
-	case ev.Type == HotLoop:
-		return hotLoopOf(ev)
-	case ev.Type == HotLoopEnded:
-		return hotLoopEndedOf(ev)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
-	case ev.Type == watch.ControllerReconcile:
-		return controllerReconcileOf(ev)
-	case ev.Type == watch.KubeEvent:
-		return kubeEventOf(ev)
 	case ev.Type == watch.ApiStats:
 		return apiStatsOf(ev)
 	case ev.Type == watch.Throttled:
 		return throttledOf(ev)
-	case ev.Type == watch.Reconciled:
-		return reconciledOf(ev)
 	case ev.Type == watch.Informer:
 		return informerRecordOf(ev, o)
 	}
