@@ -25,7 +25,7 @@ func benchLines() []watch.Event {
 			Queued: watch.QueuedInfo{Wait: 1500 * time.Microsecond, Work: 2 * time.Millisecond, TriggerCount: 1, Triggers: tr}},
 		{Type: watch.ControllerReconcile, Time: at, Resource: res, Namespace: "demo", Name: "web", Key: "demo/web",
 			Reconcile: &watch.ReconcileInfo{Controller: "deployment", ReconcileID: "r1", Result: "ok", Duration: 3 * time.Millisecond, DurationKnown: true, Source: "-", Format: "json", Lines: 2},
-			Queued: watch.QueuedInfo{TriggerCount: 1, Triggers: tr}},
+			Queued:    watch.QueuedInfo{TriggerCount: 1, Triggers: tr}},
 	}
 }
 

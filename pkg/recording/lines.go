@@ -31,7 +31,8 @@ type lineMember struct {
 	where int // the Event field that holds it; -1: the Event's own (header) field
 	field int // its field there
 	conv  *wireConv
-	list  bool // nil is written []
+	w     writer // how Encode writes it (lineenc.go)
+	list  bool   // nil is written []
 	// positive: written when above zero; flag >= 0: written when that payload field is true.
 	positive bool
 	flag     int
@@ -127,6 +128,7 @@ func newMember(spec string) (m lineMember, tag string) {
 		}
 	}
 	m.conv = convOf(sf.Type, sf.Tag.Get("unit"), omitEmpty, name, "")
+	m.w = newWriter(sf, name, omitEmpty, m.positive)
 	if w, ok := wireOverrides[path]; ok {
 		m.conv = &wireConv{wire: w,
 			to:   func(dst, src reflect.Value) { dst.Set(src.Convert(w)) },
