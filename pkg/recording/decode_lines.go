@@ -34,7 +34,6 @@ var lineRecords = map[watch.Type]func() record{
 	watch.Recovered:       newRecord[lifecycleRecord],
 	watch.Informer:        newRecord[informerRecord],
 	watch.ControllerQueue: newRecord[controllerQueueRecord],
-	watch.ApiStats:        newRecord[apiStatsRecord],
 	watch.Throttled:       newRecord[throttledRecord],
 	// The lines whose payload is their line (lines.go).
 	watch.Reconciled:          lineCodecs[watch.Reconciled].newLine,
@@ -42,6 +41,7 @@ var lineRecords = map[watch.Type]func() record{
 	watch.HotLoop:             lineCodecs[watch.HotLoop].newLine,
 	watch.HotLoopEnded:        lineCodecs[watch.HotLoopEnded].newLine,
 	watch.KubeEvent:           lineCodecs[watch.KubeEvent].newLine,
+	watch.ApiStats:            lineCodecs[watch.ApiStats].newLine,
 }
 
 // readRecord unmarshals a line of type typ into r. Unknown fields are ignored, so newer

@@ -155,8 +155,6 @@ func Record(ev *watch.Event, o Options) any {
 		return objectRecordOf(ev, o)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
-	case ev.Type == watch.ApiStats:
-		return apiStatsOf(ev)
 	case ev.Type == watch.Throttled:
 		return throttledOf(ev)
 	case ev.Type == watch.Informer:

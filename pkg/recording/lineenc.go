@@ -49,7 +49,7 @@ func (c *lineCodec) appendLine(b []byte, ev *watch.Event) ([]byte, error) {
 		if ok {
 			v = in.Field(m.field)
 		} else {
-			v = reflect.Zero(m.fieldType(e))
+			v = reflect.Zero(m.ftype)
 		}
 		if m.flag >= 0 && (!ok || !in.Field(m.flag).Bool()) || m.w.omit != nil && m.w.omit(v) {
 			continue

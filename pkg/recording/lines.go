@@ -12,7 +12,7 @@ import (
 )
 
 // The lines whose members watch.LineMembers lists (HotLoop, HotLoopEnded, KubeEvent, Reconciled,
-// ControllerReconcile) have no record struct of their own: their family's payload is their line.
+// ControllerReconcile, ApiStats) have no record struct of their own: their family's payload is their line.
 // A lineCodec is made once per type from that table and the payloads' json and unit tags: the
 // line's wire form, a struct type of the head and then each lineMember with its payload field's type
 // (its unit's for a duration or time), which encoding/json writes and reads. Encode fills one
@@ -25,10 +25,11 @@ type lineCodec struct {
 	members []lineMember
 }
 
-// lineMember is one lineMember of a line: where the event holds it, and how it is on the line.
+// lineMember is one member of a line: where the event holds it, and how it is on the line.
 type lineMember struct {
 	name  string
-	where int // the Event field that holds it; -1: the Event's own (header) field
+	where []int // the fields, from the Event, of the struct that holds it (none: the Event's own)
+	ftype reflect.Type
 	field int // its field there
 	conv  *wireConv
 	w     writer // how Encode writes it (lineenc.go)
@@ -95,21 +96,25 @@ func newLineCodec(typ watch.Type, specs []string) *lineCodec {
 // newMember resolves one watch.LineMembers entry; tag is its json tag on the wire struct.
 func newMember(spec string) (m lineMember, tag string) {
 	path, opts, _ := strings.Cut(spec, ",")
-	where, name, _ := strings.Cut(path, ".")
-	m = lineMember{name: name, where: -1, flag: -1}
+	at := strings.LastIndex(path, ".")
+	name := path[at+1:]
+	m = lineMember{name: name, flag: -1}
 	in := eventType
-	if where != "" {
-		sf, ok := eventType.FieldByName(where)
-		if !ok {
-			panic("watch.LineMembers: no Event field " + where)
+	for where := range strings.SplitSeq(path[:max(at, 0)], ".") {
+		if where == "" {
+			continue
 		}
-		m.where, in = sf.Index[0], sf.Type
+		sf, ok := in.FieldByName(where)
+		if !ok {
+			panic("watch.LineMembers: no field " + where + " in " + in.Name())
+		}
+		m.where, in = append(m.where, sf.Index[0]), sf.Type
 		if in.Kind() == reflect.Pointer {
 			in = in.Elem()
 		}
 	}
 	sf := fieldByTag(in, name)
-	m.field = sf.Index[0]
+	m.field, m.ftype = sf.Index[0], sf.Type
 	omitEmpty := false
 	for o := range strings.SplitSeq(opts, ",") {
 		switch {
@@ -169,7 +174,7 @@ func (c *lineCodec) encode(ev *watch.Event) any {
 		if ok {
 			src = in.Field(m.field)
 		} else { // a nil payload: its zero values
-			src = reflect.Zero(m.fieldType(e))
+			src = reflect.Zero(m.ftype)
 		}
 		switch {
 		case m.positive && src.Int() <= 0, m.flag >= 0 && (!ok || !in.Field(m.flag).Bool()):
@@ -190,28 +195,20 @@ func (c *lineCodec) encode(ev *watch.Event) any {
 // in is the struct that holds m in e (the Event, or one of its payloads), allocating a nil
 // payload when alloc; ok is false for a nil payload not allocated.
 func (m *lineMember) in(e reflect.Value, alloc bool) (reflect.Value, bool) {
-	if m.where < 0 {
-		return e, true
-	}
-	f := e.Field(m.where)
-	if f.Kind() != reflect.Pointer {
-		return f, true
-	}
-	if f.IsNil() {
-		if !alloc {
-			return reflect.Value{}, false
+	for _, i := range m.where {
+		e = e.Field(i)
+		if e.Kind() != reflect.Pointer {
+			continue
 		}
-		f.Set(reflect.New(f.Type().Elem()))
+		if e.IsNil() {
+			if !alloc {
+				return reflect.Value{}, false
+			}
+			e.Set(reflect.New(e.Type().Elem()))
+		}
+		e = e.Elem()
 	}
-	return f.Elem(), true
-}
-
-func (m *lineMember) fieldType(e reflect.Value) reflect.Type {
-	t := e.Type().Field(m.where).Type
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.Field(m.field).Type
+	return e, true
 }
 
 // lineValue is one line being decoded: the wire value encoding/json reads it into (target), copied
@@ -271,6 +268,8 @@ func lineChecks(typ watch.Type, ev *watch.Event) error {
 			return errors.New(`ControllerReconcile line without "result"`)
 		}
 		ev.Resource.Namespaced = ev.Namespace != ""
+	case watch.ApiStats:
+		ev.Stats.API.Resource = ev.Resource.String()
 	}
 	return nil
 }

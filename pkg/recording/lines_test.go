@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -58,6 +59,7 @@ func randomLine(r *rand.Rand, typ watch.Type) watch.Event {
 	ev.Queued = watch.QueuedInfo{Wait: dur(), Work: dur(), Requeues: r.IntN(5), Failed: r.IntN(2) == 0, TriggerCount: r.IntN(9),
 		Triggers: triggers, Requeue: r.IntN(2) == 0, RequeueReason: str()}
 	ev.Lifecycle.Reason = str()
+	ev.Stats.Final = r.IntN(2) == 0
 	if r.IntN(5) == 0 {
 		return ev // no payload
 	}
@@ -69,6 +71,15 @@ func randomLine(r *rand.Rand, typ watch.Type) watch.Event {
 	ev.Reconcile = &watch.ReconcileInfo{Controller: str(), ReconcileID: str(), Kind: str(), Result: str(), Error: str(),
 		RequeueAfter: dur(), Duration: dur(), DurationKnown: r.IntN(2) == 0, Bounds: str(), Source: str(), Format: str(),
 		Lines: r.IntN(9), ReasonMessage: str(), FilteredTriggers: r.IntN(3), UntrustedTime: r.IntN(2) == 0}
+	ev.Stats.API = &apistats.Snapshot{Elapsed: dur(), Lists: r.IntN(9), StreamingLists: r.IntN(3), ListPages: r.IntN(9),
+		LastListPages: r.IntN(3), BytesReceived: r.Int64(), BytesDecoded: r.Int64(), CompressedResponses: r.IntN(9),
+		Objects: r.Int64N(99), Bookmarks: r.Int64N(9), WatchStreams: r.IntN(9), Reconnects: r.IntN(9), WatchOpen: r.IntN(2),
+		WatchesClosed: r.IntN(9), WatchLivedTotal: dur(), WatchLivedMax: dur(), Throttled: r.IntN(3), RetryAfter: dur(),
+		ClientWaits: r.IntN(3), ClientWait: dur(), ClientWaitMax: dur(),
+		APF: apistats.APF{FlowSchema: str(), PriorityLevel: str(), FlowSchemaUID: str(), PriorityLevelUID: str(), Note: str()}}
+	if r.IntN(2) == 0 {
+		ev.Stats.API.Requests = []apistats.Request{{Verb: str(), Code: r.IntN(600), Count: r.IntN(99)}}
+	}
 	return ev
 }
 

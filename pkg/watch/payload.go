@@ -95,7 +95,7 @@ type StatsInfo struct {
 	// APF: the flow schema and priority level the server put the requests in.
 	APF *apistats.APF
 	// Final: the ApiStats line at exit.
-	Final bool
+	Final bool `json:"final"`
 	// RetryAfter is what a 429 asked for (Throttled; its reason is Lifecycle.Reason, the
 	// client-side delay Lifecycle.Duration).
 	RetryAfter time.Duration
