@@ -1826,7 +1826,7 @@ var mutations = []mutation{
 		name: "a damaged line's error names a Go struct the line does not have (eventHead.group)",
 		file: "pkg/recording/decode.go",
 		old:  "field = strings.TrimPrefix(field, embedded)",
-		new:  "field = strings.TrimPrefix(field, \"\")",
+		new:  "field = strings.TrimPrefix(field, embedded[:0])",
 		pkg:  "./pkg/recording",
 		run:  []string{"TestDecodeErrors"},
 	},
