@@ -27,10 +27,9 @@ type lineCodec struct {
 
 // lineMember is one member of a line: where the event holds it, and how it is on the line.
 type lineMember struct {
-	name  string
-	where []int // the fields, from the Event, of the struct that holds it (none: the Event's own)
-	ftype reflect.Type
-	field int // its field there
+	where []int        // the fields, from the Event, of the struct that holds it (none: the Event's own)
+	field int          // its field there
+	ftype reflect.Type // that field's type
 	conv  *wireConv
 	w     writer // how Encode writes it (lineenc.go)
 	list  bool   // nil is written []
@@ -42,7 +41,6 @@ type lineMember struct {
 // wireConv is how values of a payload type are on the line.
 type wireConv struct {
 	wire reflect.Type
-	same bool // the payload's type is the wire's
 	to   func(dst, src reflect.Value)
 	from func(dst, src reflect.Value) error
 }
@@ -50,7 +48,7 @@ type wireConv struct {
 // headFields are the wire struct's first fields, every line's head (eventHead).
 var headFields = []string{"time", "type", "group", "version", "resource", "kind"}
 
-// wireOverrides give a lineMember the wire type of the same shape that words its decoding error
+// wireOverrides give a member the wire type of the same shape that words its decoding error
 // as the line's contract does ("want an array of strings on a HotLoop line").
 var wireOverrides = map[string]reflect.Type{
 	"HotLoop.managers": reflect.TypeFor[managerNames](),
@@ -98,7 +96,7 @@ func newMember(spec string) (m lineMember, tag string) {
 	path, opts, _ := strings.Cut(spec, ",")
 	at := strings.LastIndex(path, ".")
 	name := path[at+1:]
-	m = lineMember{name: name, flag: -1}
+	m = lineMember{flag: -1}
 	in := eventType
 	for where := range strings.SplitSeq(path[:max(at, 0)], ".") {
 		if where == "" {
@@ -303,7 +301,7 @@ func convOf(t reflect.Type, unit string, omitEmpty bool, name, in string) *wireC
 	}
 	// A list of structs reads back as none when empty, as a list of a payload's does.
 	noneWhenEmpty := t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
-	return &wireConv{wire: t, same: true,
+	return &wireConv{wire: t,
 		to: func(dst, src reflect.Value) { dst.Set(src) },
 		from: func(dst, src reflect.Value) error {
 			if !noneWhenEmpty || src.Len() > 0 {
