@@ -339,7 +339,7 @@ func timeConv(omitEmpty bool, name, in string) *wireConv {
 			case err != nil:
 				return fmt.Errorf(`field %q: %q is not an RFC 3339 time`, name, s)
 			}
-			dst.Set(reflect.ValueOf(t))
+			*dst.Addr().Interface().(*time.Time) = t // no copy of t to the heap
 			return nil
 		}}
 }
