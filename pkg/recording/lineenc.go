@@ -220,15 +220,24 @@ func appendMarshaled(b []byte, v reflect.Value) ([]byte, error) {
 // appendJSONString writes s as encoding/json does (HTML escaped, invalid UTF-8 as U+FFFD):
 // itself when no byte needs an escape.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			j, _ := json.Marshal(s) // a string always encodes
-			return append(b, j...)
-		}
+	if needsEscape(s) {
+		j, _ := json.Marshal(s) // a string always encodes
+		return append(b, j...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// needsEscape reports whether encoding/json would write s other than as its bytes in quotes: a
+// control byte, a byte outside ASCII, a quote, a backslash or an HTML character.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return true
+		}
+	}
+	return false
 }
 
 // appendJSONFloat writes f as encoding/json writes a float64; NaN and infinities are its error.
