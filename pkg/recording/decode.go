@@ -191,6 +191,9 @@ func fromMs(ms float64) time.Duration {
 	return time.Duration(math.Round(ms*1000)) * time.Microsecond
 }
 
+// fromSeconds is seconds on a line as a duration, rounded to the nanosecond.
+func fromSeconds(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Second))) }
+
 // deref is *p, the zero value for nil.
 func deref[T any](p *T) T {
 	var v T
@@ -225,7 +228,7 @@ func jsonError(err error) error {
 
 // embeddedRecords are the record structs other records embed: encoding/json names their fields
 // through them ("eventHead.group"), a level the line does not have.
-var embeddedRecords = []string{"eventHead.", "apfRecord.", "controllerQueueExtra."}
+var embeddedRecords = []string{"eventHead."}
 
 func jsonKind(goKind string) string {
 	switch goKind {

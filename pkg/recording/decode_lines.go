@@ -10,8 +10,8 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// record is a line type's record struct, the one Encode writes (objectRecord, lifecycleRecord,
-// ...), or the wire form of a line whose payload is its line (*lineValue), as DecodeLine reads it:
+// record is a line type's record struct, the one Encode writes (objectRecord, informerRecord),
+// or the wire form of a line whose payload is its line (*lineValue), as DecodeLine reads it:
 // unmarshalled from the line, then turned back into its event.
 type record interface {
 	event(ev *watch.Event) error
@@ -24,25 +24,20 @@ func newRecord[R any, P interface {
 	return P(new(R))
 }
 
-// lineRecords give a new record for each type DecodeLine reads.
-var lineRecords = map[watch.Type]func() record{
-	watch.Added: newRecord[objectRecord], watch.Updated: newRecord[objectRecord], watch.Deleted: newRecord[objectRecord],
-	watch.List: newRecord[lifecycleRecord], watch.Watch: newRecord[lifecycleRecord],
-	watch.WatchClosed: newRecord[lifecycleRecord], watch.Bookmark: newRecord[lifecycleRecord],
-	watch.Synced: newRecord[lifecycleRecord], watch.Resync: newRecord[lifecycleRecord],
-	watch.Relist: newRecord[lifecycleRecord], watch.Error: newRecord[lifecycleRecord],
-	watch.Recovered:       newRecord[lifecycleRecord],
-	watch.Informer:        newRecord[informerRecord],
-	watch.ControllerQueue: newRecord[controllerQueueRecord],
-	watch.Throttled:       newRecord[throttledRecord],
-	// The lines whose payload is their line (lines.go).
-	watch.Reconciled:          lineCodecs[watch.Reconciled].newLine,
-	watch.ControllerReconcile: lineCodecs[watch.ControllerReconcile].newLine,
-	watch.HotLoop:             lineCodecs[watch.HotLoop].newLine,
-	watch.HotLoopEnded:        lineCodecs[watch.HotLoopEnded].newLine,
-	watch.KubeEvent:           lineCodecs[watch.KubeEvent].newLine,
-	watch.ApiStats:            lineCodecs[watch.ApiStats].newLine,
-}
+// lineRecords give a new record for each type DecodeLine reads: the object lines' and the
+// Informer line's record structs, every other line's wire form (lines.go).
+var lineRecords = func() map[watch.Type]func() record {
+	out := map[watch.Type]func() record{
+		watch.Added: newRecord[objectRecord], watch.Updated: newRecord[objectRecord], watch.Deleted: newRecord[objectRecord],
+		watch.Informer: newRecord[informerRecord],
+	}
+	for _, t := range KnownTypes {
+		if c := lineCodecs[t]; c != nil {
+			out[t] = c.newLine
+		}
+	}
+	return out
+}()
 
 // readRecord unmarshals a line of type typ into r. Unknown fields are ignored, so newer
 // recordings stay readable.

@@ -153,14 +153,10 @@ func Record(ev *watch.Event, o Options) any {
 	switch {
 	case ev.Type.IsObject():
 		return objectRecordOf(ev, o)
-	case ev.Type == watch.ControllerQueue:
-		return controllerQueueOf(ev)
-	case ev.Type == watch.Throttled:
-		return throttledOf(ev)
 	case ev.Type == watch.Informer:
 		return informerRecordOf(ev, o)
 	}
-	return lifecycleOf(ev)
+	return headOf(ev) // a type with no line of its own
 }
 
 // Encode returns an event's line, ending in a newline.

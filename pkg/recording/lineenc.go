@@ -34,11 +34,13 @@ func (c *lineCodec) appendLine(b []byte, ev *watch.Event) ([]byte, error) {
 	b = append(b, '"')
 	b = append(b, `,"type":`...)
 	b = appendJSONString(b, string(ev.Type))
-	for i, s := range [...]string{ev.Resource.Group, ev.Resource.Version, ev.Resource.Resource, ev.Resource.Kind} {
-		b = append(b, ',', '"')
-		b = append(b, headFields[2+i]...)
-		b = append(b, '"', ':')
-		b = appendJSONString(b, s)
+	if watch.LineHasResource(c.typ) {
+		for i, s := range [...]string{ev.Resource.Group, ev.Resource.Version, ev.Resource.Resource, ev.Resource.Kind} {
+			b = append(b, ',', '"')
+			b = append(b, headFields[2+i]...)
+			b = append(b, '"', ':')
+			b = appendJSONString(b, s)
+		}
 	}
 	e := reflect.ValueOf(ev).Elem()
 	var err error
@@ -51,7 +53,7 @@ func (c *lineCodec) appendLine(b []byte, ev *watch.Event) ([]byte, error) {
 		} else {
 			v = reflect.Zero(m.ftype)
 		}
-		if m.flag >= 0 && (!ok || !in.Field(m.flag).Bool()) || m.w.omit != nil && m.w.omit(v) {
+		if len(m.conds) > 0 && !m.holds(e) || m.w.omit != nil && m.w.omit(v) {
 			continue
 		}
 		b = append(b, m.w.key...)
@@ -66,11 +68,10 @@ func (c *lineCodec) appendLine(b []byte, ev *watch.Event) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// newWriter is a member's writer: a payload field sf with its unit, on its line as name.
-func newWriter(sf reflect.StructField, name string, omitEmpty, positive bool) writer {
+// newWriter is a member's writer: a payload field of type t with its unit, on its line as name.
+func newWriter(t reflect.Type, unit, name string, omitEmpty, positive bool) writer {
 	w := writer{key: `,"` + name + `":`}
-	unit := sf.Tag.Get("unit")
-	w.app = unitAppender(sf.Type, unit)
+	w.app = unitAppender(t, unit)
 	switch {
 	case positive:
 		w.omit = func(v reflect.Value) bool { return v.Int() <= 0 }
@@ -80,6 +81,8 @@ func newWriter(sf reflect.StructField, name string, omitEmpty, positive bool) wr
 		w.omit = func(v reflect.Value) bool { return time.Duration(v.Int()).Seconds() == 0 }
 	case omitEmpty && unit == "ms":
 		w.omit = func(v reflect.Value) bool { return msFloat(time.Duration(v.Int())) == 0 }
+	case omitEmpty && unit == "ms-trunc":
+		w.omit = func(v reflect.Value) bool { return time.Duration(v.Int()).Milliseconds() == 0 }
 	case omitEmpty:
 		w.omit = isEmptyValue
 	}
@@ -96,6 +99,10 @@ func unitAppender(t reflect.Type, unit string) appendFunc {
 	case "ms":
 		return func(b []byte, v reflect.Value) ([]byte, error) {
 			return appendJSONFloat(b, msFloat(time.Duration(v.Int())))
+		}
+	case "ms-trunc":
+		return func(b []byte, v reflect.Value) ([]byte, error) {
+			return strconv.AppendInt(b, time.Duration(v.Int()).Milliseconds(), 10), nil
 		}
 	case "time":
 		return func(b []byte, v reflect.Value) ([]byte, error) {
@@ -175,7 +182,7 @@ func structAppender(t reflect.Type) appendFunc {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		ws, index = append(ws, newWriter(sf, name, strings.Contains(opts, "omitempty"), false)), append(index, i)
+		ws, index = append(ws, newWriter(sf.Type, sf.Tag.Get("unit"), name, strings.Contains(opts, "omitempty"), false)), append(index, i)
 	}
 	return func(b []byte, v reflect.Value) ([]byte, error) {
 		b = append(b, '{')

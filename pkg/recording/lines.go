@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// The lines whose members watch.LineMembers lists (HotLoop, HotLoopEnded, KubeEvent, Reconciled,
-// ControllerReconcile, ApiStats) have no record struct of their own: their family's payload is their line.
+// The lines whose members watch.LineMembers lists (every line but an object's and the Informer's)
+// have no record struct of their own: their family's payload is their line.
 // A lineCodec is made once per type from that table and the payloads' json and unit tags: the
 // line's wire form, a struct type of the head and then each lineMember with its payload field's type
 // (its unit's for a duration or time), which encoding/json writes and reads. Encode fills one
@@ -33,9 +32,70 @@ type lineMember struct {
 	conv  *wireConv
 	w     writer // how Encode writes it (lineenc.go)
 	list  bool   // nil is written []
-	// positive: written when above zero; flag >= 0: written when that payload field is true.
-	positive bool
-	flag     int
+	// positive: written when above zero; conds: written when they all hold.
+	positive  bool
+	omitEmpty bool
+	conds     []cond
+}
+
+// cond is a condition of a member (watch.LineMembers' if=): a field reached from the Event
+// through path is not zero, or is the string value; neg negates it.
+type cond struct {
+	path     []int
+	value    string
+	hasValue bool
+	neg      bool
+}
+
+// holds reports whether c holds for the Event e; a nil payload on the way is a zero field.
+func (c *cond) holds(e reflect.Value) bool {
+	ok := true
+	for _, i := range c.path {
+		if e.Kind() == reflect.Pointer {
+			if e.IsNil() {
+				ok = false
+				break
+			}
+			e = e.Elem()
+		}
+		e = e.Field(i)
+	}
+	if ok && c.hasValue {
+		ok = e.String() == c.value
+	} else if ok {
+		ok = !e.IsZero()
+	}
+	return ok != c.neg
+}
+
+// holds reports whether every condition of m holds for the Event e.
+func (m *lineMember) holds(e reflect.Value) bool {
+	for i := range m.conds {
+		if !m.conds[i].holds(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// setFlag sets, reading a line that has m, the flag its first condition names (a bool field,
+// not negated), allocating the payloads on the way.
+func (m *lineMember) setFlag(e reflect.Value) {
+	if len(m.conds) == 0 || m.conds[0].neg || m.conds[0].hasValue {
+		return
+	}
+	for _, i := range m.conds[0].path {
+		if e.Kind() == reflect.Pointer {
+			if e.IsNil() {
+				e.Set(reflect.New(e.Type().Elem()))
+			}
+			e = e.Elem()
+		}
+		e = e.Field(i)
+	}
+	if e.Kind() == reflect.Bool {
+		e.SetBool(true)
+	}
 }
 
 // wireConv is how values of a payload type are on the line.
@@ -58,7 +118,7 @@ var wireOverrides = map[string]reflect.Type{
 // lineCodecs are the codecs of the types watch.LineMembers lists.
 var lineCodecs = func() map[watch.Type]*lineCodec {
 	out := map[watch.Type]*lineCodec{}
-	for _, t := range KnownTypes {
+	for _, t := range append(KnownTypes[:len(KnownTypes):len(KnownTypes)], watch.Dropped) {
 		if ms := watch.LineMembers(t); ms != nil {
 			out[t] = newLineCodec(t, ms)
 		}
@@ -71,7 +131,7 @@ var eventType = reflect.TypeFor[watch.Event]()
 func newLineCodec(typ watch.Type, specs []string) *lineCodec {
 	c := &lineCodec{typ: typ}
 	var fields []reflect.StructField
-	for i, name := range headFields {
+	for i, name := range c.head() {
 		ft := reflect.TypeFor[string]()
 		if name == "type" {
 			ft = reflect.TypeFor[watch.Type]()
@@ -81,7 +141,7 @@ func newLineCodec(typ watch.Type, specs []string) *lineCodec {
 	for i, spec := range specs {
 		m, tag := newMember(spec)
 		wire := m.conv.wire
-		if m.positive || m.flag >= 0 {
+		if m.positive || len(m.conds) > 0 {
 			wire = reflect.PointerTo(wire)
 		}
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("M%d", i), Type: wire, Tag: reflect.StructTag(`json:"` + tag + `"`)})
@@ -91,12 +151,19 @@ func newLineCodec(typ watch.Type, specs []string) *lineCodec {
 	return c
 }
 
+// head is the head of c's lines: headFields, or their time and type only.
+func (c *lineCodec) head() []string {
+	if watch.LineHasResource(c.typ) {
+		return headFields
+	}
+	return headFields[:2]
+}
+
 // newMember resolves one watch.LineMembers entry; tag is its json tag on the wire struct.
 func newMember(spec string) (m lineMember, tag string) {
 	path, opts, _ := strings.Cut(spec, ",")
 	at := strings.LastIndex(path, ".")
 	name := path[at+1:]
-	m = lineMember{flag: -1}
 	in := eventType
 	for where := range strings.SplitSeq(path[:max(at, 0)], ".") {
 		if where == "" {
@@ -113,35 +180,59 @@ func newMember(spec string) (m lineMember, tag string) {
 	}
 	sf := fieldByTag(in, name)
 	m.field, m.ftype = sf.Index[0], sf.Type
-	omitEmpty := false
+	unit := sf.Tag.Get("unit")
 	for o := range strings.SplitSeq(opts, ",") {
 		switch {
 		case o == "omitempty":
-			omitEmpty = true
+			m.omitEmpty = true
 		case o == "list":
 			m.list = true
 		case o == "positive":
 			m.positive = true
+		case strings.HasPrefix(o, "as="):
+			name = strings.TrimPrefix(o, "as=")
+		case strings.HasPrefix(o, "unit="):
+			unit = strings.TrimPrefix(o, "unit=")
 		case strings.HasPrefix(o, "if="):
-			f, ok := in.FieldByName(strings.TrimPrefix(o, "if="))
-			if !ok || f.Type.Kind() != reflect.Bool {
-				panic("watch.LineMembers: no flag " + o + " in " + in.Name())
-			}
-			m.flag = f.Index[0]
+			m.conds = append(m.conds, newCond(strings.TrimPrefix(o, "if=")))
+		case o != "":
+			panic("watch.LineMembers: unknown option " + o + " in " + spec)
 		}
 	}
-	m.conv = convOf(sf.Type, sf.Tag.Get("unit"), omitEmpty, name, "")
-	m.w = newWriter(sf, name, omitEmpty, m.positive)
+	m.conv = convOf(sf.Type, unit, m.omitEmpty, name, "")
+	m.w = newWriter(sf.Type, unit, name, m.omitEmpty, m.positive)
 	if w, ok := wireOverrides[path]; ok {
 		m.conv = &wireConv{wire: w,
 			to:   func(dst, src reflect.Value) { dst.Set(src.Convert(w)) },
 			from: func(dst, src reflect.Value) error { dst.Set(src.Convert(dst.Type())); return nil }}
 	}
 	tag = name
-	if omitEmpty || m.positive || m.flag >= 0 {
+	if m.omitEmpty || m.positive || len(m.conds) > 0 {
 		tag += ",omitempty"
 	}
 	return m, tag
+}
+
+// newCond resolves an if= condition: [!]Path[=value], Path Go field names from the Event.
+func newCond(s string) cond {
+	var c cond
+	s, c.neg = strings.CutPrefix(s, "!")
+	s, c.value, c.hasValue = strings.Cut(s, "=")
+	t := eventType
+	for name := range strings.SplitSeq(s, ".") {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f, ok := t.FieldByName(name)
+		if !ok {
+			panic("watch.LineMembers: no field " + name + " in " + t.Name())
+		}
+		c.path, t = append(c.path, f.Index[0]), f.Type
+	}
+	if c.hasValue && t.Kind() != reflect.String {
+		panic("watch.LineMembers: " + s + " is not a string")
+	}
+	return c
 }
 
 // fieldByTag is t's field whose json tag names name.
@@ -160,14 +251,15 @@ func (c *lineCodec) encode(ev *watch.Event) any {
 	p := reflect.New(c.wire)
 	v := p.Elem()
 	head := [...]string{formatTime(ev.Time), string(ev.Type), ev.Resource.Group, ev.Resource.Version, ev.Resource.Resource, ev.Resource.Kind}
-	for i, s := range head {
+	n := len(c.head())
+	for i, s := range head[:n] {
 		v.Field(i).SetString(s)
 	}
 	e := reflect.ValueOf(ev).Elem()
 	for i := range c.members {
 		m := &c.members[i]
 		in, ok := m.in(e, false)
-		dst := v.Field(len(headFields) + i)
+		dst := v.Field(n + i)
 		var src reflect.Value
 		if ok {
 			src = in.Field(m.field)
@@ -175,9 +267,9 @@ func (c *lineCodec) encode(ev *watch.Event) any {
 			src = reflect.Zero(m.ftype)
 		}
 		switch {
-		case m.positive && src.Int() <= 0, m.flag >= 0 && (!ok || !in.Field(m.flag).Bool()):
+		case m.positive && src.Int() <= 0, len(m.conds) > 0 && !m.holds(e), m.omitEmpty && m.w.omit(src):
 			continue
-		case m.positive || m.flag >= 0:
+		case m.positive || len(m.conds) > 0:
 			dst.Set(reflect.New(m.conv.wire))
 			dst = dst.Elem()
 		}
@@ -222,27 +314,32 @@ func (l *lineValue) target() any { return l.p.Interface() }
 
 func (l *lineValue) headResource() discovery.Resource {
 	v := l.p.Elem()
+	if !watch.LineHasResource(l.c.typ) {
+		return discovery.Resource{}
+	}
 	return discovery.Resource{Group: v.Field(2).String(), Version: v.Field(3).String(), Resource: v.Field(4).String(), Kind: v.Field(5).String()}
 }
 
-// event copies the line into ev (which has its type, time and resource): every lineMember, each
-// payload it names allocated.
+// event copies the line into ev (which has its type, time and resource): every lineMember it
+// has, each payload it names allocated.
 func (l *lineValue) event(ev *watch.Event) error {
 	v, e := l.p.Elem(), reflect.ValueOf(ev).Elem()
+	n := len(l.c.head())
 	var errs []error
 	for i := range l.c.members {
 		m := &l.c.members[i]
-		in, _ := m.in(e, true)
-		src := v.Field(len(headFields) + i)
-		if m.positive || m.flag >= 0 {
+		src := v.Field(n + i)
+		if m.positive || len(m.conds) > 0 {
 			if src.IsNil() {
 				continue
 			}
 			src = src.Elem()
-			if m.flag >= 0 {
-				in.Field(m.flag).SetBool(true)
-			}
+			m.setFlag(e)
 		}
+		if m.omitEmpty && src.IsZero() {
+			continue // left out: its payload stays as it is (nil if it was)
+		}
+		in, _ := m.in(e, true)
 		if err := m.conv.from(in.Field(m.field), src); err != nil {
 			errs = append(errs, err)
 		}
@@ -268,153 +365,10 @@ func lineChecks(typ watch.Type, ev *watch.Event) error {
 		ev.Resource.Namespaced = ev.Namespace != ""
 	case watch.ApiStats:
 		ev.Stats.API.Resource = ev.Resource.String()
+	case watch.Synced:
+		if ev.Lifecycle.NotFound != nil && ev.Lifecycle.NotFound.Name == "" {
+			ev.Lifecycle.NotFound = nil // no name: no object
+		}
 	}
 	return nil
-}
-
-// convOf is how a payload field of type t, unit unit, is on a line; name is its json name and
-// in the struct it is nested in ("" at the line's top).
-func convOf(t reflect.Type, unit string, omitEmpty bool, name, in string) *wireConv {
-	switch unit {
-	case "s":
-		return floatConv(func(d time.Duration) float64 { return d.Seconds() }, fromSeconds)
-	case "s-trunc":
-		return floatConv(func(d time.Duration) float64 { return d.Seconds() },
-			func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) })
-	case "ms":
-		return floatConv(msFloat, fromMs)
-	case "time":
-		return timeConv(omitEmpty, name, in)
-	case "":
-	default:
-		panic("unknown unit " + unit)
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if hasUnits(t) {
-			return structConv(t)
-		}
-	case reflect.Slice:
-		if hasUnits(t.Elem()) {
-			return sliceConv(t, convOf(t.Elem(), "", false, name, ""))
-		}
-	}
-	// A list of structs reads back as none when empty, as a list of a payload's does.
-	noneWhenEmpty := t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
-	return &wireConv{wire: t,
-		to: func(dst, src reflect.Value) { dst.Set(src) },
-		from: func(dst, src reflect.Value) error {
-			if !noneWhenEmpty || src.Len() > 0 {
-				dst.Set(src)
-			}
-			return nil
-		}}
-}
-
-func floatConv(to func(time.Duration) float64, from func(float64) time.Duration) *wireConv {
-	return &wireConv{wire: reflect.TypeFor[float64](),
-		to:   func(dst, src reflect.Value) { dst.SetFloat(to(time.Duration(src.Int()))) },
-		from: func(dst, src reflect.Value) error { dst.SetInt(int64(from(src.Float()))); return nil }}
-}
-
-// timeConv writes a time as formatTime does, "" for the zero time when omitEmpty, and reads it
-// back; a time that does not parse is an error naming its field, or its struct ("trigger time").
-func timeConv(omitEmpty bool, name, in string) *wireConv {
-	return &wireConv{wire: reflect.TypeFor[string](),
-		to: func(dst, src reflect.Value) {
-			t := src.Interface().(time.Time)
-			if !omitEmpty || !t.IsZero() {
-				dst.SetString(formatTime(t))
-			}
-		},
-		from: func(dst, src reflect.Value) error {
-			s := src.String()
-			if s == "" && omitEmpty {
-				return nil
-			}
-			t, err := time.Parse(time.RFC3339Nano, s)
-			switch {
-			case err != nil && in != "":
-				return fmt.Errorf("%s %s: %w", in, name, err)
-			case err != nil:
-				return fmt.Errorf(`field %q: %q is not an RFC 3339 time`, name, s)
-			}
-			*dst.Addr().Interface().(*time.Time) = t // no copy of t to the heap
-			return nil
-		}}
-}
-
-// hasUnits reports whether struct type t has a field with a unit tag.
-func hasUnits(t reflect.Type) bool {
-	if t.Kind() != reflect.Struct {
-		return false
-	}
-	for i := range t.NumField() {
-		if t.Field(i).Tag.Get("unit") != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// structConv is a nested struct with units (a Trigger): its tagged fields in their order.
-func structConv(t reflect.Type) *wireConv {
-	var fields []reflect.StructField
-	var convs []*wireConv
-	var index []int
-	in := strings.ToLower(t.Name())
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "" || tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		c := convOf(sf.Type, sf.Tag.Get("unit"), strings.Contains(opts, "omitempty"), name, in)
-		fields = append(fields, reflect.StructField{Name: sf.Name, Type: c.wire, Tag: reflect.StructTag(`json:"` + tag + `"`)})
-		convs, index = append(convs, c), append(index, i)
-	}
-	return &wireConv{wire: reflect.StructOf(fields),
-		to: func(dst, src reflect.Value) {
-			for j, c := range convs {
-				c.to(dst.Field(j), src.Field(index[j]))
-			}
-		},
-		from: func(dst, src reflect.Value) error {
-			for j, c := range convs {
-				if err := c.from(dst.Field(index[j]), src.Field(j)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}}
-}
-
-// sliceConv is a list of such structs; an empty one reads back as none.
-func sliceConv(t reflect.Type, elem *wireConv) *wireConv {
-	wire := reflect.SliceOf(elem.wire)
-	return &wireConv{wire: wire,
-		to: func(dst, src reflect.Value) {
-			if src.Len() == 0 {
-				return // nil
-			}
-			out := reflect.MakeSlice(wire, src.Len(), src.Len())
-			for i := range src.Len() {
-				elem.to(out.Index(i), src.Index(i))
-			}
-			dst.Set(out)
-		},
-		from: func(dst, src reflect.Value) error {
-			if src.Len() == 0 {
-				return nil
-			}
-			out := reflect.MakeSlice(t, src.Len(), src.Len())
-			for i := range src.Len() {
-				if err := elem.from(out.Index(i), src.Index(i)); err != nil {
-					return err
-				}
-			}
-			dst.Set(out)
-			return nil
-		}}
 }

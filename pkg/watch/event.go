@@ -76,10 +76,10 @@ const (
 
 // RelistCounts sorts what a relist delivered against the cache it replaced.
 type RelistCounts struct {
-	Added     int
-	Updated   int
-	Deleted   int
-	Unchanged int
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Deleted   int `json:"deleted"`
+	Unchanged int `json:"unchanged"`
 }
 
 // InformerInfo describes the informer machinery of this run (the first event of every run).
@@ -220,8 +220,8 @@ func (ev *Event) HotLoopInfo() HotLoopInfo {
 // ObjectKey names one object; Namespace is "" for a cluster-scoped object, or when the
 // informer lists every namespace.
 type ObjectKey struct {
-	Namespace string
-	Name      string
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
 }
 
 // Owner is one link of an owner chain: an object that owns the next one by ownerReferences.

@@ -83,8 +83,8 @@ type QueuedInfo struct {
 
 // ScrapeInfo is a ControllerQueue line's payload: one scrape of a controller's /metrics.
 type ScrapeInfo struct {
-	URL    string
-	Sample *QueueSample
+	URL    string       `json:"url"`
+	Sample *QueueSample `json:"-"` // nil: the page had no workqueue metrics (its Lifecycle.Message says so)
 }
 
 // StatsInfo is the payload of the lines about what the plugin's requests cost the API server:
@@ -98,32 +98,32 @@ type StatsInfo struct {
 	Final bool `json:"final"`
 	// RetryAfter is what a 429 asked for (Throttled; its reason is Lifecycle.Reason, the
 	// client-side delay Lifecycle.Duration).
-	RetryAfter time.Duration
+	RetryAfter time.Duration `json:"retryAfterSeconds" unit:"s"`
 }
 
 // LifecycleInfo is the payload of the informer's lifecycle lines (Informer, List, Watch,
 // WatchClosed, Bookmark, Synced, Resync, Relist, Error, Recovered, Throttled; Dropped counts in
 // Items; a ControllerReconcile line's Reason says why a reconcile without a trigger ran).
 type LifecycleInfo struct {
-	Items    int           // List, Synced, Resync, Dropped
-	Duration time.Duration // List, Synced, Throttled
-	Initial  bool          // List: the informer's first list
-	Pages    int           // List: the LIST requests (pages) it took
-	ListMode string        // Synced: how the initial list came: watchlist or list
-	FellBack bool          // Synced: a streaming list was tried first and failed
+	Items    int           `json:"items"`                      // List, Synced, Resync, Dropped
+	Duration time.Duration `json:"durationMs" unit:"ms-trunc"` // List, Synced; Throttled's delayMs
+	Initial  bool          `json:"initial"`                    // List: the informer's first list
+	Pages    int           `json:"pages"`                      // List: the LIST requests (pages) it took
+	ListMode string        `json:"listMode"`                   // Synced: how the initial list came: watchlist or list
+	FellBack bool          `json:"fellBack"`                   // Synced: a streaming list was tried first and failed
 	// Backoff: Error and Recovered lines of an attempt after a failed one: how long the
 	// reflector waited between the failure and this attempt (observed, not predicted).
-	Backoff             time.Duration
-	SendInitialEvents   bool          // Watch: a streaming list (WatchList)
-	TimeoutSeconds      int64         // Watch: the timeout the reflector asked for
-	InitialEventsEnd    bool          // Bookmark: the end of a streaming list
-	Reason              string        `json:"reason"` // WatchClosed, Relist, Error, Throttled, ControllerReconcile
-	Message             string        // Error
-	Verb                string        // Error: list or watch, when known
-	FromResourceVersion string        // Relist
-	Counts              RelistCounts  // Relist
-	Info                *InformerInfo // Informer
+	Backoff             time.Duration `json:"backoffMs" unit:"ms"`
+	SendInitialEvents   bool          `json:"sendInitialEvents"`   // Watch: a streaming list (WatchList)
+	TimeoutSeconds      int64         `json:"timeoutSeconds"`      // Watch: the timeout the reflector asked for
+	InitialEventsEnd    bool          `json:"initialEventsEnd"`    // Bookmark: the end of a streaming list
+	Reason              string        `json:"reason"`              // WatchClosed, Relist, Error, Throttled, ControllerReconcile
+	Message             string        `json:"message"`             // Error, Recovered; a ControllerQueue line of a page without metrics
+	Verb                string        `json:"verb"`                // Error: list or watch, when known
+	FromResourceVersion string        `json:"fromResourceVersion"` // Relist
+	Counts              RelistCounts  `json:"-"`                   // Relist: its members are the line's
+	Info                *InformerInfo `json:"-"`                   // Informer
 	// NotFound is the object asked for by name that the initial list did not have (Synced):
 	// it does not exist yet, or not with these selectors. The informer waits for it.
-	NotFound *ObjectKey
+	NotFound *ObjectKey `json:"notFound"`
 }
