@@ -60,3 +60,44 @@ func BenchmarkDecodeLines(b *testing.B) {
 		}
 	}
 }
+
+// lifecycleBenchLines are a List, Synced, Watch, Bookmark, Throttled and ControllerQueue line, as
+// a watch with --metrics writes them.
+var lifecycleBenchLines = []string{
+	`{"time":"2026-11-21T05:00:01.123456789Z","type":"List","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","resourceVersion":"100","items":5,"durationMs":12,"initial":true,"pages":3,"flowSchema":"global-default","priorityLevel":"global-default","flowSchemaUID":"fs-1","priorityLevelUID":"pl-1"}`,
+	`{"time":"2026-11-21T05:00:01.123456789Z","type":"Synced","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","resourceVersion":"100","items":5,"durationMs":20,"listMode":"list","fellBack":true}`,
+	`{"time":"2026-11-21T05:00:01.123456789Z","type":"Watch","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","resourceVersion":"100","sendInitialEvents":false,"timeoutSeconds":300}`,
+	`{"time":"2026-11-21T05:00:02.123456789Z","type":"Bookmark","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","resourceVersion":"104","initialEventsEnd":false}`,
+	`{"time":"2026-11-21T05:00:05.123456789Z","type":"Throttled","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","reason":"ClientThrottled","verb":"WATCH","delayMs":180}`,
+	`{"time":"2026-11-28T14:26:36.340921463Z","type":"ControllerQueue","url":"http://127.0.0.1:43247/metrics","name":"widget","controller":"widget","depth":0,"adds":4,"retries":0,"unfinishedSeconds":0,"longestRunningSeconds":0,"queueP50Seconds":0.004,"queueP99Seconds":0.00988,"workP50Seconds":0.0325,"workP99Seconds":0.09864999999999999,"reconciles":{"success":3,"error":0,"requeue":0,"requeue_after":0},"reconcileErrors":0,"terminalReconcileErrors":0,"reconcilePanics":0,"activeWorkers":1,"maxConcurrentReconciles":1,"reconcileP50Seconds":0.0175,"reconcileP99Seconds":0.049249999999999995,"addsPerSecond":16.004018096815532,"retriesPerSecond":0,"reconcilesPerSecond":12.003013572611648,"reconcileErrorsPerSecond":0,"foldedScrapes":9,"logShows":0}`,
+}
+
+func BenchmarkEncodeLifecycleLines(b *testing.B) {
+	var evs []watch.Event
+	for _, l := range lifecycleBenchLines {
+		d, err := DecodeLine([]byte(l))
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs = append(evs, d.Event)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range evs {
+			if _, err := Encode(&evs[i], Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkDecodeLifecycleLines(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lifecycleBenchLines {
+			if _, err := DecodeLine([]byte(l)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
