@@ -1847,6 +1847,22 @@ var mutations = []mutation{
 		run:  []string{"TestLifecycleLinesAsWritten"},
 	},
 	{
+		name: "an Informer line without resyncSeconds reads back with no resync period (the fallback overwrites resyncPeriod)",
+		file: "pkg/recording/lines.go",
+		old:  "if m.fallback && !in.Field(m.field).IsZero() {",
+		new:  "if m.fallback && false {",
+		pkg:  "./pkg/recording",
+		run:  []string{"TestInformerLineResyncAndVersion"},
+	},
+	{
+		name: "an Informer line re-encoded names the recorded build, not the one that writes it",
+		file: "pkg/recording/encode.go",
+		old:  "\tinfo.PluginVersion, info.SecretsRedacted = o.PluginVersion, o.SecretsRedacted\n",
+		new:  "\n",
+		pkg:  "./pkg/recording",
+		run:  []string{"TestInformerLineResyncAndVersion"},
+	},
+	{
 		name: "a payload line read back drops the members of a payload it had to allocate",
 		file: "pkg/recording/lines.go",
 		old:  "\t\t\t}\n\t\t\te.Set(reflect.New(e.Type().Elem()))",

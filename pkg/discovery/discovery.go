@@ -20,23 +20,23 @@ import (
 
 // Resource is one resolved resource type.
 type Resource struct {
-	Group      string
-	Version    string
-	Resource   string // plural, lower case
-	Kind       string
-	Namespaced bool
+	Group      string `json:"group"`
+	Version    string `json:"version"`
+	Resource   string `json:"resource"` // plural, lower case
+	Kind       string `json:"kind"`
+	Namespaced bool   `json:"namespaced"`
 	// PrinterColumns are a custom resource's additionalPrinterColumns for this version, as its
 	// CustomResourceDefinition declares them (AddPrinterColumns reads them); none for built-in
-	// resources.
-	PrinterColumns []PrinterColumn
+	// resources. A recording keeps them, so that replay evaluates them as the live run did.
+	PrinterColumns []PrinterColumn `json:"printerColumns,omitempty"`
 }
 
 // PrinterColumn is one of a CRD's additionalPrinterColumns: what `kubectl get` shows for it.
 type PrinterColumn struct {
-	Name     string
-	Type     string // integer, number, string, boolean or date
-	JSONPath string // a JSONPath relative to the object, as the CRD gives it: ".status.replicas"
-	Priority int32  // 0: shown by `kubectl get`; more: only by -o wide
+	Name     string `json:"name"`
+	Type     string `json:"type"`               // integer, number, string, boolean or date
+	JSONPath string `json:"jsonPath"`           // a JSONPath relative to the object, as the CRD gives it: ".status.replicas"
+	Priority int32  `json:"priority,omitempty"` // 0: shown by `kubectl get`; more: only by -o wide
 }
 
 // GVR returns the resource's GroupVersionResource.

@@ -255,9 +255,5 @@ func truncate(s string, n int) string {
 
 // ResourceList returns the header's resources.
 func (h *Header) ResourceList() []discovery.Resource {
-	out := make([]discovery.Resource, 0, len(h.Resources))
-	for _, r := range h.Resources {
-		out = append(out, r.resource())
-	}
-	return out
+	return append(make([]discovery.Resource, 0, len(h.Resources)), h.Resources...)
 }

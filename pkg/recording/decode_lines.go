@@ -10,8 +10,7 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// record is a line type's record struct, the one Encode writes (objectRecord, informerRecord),
-// or the wire form of a line whose payload is its line (*lineValue), as DecodeLine reads it:
+// record is the object lines' record struct, the one Encode writes (objectRecord), or the wire form of a line whose payload is its line (*lineValue), as DecodeLine reads it:
 // unmarshalled from the line, then turned back into its event.
 type record interface {
 	event(ev *watch.Event) error
@@ -24,12 +23,11 @@ func newRecord[R any, P interface {
 	return P(new(R))
 }
 
-// lineRecords give a new record for each type DecodeLine reads: the object lines' and the
-// Informer line's record structs, every other line's wire form (lines.go).
+// lineRecords give a new record for each type DecodeLine reads: the object lines' record
+// struct, every other line's wire form (lines.go).
 var lineRecords = func() map[watch.Type]func() record {
 	out := map[watch.Type]func() record{
 		watch.Added: newRecord[objectRecord], watch.Updated: newRecord[objectRecord], watch.Deleted: newRecord[objectRecord],
-		watch.Informer: newRecord[informerRecord],
 	}
 	for _, t := range KnownTypes {
 		if c := lineCodecs[t]; c != nil {
@@ -62,10 +60,11 @@ func fill(d *Decoded, r record) error {
 	if h, ok := r.(interface{ headResource() discovery.Resource }); ok {
 		d.Event.Resource = h.headResource()
 	}
-	if i, ok := r.(*informerRecord); ok {
-		d.PluginVersion, d.SecretsRedacted = i.PluginVersion, i.SecretsRedacted
+	err := r.event(&d.Event)
+	if info := d.Event.Lifecycle.Info; d.Event.Type == watch.Informer && info != nil {
+		d.PluginVersion, d.SecretsRedacted = info.PluginVersion, info.SecretsRedacted
 	}
-	return r.event(&d.Event)
+	return err
 }
 
 // fieldError is a field that is not what its line's type has; onLine: its wording ends with the

@@ -148,15 +148,28 @@ func (o *Options) derive(ev *watch.Event) Derived {
 // render it otherwise (YAML, templates).
 func Record(ev *watch.Event, o Options) any {
 	if c := lineCodecs[ev.Type]; c != nil {
-		return c.encode(ev)
+		return c.encode(informerLine(ev, o))
 	}
-	switch {
-	case ev.Type.IsObject():
+	if ev.Type.IsObject() {
 		return objectRecordOf(ev, o)
-	case ev.Type == watch.Informer:
-		return informerRecordOf(ev, o)
 	}
 	return headOf(ev) // a type with no line of its own
+}
+
+// informerLine is ev, when it is an Informer line, with its plugin version and redaction those
+// of o: the build and the options that write the line.
+func informerLine(ev *watch.Event, o Options) *watch.Event {
+	if ev.Type != watch.Informer {
+		return ev
+	}
+	e := *ev
+	var info watch.InformerInfo
+	if ev.Lifecycle.Info != nil {
+		info = *ev.Lifecycle.Info
+	}
+	info.PluginVersion, info.SecretsRedacted = o.PluginVersion, o.SecretsRedacted
+	e.Lifecycle.Info = &info
+	return &e
 }
 
 // Encode returns an event's line, ending in a newline.
@@ -164,7 +177,7 @@ func Encode(ev *watch.Event, o Options) ([]byte, error) {
 	var b []byte
 	var err error
 	if c := lineCodecs[ev.Type]; c != nil {
-		b, err = c.appendLine(make([]byte, 0, 512), ev)
+		b, err = c.appendLine(make([]byte, 0, 512), informerLine(ev, o))
 	} else {
 		rec := Record(ev, o)
 		b, err = json.Marshal(rec)

@@ -27,6 +27,20 @@ func convOf(t reflect.Type, unit string, omitEmpty bool, name, in string) *wireC
 			from: func(dst, src reflect.Value) error { dst.SetInt(src.Int() * int64(time.Millisecond)); return nil }}
 	case "time":
 		return timeConv(omitEmpty, name, in)
+	case "go":
+		return &wireConv{wire: reflect.TypeFor[string](),
+			to: func(dst, src reflect.Value) { dst.SetString(time.Duration(src.Int()).String()) },
+			from: func(dst, src reflect.Value) error {
+				if src.String() == "" {
+					return nil // none: a fallback member may say it
+				}
+				d, err := time.ParseDuration(src.String())
+				if err != nil {
+					return fmt.Errorf(`field %q: %q is not a duration`, name, src.String())
+				}
+				dst.SetInt(int64(d))
+				return nil
+			}}
 	case "":
 	default:
 		panic("unknown unit " + unit)

@@ -81,6 +81,8 @@ func newWriter(t reflect.Type, unit, name string, omitEmpty, positive bool) writ
 		w.omit = func(v reflect.Value) bool { return time.Duration(v.Int()).Seconds() == 0 }
 	case omitEmpty && unit == "ms":
 		w.omit = func(v reflect.Value) bool { return msFloat(time.Duration(v.Int())) == 0 }
+	case omitEmpty && unit == "go":
+		w.omit = func(reflect.Value) bool { return false } // "0s" is not empty
 	case omitEmpty && unit == "ms-trunc":
 		w.omit = func(v reflect.Value) bool { return time.Duration(v.Int()).Milliseconds() == 0 }
 	case omitEmpty:
@@ -99,6 +101,10 @@ func unitAppender(t reflect.Type, unit string) appendFunc {
 	case "ms":
 		return func(b []byte, v reflect.Value) ([]byte, error) {
 			return appendJSONFloat(b, msFloat(time.Duration(v.Int())))
+		}
+	case "go":
+		return func(b []byte, v reflect.Value) ([]byte, error) {
+			return appendJSONString(b, time.Duration(v.Int()).String()), nil
 		}
 	case "ms-trunc":
 		return func(b []byte, v reflect.Value) ([]byte, error) {

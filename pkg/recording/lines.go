@@ -36,6 +36,7 @@ type lineMember struct {
 	positive  bool
 	omitEmpty bool
 	conds     []cond
+	fallback  bool // read back only into a zero field
 }
 
 // cond is a condition of a member (watch.LineMembers' if=): a field reached from the Event
@@ -111,8 +112,9 @@ var headFields = []string{"time", "type", "group", "version", "resource", "kind"
 // wireOverrides give a member the wire type of the same shape that words its decoding error
 // as the line's contract does ("want an array of strings on a HotLoop line").
 var wireOverrides = map[string]reflect.Type{
-	"HotLoop.managers": reflect.TypeFor[managerNames](),
-	"Obj.queue":        reflect.TypeFor[*queueRecord](),
+	"HotLoop.managers":     reflect.TypeFor[managerNames](),
+	"Obj.queue":            reflect.TypeFor[*queueRecord](),
+	"Lifecycle.Info.queue": reflect.TypeFor[queueName](),
 }
 
 // lineCodecs are the codecs of the types watch.LineMembers lists.
@@ -189,6 +191,8 @@ func newMember(spec string) (m lineMember, tag string) {
 			m.list = true
 		case o == "positive":
 			m.positive = true
+		case o == "fallback":
+			m.fallback = true
 		case strings.HasPrefix(o, "as="):
 			name = strings.TrimPrefix(o, "as=")
 		case strings.HasPrefix(o, "unit="):
@@ -340,6 +344,9 @@ func (l *lineValue) event(ev *watch.Event) error {
 			continue // left out: its payload stays as it is (nil if it was)
 		}
 		in, _ := m.in(e, true)
+		if m.fallback && !in.Field(m.field).IsZero() {
+			continue
+		}
 		if err := m.conv.from(in.Field(m.field), src); err != nil {
 			errs = append(errs, err)
 		}

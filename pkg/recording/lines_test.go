@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
@@ -71,6 +72,26 @@ func randomLine(r *rand.Rand, typ watch.Type) watch.Event {
 	ev.Stats.Final = r.IntN(2) == 0
 	ev.Stats.RetryAfter = dur()
 	ev.Scrape.URL = str()
+	if r.IntN(4) > 0 {
+		res := func() []discovery.Resource {
+			switch r.IntN(3) {
+			case 0:
+				return nil
+			case 1:
+				return []discovery.Resource{}
+			}
+			return []discovery.Resource{{Group: str(), Version: str(), Resource: str(), Kind: str(), Namespaced: r.IntN(2) == 0,
+				PrinterColumns: []discovery.PrinterColumn{{Name: str(), Type: str(), JSONPath: str(), Priority: int32(r.IntN(2))}}}}
+		}
+		ev.Lifecycle.Info = &watch.InformerInfo{ClientGoVersion: str(), Queue: str(), AtomicEvents: r.IntN(2) == 0,
+			UnlockWhileProcessing: r.IntN(2) == 0, WatchList: r.IntN(2) == 0, ResyncPeriod: dur(), Namespace: str(),
+			LabelSelector: str(), FieldSelector: str(), Resources: res(), MetadataOnly: r.IntN(2) == 0,
+			DropManagedFields: r.IntN(2) == 0, OwnedResources: res(), Events: r.IntN(2) == 0, ListMode: str(),
+			PageSize: r.Int64N(3), QPS: float32(r.IntN(3)) - 1.5, Burst: r.IntN(3)}
+		if r.IntN(2) == 0 {
+			ev.Lifecycle.Info.Wires = map[string]string{str(): str()}
+		}
+	}
 	if r.IntN(2) == 0 {
 		ev.Stats.APF = &apistats.APF{FlowSchema: str(), PriorityLevel: str(), FlowSchemaUID: str(), PriorityLevelUID: str(), Note: str()}
 	}
@@ -208,5 +229,34 @@ func TestLifecycleLinesAsWritten(t *testing.T) {
 	if ev := evs[5]; ev.Lifecycle.NotFound == nil || *ev.Lifecycle.NotFound != (watch.ObjectKey{Namespace: "demo", Name: "web"}) ||
 		!ev.Lifecycle.FellBack || ev.Lifecycle.ListMode != "list" {
 		t.Errorf("Synced: %+v", ev.Lifecycle)
+	}
+}
+
+// An Informer line's resync period is its resyncPeriod, or its resyncSeconds when it has no
+// resyncPeriod; its plugin version and redaction are the Decoded line's, and an encoding's own.
+func TestInformerLineResyncAndVersion(t *testing.T) {
+	for line, want := range map[string]time.Duration{
+		`{"time":"2026-11-21T05:00:00Z","type":"Informer","pluginVersion":"v1.2.3","secretsRedacted":true,"resyncPeriod":"1m30s"}`:                  90 * time.Second,
+		`{"time":"2026-11-21T05:00:00Z","type":"Informer","pluginVersion":"v1.2.3","secretsRedacted":true,"resyncSeconds":30}`:                      30 * time.Second,
+		`{"time":"2026-11-21T05:00:00Z","type":"Informer","pluginVersion":"v1.2.3","secretsRedacted":true,"resyncPeriod":"2m","resyncSeconds":120}`: 2 * time.Minute,
+	} {
+		d, err := DecodeLine([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Event.Lifecycle.Info.ResyncPeriod; got != want {
+			t.Errorf("%s: resync %v, want %v", line, got, want)
+		}
+		if d.PluginVersion != "v1.2.3" || !d.SecretsRedacted {
+			t.Errorf("%s: plugin %q, redacted %v", line, d.PluginVersion, d.SecretsRedacted)
+		}
+		b, err := Encode(&d.Event, Options{PluginVersion: "v9", SecretsRedacted: false})
+		if err != nil || !bytes.Contains(b, []byte(`"pluginVersion":"v9"`)) || !bytes.Contains(b, []byte(`"secretsRedacted":false`)) {
+			t.Errorf("encoded with other options: %s", b)
+		}
+	}
+	if _, err := DecodeLine([]byte(`{"time":"2026-11-21T05:00:00Z","type":"Informer","resyncPeriod":"soon"}`)); err == nil ||
+		err.Error() != `field "resyncPeriod": "soon" is not a duration` {
+		t.Errorf("a resync period that is not a duration: %v", err)
 	}
 }

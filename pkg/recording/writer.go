@@ -15,13 +15,13 @@ const FormatVersion = 1
 
 // Header is the first line of a recording.
 type Header struct {
-	Type            string           `json:"type"` // "Recording"
-	FormatVersion   int              `json:"formatVersion"`
-	Time            string           `json:"time"`
-	PluginVersion   string           `json:"pluginVersion"`
-	ServerVersion   string           `json:"serverVersion"`
-	Resources       []resourceRecord `json:"resources"`
-	SecretsRedacted bool             `json:"secretsRedacted"`
+	Type            string               `json:"type"` // "Recording"
+	FormatVersion   int                  `json:"formatVersion"`
+	Time            string               `json:"time"`
+	PluginVersion   string               `json:"pluginVersion"`
+	ServerVersion   string               `json:"serverVersion"`
+	Resources       []discovery.Resource `json:"resources"`
+	SecretsRedacted bool                 `json:"secretsRedacted"`
 	// Flags are the options that shaped the stream (namespace, selectors, resync, workers...),
 	// never credentials.
 	Flags map[string]string `json:"flags"`
@@ -68,10 +68,7 @@ func Create(path string, h Header, resources []discovery.Resource, opts Options)
 	h.Time = time.Now().UTC().Format(TimeFormat)
 	h.PluginVersion = opts.PluginVersion
 	h.SecretsRedacted = opts.SecretsRedacted
-	h.Resources = []resourceRecord{}
-	for _, r := range resources {
-		h.Resources = append(h.Resources, resourceRecordOf(r))
-	}
+	h.Resources = append([]discovery.Resource{}, resources...)
 	b, err := json.Marshal(h)
 	if err != nil {
 		f.Close()

@@ -84,32 +84,37 @@ type RelistCounts struct {
 
 // InformerInfo describes the informer machinery of this run (the first event of every run).
 type InformerInfo struct {
-	ClientGoVersion       string
-	Queue                 string
-	AtomicEvents          bool
-	UnlockWhileProcessing bool
-	WatchList             bool
-	ResyncPeriod          time.Duration
-	Namespace             string
-	LabelSelector         string
-	FieldSelector         string
-	Resources             []discovery.Resource
-	MetadataOnly          bool
-	DropManagedFields     bool
+	// PluginVersion and SecretsRedacted are the build that wrote the line and whether it
+	// redacts Secrets' values: pkg/recording writes its encoding's options here, not the
+	// event's, and reads them back from a line.
+	PluginVersion         string               `json:"pluginVersion"`
+	ClientGoVersion       string               `json:"clientGoVersion"`
+	Queue                 string               `json:"queue"`
+	AtomicEvents          bool                 `json:"atomicEvents"`
+	UnlockWhileProcessing bool                 `json:"unlockWhileProcessing"`
+	WatchList             bool                 `json:"watchList"`
+	ResyncPeriod          time.Duration        `json:"resyncPeriod" unit:"go"`
+	Namespace             string               `json:"namespace"`
+	LabelSelector         string               `json:"labelSelector"`
+	FieldSelector         string               `json:"fieldSelector"`
+	SecretsRedacted       bool                 `json:"secretsRedacted"`
+	Resources             []discovery.Resource `json:"resources"`
+	MetadataOnly          bool                 `json:"metadataOnly"`
+	DropManagedFields     bool                 `json:"dropManagedFields"`
 	// OwnedResources are the resources --owned follows below Resources.
-	OwnedResources []discovery.Resource
+	OwnedResources []discovery.Resource `json:"ownedResources"`
 	// Events is set with --events: Events regarding the watched objects are merged in.
-	Events bool
+	Events bool `json:"events"`
 	// ListMode is --list-mode: auto (client-go's default, WatchList says which), watchlist or
 	// list; PageSize is the LIST page size asked for (--chunk-size; 0: client-go's default).
-	ListMode string
-	PageSize int64
+	ListMode string `json:"listMode"`
+	PageSize int64  `json:"pageSize"`
 	// QPS and Burst are the client-side rate limiter's (QPS < 0: none).
-	QPS   float32
-	Burst int
+	QPS   float32 `json:"qps"`
+	Burst int     `json:"burst"`
 	// Wires is the wire format of each resource (by its String), WireProtobuf or WireJSON;
 	// nil when not known (a recording made before it was recorded).
-	Wires map[string]string
+	Wires map[string]string `json:"wires"`
 }
 
 // Event is one thing the informer received or did: a header (its type, when, which resource,

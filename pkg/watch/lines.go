@@ -2,20 +2,21 @@ package watch
 
 import "github.com/kubectl-informer/kubectl-informer/pkg/apistats"
 
-// An NDJSON line other than an object's or the Informer's is its head (time and type, and the
-// resource but for a ControllerQueue line) and then members of the event itself: its header
+// An NDJSON line other than an object's is its head (time and type, and the resource but for a
+// ControllerQueue or Informer line) and then members of the event itself: its header
 // fields and its family's payload fields, by their json tags. One struct per family, then, is
 // both what the event carries and what its line encodes and decodes (pkg/recording reads this
 // table); a duration or time field's tag says its unit on the line: unit:"s" seconds (a float, read back
 // rounded to the nanosecond), "s-trunc" seconds (read back truncated), "ms" milliseconds with
-// microsecond precision, "ms-trunc" whole milliseconds (an integer, truncated), "time" RFC 3339
-// with nine digits in UTC. docs/json.md is the contract.
+// microsecond precision, "ms-trunc" whole milliseconds (an integer, truncated), "go" as Go
+// writes a duration ("1m30s"), "time" RFC 3339 with nine digits in UTC. docs/json.md is the contract.
 
 // lineMembers lists, for each such line type, the members its line writes after the head, in
 // order: "Field.name", Field the Event field that holds it ("" for the header; "Stats.API.APF":
 // a field of a field) and name its json tag there. Options: omitempty (left out when empty),
 // list (an empty list, never null), positive (written when above zero), as=NAME (its name on
-// this line, not its tag's), unit=U (its unit on this line), if=COND (written only when COND
+// this line, not its tag's), unit=U (its unit on this line), fallback (read back only when an
+// earlier member left the field zero), if=COND (written only when COND
 // holds; several: all of them). COND is a path of Go field names from the Event: true when that
 // field is not zero (a set flag, a non-nil payload), or, as Path=VALUE, when it is that string;
 // !COND is its negation. Reading a line back, a member present sets its first COND's field when
@@ -78,17 +79,27 @@ var lineMembers = map[Type][]string{
 		"Scrape.Sample.foldedScrapes,omitempty,if=Scrape.Sample", "Scrape.Sample.steadyScrapes,omitempty,if=Scrape.Sample",
 		"Scrape.Sample.logShows,if=Scrape.Sample.HasLogShows", "Scrape.Sample.insecure,omitempty,if=Scrape.Sample",
 		"Scrape.Sample.from,omitempty,if=Scrape.Sample", "Lifecycle.message,if=!Scrape.Sample"},
+	// The resync period twice: as Go writes a duration, then in seconds (read only when the
+	// first says nothing).
+	Informer: {"Lifecycle.Info.pluginVersion", "Lifecycle.Info.clientGoVersion", "Lifecycle.Info.queue",
+		"Lifecycle.Info.atomicEvents", "Lifecycle.Info.unlockWhileProcessing", "Lifecycle.Info.watchList",
+		"Lifecycle.Info.resyncPeriod", "Lifecycle.Info.resyncPeriod,as=resyncSeconds,unit=s,fallback",
+		"Lifecycle.Info.namespace", "Lifecycle.Info.labelSelector", "Lifecycle.Info.fieldSelector",
+		"Lifecycle.Info.secretsRedacted", "Lifecycle.Info.metadataOnly", "Lifecycle.Info.dropManagedFields",
+		"Lifecycle.Info.resources,list", "Lifecycle.Info.ownedResources,omitempty", "Lifecycle.Info.events,omitempty",
+		"Lifecycle.Info.listMode,omitempty", "Lifecycle.Info.pageSize,omitempty", "Lifecycle.Info.qps,omitempty",
+		"Lifecycle.Info.burst,omitempty", "Lifecycle.Info.wires,omitempty"},
 }
 
 // clientThrottled is the condition of a Throttled line the client-side rate limiter made.
 const clientThrottled = "Lifecycle.Reason=" + string(apistats.NoticeClientThrottled)
 
 // headless are the line types whose head is their time and type only (no resource).
-var headless = map[Type]bool{ControllerQueue: true}
+var headless = map[Type]bool{ControllerQueue: true, Informer: true}
 
 // LineMembers returns the members the NDJSON line of an event of type t writes after its head,
 // in order ("Field.name[,options]", see lineMembers), or nil when t's line is not made of its
-// event's fields this way (object and Informer lines).
+// event's fields this way (object lines).
 func LineMembers(t Type) []string { return lineMembers[t] }
 
 // LineHasResource reports whether the head of t's line names the event's resource (group,
