@@ -41,17 +41,17 @@ type ReconcileRef struct {
 
 // Attribution says who made an update, and how that was found.
 type Attribution struct {
-	Managers []Manager
+	Managers []Manager `json:"managers"`
 	// Rule is RuleEntry, RuleOwnership, RuleBinding, RuleDelete, RuleReconcile or RuleUnknown.
 	// A delete whose controller a log names keeps RuleDelete, with Managers and Reconcile set.
-	Rule string
+	Rule string `json:"attribution"`
 	// Why explains the rules that name nobody (binding, delete, unknown, a no-op).
-	Why string
+	Why string `json:"attributionReason"`
 	// NoOp marks an update that changed nothing but metadata.resourceVersion and managedFields.
-	NoOp bool
+	NoOp bool `json:"noop"`
 	// Reconcile is the reconcile the update is attributed to (RuleReconcile); its controller is
 	// also Managers' one entry (operation "Reconcile").
-	Reconcile *ReconcileRef
+	Reconcile *ReconcileRef `json:"reconcile"`
 }
 
 // Explainable reports whether a's update names nobody that a controller's log could name:

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -94,10 +93,10 @@ func DecodeLine(line []byte) (Decoded, error) {
 	// A known type's record is read first: a field of the wrong type is the error to give,
 	// before the time's.
 	typ := watch.Type(*start.Type)
-	newRec, known := lineRecords[typ]
-	var rec record
+	c, known := lineRecords[typ]
+	var rec *lineValue
 	if known {
-		rec = newRec()
+		rec = c.newLine()
 		if err := readRecord(line, typ, rec); err != nil {
 			return Decoded{}, err
 		}
@@ -214,10 +213,7 @@ func jsonError(err error) error {
 	case errors.As(err, &syn):
 		return fmt.Errorf("invalid JSON: %s (at byte %d)", syn.Error(), syn.Offset)
 	case errors.As(err, &typ):
-		field := typ.Field
-		for _, embedded := range embeddedRecords {
-			field = strings.TrimPrefix(field, embedded)
-		}
+		field := typ.Field // the line's names: its wire form is flat, tagged as the line (lines.go)
 		if field == "" {
 			return fmt.Errorf("invalid JSON: want an object, got %s", typ.Value)
 		}
@@ -225,10 +221,6 @@ func jsonError(err error) error {
 	}
 	return fmt.Errorf("invalid JSON: %w", err)
 }
-
-// embeddedRecords are the record structs other records embed: encoding/json names their fields
-// through them ("eventHead.group"), a level the line does not have.
-var embeddedRecords = []string{"eventHead."}
 
 func jsonKind(goKind string) string {
 	switch goKind {

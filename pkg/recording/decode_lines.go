@@ -6,45 +6,25 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// record is the object lines' record struct, the one Encode writes (objectRecord), or the wire form of a line whose payload is its line (*lineValue), as DecodeLine reads it:
-// unmarshalled from the line, then turned back into its event.
-type record interface {
-	event(ev *watch.Event) error
-}
-
-func newRecord[R any, P interface {
-	*R
-	record
-}]() record {
-	return P(new(R))
-}
-
-// lineRecords give a new record for each type DecodeLine reads: the object lines' record
-// struct, every other line's wire form (lines.go).
-var lineRecords = func() map[watch.Type]func() record {
-	out := map[watch.Type]func() record{
-		watch.Added: newRecord[objectRecord], watch.Updated: newRecord[objectRecord], watch.Deleted: newRecord[objectRecord],
-	}
+// lineRecords are the codecs of the types DecodeLine reads (KnownTypes): each line is read into
+// its wire form (a *lineValue, lines.go), then turned back into its event.
+var lineRecords = func() map[watch.Type]*lineCodec {
+	out := map[watch.Type]*lineCodec{}
 	for _, t := range KnownTypes {
 		if c := lineCodecs[t]; c != nil {
-			out[t] = c.newLine
+			out[t] = c
 		}
 	}
 	return out
 }()
 
-// readRecord unmarshals a line of type typ into r. Unknown fields are ignored, so newer
+// readRecord unmarshals a line of type typ into l. Unknown fields are ignored, so newer
 // recordings stay readable.
-func readRecord(line []byte, typ watch.Type, r record) error {
-	var target any = r
-	if l, ok := r.(*lineValue); ok {
-		target = l.target()
-	}
-	err := json.Unmarshal(line, target)
+func readRecord(line []byte, typ watch.Type, l *lineValue) error {
+	err := json.Unmarshal(line, l.target())
 	if fe, ok := errors.AsType[*fieldError](err); ok && fe.onLine {
 		return fmt.Errorf("%w on a %s line", err, typ)
 	}
@@ -54,13 +34,11 @@ func readRecord(line []byte, typ watch.Type, r record) error {
 	return nil
 }
 
-// fill fills d from r: the resource of a record with a head (eventHead), the Informer line's
-// own fields, then the event's (d.Event has its type and time).
-func fill(d *Decoded, r record) error {
-	if h, ok := r.(interface{ headResource() discovery.Resource }); ok {
-		d.Event.Resource = h.headResource()
-	}
-	err := r.event(&d.Event)
+// fill fills d from l: the resource its head names, then the event's members (d.Event has its
+// type and time), and an Informer line's plugin version and redaction.
+func fill(d *Decoded, l *lineValue) error {
+	d.Event.Resource = l.headResource()
+	err := l.event(&d.Event)
 	if info := d.Event.Lifecycle.Info; d.Event.Type == watch.Informer && info != nil {
 		d.PluginVersion, d.SecretsRedacted = info.PluginVersion, info.SecretsRedacted
 	}

@@ -16,16 +16,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
-	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
 // TimeFormat is RFC 3339 with nanoseconds, always nine digits, in UTC.
 const TimeFormat = "2006-01-02T15:04:05.000000000Z07:00"
 
-// eventHead is the start of every line but Informer and ControllerQueue: when, what, and the
-// resource it is about. Records embed it; a record struct is what Encode writes and what
-// DecodeLine reads a line of its type into (one schema for both ways).
+// eventHead is the line of an event whose type has none of its own (Folded, never written):
+// when, what, and the resource it is about, as every line but Informer and ControllerQueue starts.
 type eventHead struct {
 	Time     string     `json:"time"`
 	Type     watch.Type `json:"type"`
@@ -38,12 +36,6 @@ type eventHead struct {
 func headOf(ev *watch.Event) eventHead {
 	return eventHead{Time: formatTime(ev.Time), Type: ev.Type,
 		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind}
-}
-
-// headResource is the inverse of headOf's resource: what a decoded line says of it (DecodeLine
-// sets it on the event of every record that embeds a head).
-func (h *eventHead) headResource() discovery.Resource {
-	return discovery.Resource{Group: h.Group, Version: h.Version, Resource: h.Resource, Kind: h.Kind}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -89,13 +81,13 @@ type Options struct {
 // Derived is what an object line carries beyond its event, computed by the caller.
 type Derived struct {
 	// Object is the object as written: with Secret values redacted unless they are shown.
-	Object map[string]any
+	Object map[string]any `json:"object"`
 	// ObjectJSON, set instead of Object, is the object already encoded as Encode would write
 	// Object (EncodeObject). Encode writes it as it is; Record, which returns a value, has no
 	// object then.
-	ObjectJSON []byte
+	ObjectJSON []byte `json:"-"`
 	// State is the object's state (pkg/state); nil for objects that say nothing about it.
-	State *State
+	State *State `json:"state"`
 	// Update is set on an update that changed the object (watch.Event.IsChange).
 	Update *Update
 }
@@ -106,8 +98,8 @@ type Update struct {
 	Attribution diff.Attribution
 	// Changes are the changed fields (with --diff; nil without); Diff is a unified diff of the
 	// object as YAML (with --diff=full).
-	Changes *[]Change
-	Diff    string
+	Changes *[]Change `json:"changes"`
+	Diff    string    `json:"diff"`
 }
 
 // State is an object's state in the JSON contract (docs/json.md).
@@ -130,16 +122,21 @@ type Change struct {
 	Ignored bool `json:"ignored,omitempty"`
 }
 
+// derive is what an object line carries beyond its event: the caller's Derived, or what its
+// Derive gives, or the object as it is.
 func (o *Options) derive(ev *watch.Event) Derived {
-	if o.Derived != nil {
-		return *o.Derived
-	}
-	if o.Derive != nil {
-		return o.Derive(ev)
-	}
-	d := Derived{}
-	if ev.Obj.Object != nil {
+	var d Derived
+	switch {
+	case o.Derived != nil:
+		d = *o.Derived
+	case o.Derive != nil:
+		d = o.Derive(ev)
+	case ev.Obj.Object != nil:
 		d.Object = ev.Obj.Object.Object
+	}
+	if a := ev.Obj.Attribution; ev.Type == watch.Deleted && a != nil && a.Reconcile != nil {
+		// Deleted by a controller, as its log shows: its line names it as an update's does.
+		d.Update = &Update{Attribution: diff.Attribution{Managers: a.Managers, Rule: a.Rule, Reconcile: a.Reconcile}}
 	}
 	return d
 }
@@ -148,10 +145,11 @@ func (o *Options) derive(ev *watch.Event) Derived {
 // render it otherwise (YAML, templates).
 func Record(ev *watch.Event, o Options) any {
 	if c := lineCodecs[ev.Type]; c != nil {
-		return c.encode(informerLine(ev, o))
-	}
-	if ev.Type.IsObject() {
-		return objectRecordOf(ev, o)
+		if ev.Type.IsObject() {
+			d := o.derive(ev)
+			return c.encode(ev, &d)
+		}
+		return c.encode(informerLine(ev, o), nil)
 	}
 	return headOf(ev) // a type with no line of its own
 }
@@ -176,14 +174,14 @@ func informerLine(ev *watch.Event, o Options) *watch.Event {
 func Encode(ev *watch.Event, o Options) ([]byte, error) {
 	var b []byte
 	var err error
-	if c := lineCodecs[ev.Type]; c != nil {
-		b, err = c.appendLine(make([]byte, 0, 512), informerLine(ev, o))
-	} else {
-		rec := Record(ev, o)
-		b, err = json.Marshal(rec)
-		if r, ok := rec.(objectRecord); ok && r.objectJSON != nil && err == nil {
-			b = spliceObject(b, r.objectJSON)
-		}
+	switch c := lineCodecs[ev.Type]; {
+	case c != nil && ev.Type.IsObject():
+		d := o.derive(ev)
+		b, err = c.appendLine(make([]byte, 0, 512+len(d.ObjectJSON)), ev, &d)
+	case c != nil:
+		b, err = c.appendLine(make([]byte, 0, 512), informerLine(ev, o), nil)
+	default:
+		b, err = json.Marshal(headOf(ev))
 	}
 	if err != nil {
 		return nil, err
@@ -194,23 +192,6 @@ func Encode(ev *watch.Event, o Options) ([]byte, error) {
 		b = []byte(EscapeFormatChars(string(b)))
 	}
 	return append(b, '\n'), nil
-}
-
-// objectNull is how an object line without its map writes its object. No earlier field can hold
-// these bytes: in a string, the quotes would be escaped.
-var objectNull = []byte(`,"object":null`)
-
-// spliceObject writes an object line's encoded object in place of its null.
-func spliceObject(line, object []byte) []byte {
-	i := bytes.Index(line, objectNull)
-	if i < 0 {
-		return line
-	}
-	at := i + len(objectNull) - len("null")
-	out := make([]byte, 0, len(line)+len(object))
-	out = append(out, line[:at]...)
-	out = append(out, object...)
-	return append(out, line[at+len("null"):]...)
 }
 
 // hasNonASCII reports whether b holds a byte outside ASCII. Every format character is, and most

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -96,6 +97,60 @@ func BenchmarkDecodeLifecycleLines(b *testing.B) {
 	for b.Loop() {
 		for _, l := range lifecycleBenchLines {
 			if _, err := DecodeLine([]byte(l)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// objectBenchLines are a pod's Added line as -o json writes it (the object encoded already) and
+// an Updated line with its attribution and changes.
+func objectBenchLines(b *testing.B) ([]watch.Event, []Options) {
+	pod := benchPod(b)
+	obj, err := EncodeObject(pod)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
+	res := discovery.Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
+	added := watch.Event{Type: watch.Added, Time: at, Resource: res, Namespace: pod.Namespace, Name: pod.Name, ResourceVersion: "7",
+		Obj: watch.ObjectInfo{Delta: watch.DeltaAdded, InitialList: true}}
+	updated := added
+	updated.Type, updated.Obj.OldResourceVersion, updated.Obj.Delta, updated.Obj.InitialList = watch.Updated, "6", watch.DeltaUpdated, false
+	changes := []Change{{Path: "status.phase", Old: []byte(`"Pending"`), New: []byte(`"Running"`)}}
+	return []watch.Event{added, updated}, []Options{
+		{Derived: &Derived{ObjectJSON: obj, State: &State{Status: "InProgress"}}},
+		{Derived: &Derived{ObjectJSON: obj, State: &State{Status: "Current"}, Update: &Update{Changes: &changes,
+			Attribution: diff.Attribution{Rule: "entry", Managers: []diff.Manager{{Manager: "kubelet", Operation: "Update", Subresource: "status"}}}}}},
+	}
+}
+
+func BenchmarkEncodeObjectLines(b *testing.B) {
+	evs, opts := objectBenchLines(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range evs {
+			if _, err := Encode(&evs[i], opts[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkDecodeObjectLines(b *testing.B) {
+	evs, opts := objectBenchLines(b)
+	var lines [][]byte
+	for i := range evs {
+		l, err := Encode(&evs[i], opts[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lines {
+			if _, err := DecodeLine(l); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -28,7 +28,7 @@ type writer struct {
 }
 
 // appendLine appends ev's line (without its newline) to b.
-func (c *lineCodec) appendLine(b []byte, ev *watch.Event) ([]byte, error) {
+func (c *lineCodec) appendLine(b []byte, ev *watch.Event, d *Derived) ([]byte, error) {
 	b = append(b, `{"time":"`...)
 	b = recordable(ev.Time).AppendFormat(b, TimeFormat)
 	b = append(b, '"')
@@ -42,21 +42,25 @@ func (c *lineCodec) appendLine(b []byte, ev *watch.Event) ([]byte, error) {
 			b = appendJSONString(b, s)
 		}
 	}
-	e := reflect.ValueOf(ev).Elem()
+	r := rootsOf(ev, d)
 	var err error
 	for i := range c.members {
 		m := &c.members[i]
-		in, ok := m.in(e, false)
+		in, ok := m.in(r, false)
 		var v reflect.Value
 		if ok {
 			v = in.Field(m.field)
 		} else {
 			v = reflect.Zero(m.ftype)
 		}
-		if len(m.conds) > 0 && !m.holds(e) || m.w.omit != nil && m.w.omit(v) {
+		if len(m.conds) > 0 && !m.holds(r) || m.w.omit != nil && m.w.omit(v) {
 			continue
 		}
 		b = append(b, m.w.key...)
+		if m.object && d != nil && d.ObjectJSON != nil {
+			b = append(b, d.ObjectJSON...) // encoded already
+			continue
+		}
 		if m.list && v.IsNil() {
 			b = append(b, '[', ']')
 			continue

@@ -10,10 +10,10 @@ import (
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
 
-// The lines whose members watch.LineMembers lists (every line but an object's and the Informer's)
-// have no record struct of their own: their family's payload is their line.
-// A lineCodec is made once per type from that table and the payloads' json and unit tags: the
-// line's wire form, a struct type of the head and then each lineMember with its payload field's type
+// No line has a record struct of its own: its family's payload is its line. watch.LineMembers
+// lists the members of every line but an object's, whose table (objectMembers, object.go) adds
+// what the printer derived (Derived). A lineCodec is made once per type from its table and the
+// payloads' json and unit tags: the line's wire form, a struct type of the head and then each lineMember with its payload field's type
 // (its unit's for a duration or time), which encoding/json writes and reads. Encode fills one
 // from the event; DecodeLine reads a line into one and copies it back into the event.
 
@@ -26,12 +26,14 @@ type lineCodec struct {
 
 // lineMember is one member of a line: where the event holds it, and how it is on the line.
 type lineMember struct {
-	where []int        // the fields, from the Event, of the struct that holds it (none: the Event's own)
-	field int          // its field there
-	ftype reflect.Type // that field's type
-	conv  *wireConv
-	w     writer // how Encode writes it (lineenc.go)
-	list  bool   // nil is written []
+	derived bool         // where is from the line's Derived (an object line's), not its Event
+	object  bool         // the object line's object: Derived.ObjectJSON when the printer encoded it
+	where   []int        // the fields, from the Event, of the struct that holds it (none: the Event's own)
+	field   int          // its field there
+	ftype   reflect.Type // that field's type
+	conv    *wireConv
+	w       writer // how Encode writes it (lineenc.go)
+	list    bool   // nil is written []
 	// positive: written when above zero; conds: written when they all hold.
 	positive  bool
 	omitEmpty bool
@@ -42,16 +44,42 @@ type lineMember struct {
 // cond is a condition of a member (watch.LineMembers' if=): a field reached from the Event
 // through path is not zero, or is the string value; neg negates it.
 type cond struct {
+	derived  bool // path is from the line's Derived, not its Event
 	path     []int
 	value    string
 	hasValue bool
 	neg      bool
 }
 
-// holds reports whether c holds for the Event e; a nil payload on the way is a zero field.
-func (c *cond) holds(e reflect.Value) bool {
-	ok := true
+// lineRoots are what a line's members are read from or written to: its Event and, on an object
+// line, what the printer derived (Derived; invalid on other lines).
+type lineRoots struct{ ev, derived reflect.Value }
+
+// rootsOf are the roots of ev's line; d is what the printer derived of an object line, or nil.
+func rootsOf(ev *watch.Event, d *Derived) lineRoots {
+	r := lineRoots{ev: reflect.ValueOf(ev).Elem()}
+	if d != nil {
+		r.derived = reflect.ValueOf(d).Elem()
+	}
+	return r
+}
+
+// root is the Event, or the Derived when derived.
+func (r lineRoots) root(derived bool) (reflect.Value, bool) {
+	if derived {
+		return r.derived, r.derived.IsValid()
+	}
+	return r.ev, true
+}
+
+// holds reports whether c holds for the line; a nil payload on the way is a zero field, and a
+// list or map is zero when empty.
+func (c *cond) holds(r lineRoots) bool {
+	e, ok := r.root(c.derived)
 	for _, i := range c.path {
+		if !ok {
+			break
+		}
 		if e.Kind() == reflect.Pointer {
 			if e.IsNil() {
 				ok = false
@@ -61,18 +89,22 @@ func (c *cond) holds(e reflect.Value) bool {
 		}
 		e = e.Field(i)
 	}
-	if ok && c.hasValue {
+	switch {
+	case !ok:
+	case c.hasValue:
 		ok = e.String() == c.value
-	} else if ok {
+	case e.Kind() == reflect.Slice || e.Kind() == reflect.Map:
+		ok = e.Len() > 0
+	default:
 		ok = !e.IsZero()
 	}
 	return ok != c.neg
 }
 
-// holds reports whether every condition of m holds for the Event e.
-func (m *lineMember) holds(e reflect.Value) bool {
+// holds reports whether every condition of m holds for the line.
+func (m *lineMember) holds(r lineRoots) bool {
 	for i := range m.conds {
-		if !m.conds[i].holds(e) {
+		if !m.conds[i].holds(r) {
 			return false
 		}
 	}
@@ -81,8 +113,12 @@ func (m *lineMember) holds(e reflect.Value) bool {
 
 // setFlag sets, reading a line that has m, the flag its first condition names (a bool field,
 // not negated), allocating the payloads on the way.
-func (m *lineMember) setFlag(e reflect.Value) {
+func (m *lineMember) setFlag(r lineRoots) {
 	if len(m.conds) == 0 || m.conds[0].neg || m.conds[0].hasValue {
+		return
+	}
+	e, ok := r.root(m.conds[0].derived)
+	if !ok {
 		return
 	}
 	for _, i := range m.conds[0].path {
@@ -114,6 +150,7 @@ var headFields = []string{"time", "type", "group", "version", "resource", "kind"
 var wireOverrides = map[string]reflect.Type{
 	"HotLoop.managers":     reflect.TypeFor[managerNames](),
 	"Obj.queue":            reflect.TypeFor[*queueRecord](),
+	"Derived.object":       reflect.TypeFor[objectJSON](),
 	"Lifecycle.Info.queue": reflect.TypeFor[queueName](),
 }
 
@@ -123,12 +160,17 @@ var lineCodecs = func() map[watch.Type]*lineCodec {
 	for _, t := range append(KnownTypes[:len(KnownTypes):len(KnownTypes)], watch.Dropped) {
 		if ms := watch.LineMembers(t); ms != nil {
 			out[t] = newLineCodec(t, ms)
+		} else if t.IsObject() {
+			out[t] = newLineCodec(t, objectMembers)
 		}
 	}
 	return out
 }()
 
-var eventType = reflect.TypeFor[watch.Event]()
+var (
+	eventType   = reflect.TypeFor[watch.Event]()
+	derivedType = reflect.TypeFor[Derived]()
+)
 
 func newLineCodec(typ watch.Type, specs []string) *lineCodec {
 	c := &lineCodec{typ: typ}
@@ -166,8 +208,12 @@ func newMember(spec string) (m lineMember, tag string) {
 	path, opts, _ := strings.Cut(spec, ",")
 	at := strings.LastIndex(path, ".")
 	name := path[at+1:]
-	in := eventType
-	for where := range strings.SplitSeq(path[:max(at, 0)], ".") {
+	in, wherePath := eventType, path[:max(at, 0)]
+	if wherePath == "Derived" || strings.HasPrefix(wherePath, "Derived.") {
+		m.derived, in, wherePath = true, derivedType, strings.TrimPrefix(wherePath[len("Derived"):], ".")
+		m.object = path == "Derived.object"
+	}
+	for where := range strings.SplitSeq(wherePath, ".") {
 		if where == "" {
 			continue
 		}
@@ -223,6 +269,9 @@ func newCond(s string) cond {
 	s, c.neg = strings.CutPrefix(s, "!")
 	s, c.value, c.hasValue = strings.Cut(s, "=")
 	t := eventType
+	if rest, ok := strings.CutPrefix(s, "Derived."); ok {
+		c.derived, t, s = true, derivedType, rest
+	}
 	for name := range strings.SplitSeq(s, ".") {
 		if t.Kind() == reflect.Pointer {
 			t = t.Elem()
@@ -250,8 +299,9 @@ func fieldByTag(t reflect.Type, name string) reflect.StructField {
 	panic("watch.LineMembers: no field tagged " + name + " in " + t.Name())
 }
 
-// encode is ev's line as a value encoding/json writes.
-func (c *lineCodec) encode(ev *watch.Event) any {
+// encode is ev's line as a value encoding/json writes; d is what the printer derived of an object
+// line (nil for other lines).
+func (c *lineCodec) encode(ev *watch.Event, d *Derived) any {
 	p := reflect.New(c.wire)
 	v := p.Elem()
 	head := [...]string{formatTime(ev.Time), string(ev.Type), ev.Resource.Group, ev.Resource.Version, ev.Resource.Resource, ev.Resource.Kind}
@@ -259,10 +309,10 @@ func (c *lineCodec) encode(ev *watch.Event) any {
 	for i, s := range head[:n] {
 		v.Field(i).SetString(s)
 	}
-	e := reflect.ValueOf(ev).Elem()
+	r := rootsOf(ev, d)
 	for i := range c.members {
 		m := &c.members[i]
-		in, ok := m.in(e, false)
+		in, ok := m.in(r, false)
 		dst := v.Field(n + i)
 		var src reflect.Value
 		if ok {
@@ -271,7 +321,7 @@ func (c *lineCodec) encode(ev *watch.Event) any {
 			src = reflect.Zero(m.ftype)
 		}
 		switch {
-		case m.positive && src.Int() <= 0, len(m.conds) > 0 && !m.holds(e), m.omitEmpty && m.w.omit(src):
+		case m.positive && src.Int() <= 0, len(m.conds) > 0 && !m.holds(r), m.omitEmpty && m.w.omit(src):
 			continue
 		case m.positive || len(m.conds) > 0:
 			dst.Set(reflect.New(m.conv.wire))
@@ -288,7 +338,11 @@ func (c *lineCodec) encode(ev *watch.Event) any {
 
 // in is the struct that holds m in e (the Event, or one of its payloads), allocating a nil
 // payload when alloc; ok is false for a nil payload not allocated.
-func (m *lineMember) in(e reflect.Value, alloc bool) (reflect.Value, bool) {
+func (m *lineMember) in(r lineRoots, alloc bool) (reflect.Value, bool) {
+	e, ok := r.root(m.derived)
+	if !ok {
+		return reflect.Value{}, false
+	}
 	for _, i := range m.where {
 		e = e.Field(i)
 		if e.Kind() != reflect.Pointer {
@@ -310,9 +364,10 @@ func (m *lineMember) in(e reflect.Value, alloc bool) (reflect.Value, bool) {
 type lineValue struct {
 	c *lineCodec
 	p reflect.Value
+	d Derived // an object line's derived members, read back
 }
 
-func (c *lineCodec) newLine() record { return &lineValue{c: c, p: reflect.New(c.wire)} }
+func (c *lineCodec) newLine() *lineValue { return &lineValue{c: c, p: reflect.New(c.wire)} }
 
 func (l *lineValue) target() any { return l.p.Interface() }
 
@@ -327,7 +382,7 @@ func (l *lineValue) headResource() discovery.Resource {
 // event copies the line into ev (which has its type, time and resource): every lineMember it
 // has, each payload it names allocated.
 func (l *lineValue) event(ev *watch.Event) error {
-	v, e := l.p.Elem(), reflect.ValueOf(ev).Elem()
+	v, r := l.p.Elem(), lineRoots{ev: reflect.ValueOf(ev).Elem(), derived: reflect.ValueOf(&l.d).Elem()}
 	n := len(l.c.head())
 	var errs []error
 	for i := range l.c.members {
@@ -338,12 +393,12 @@ func (l *lineValue) event(ev *watch.Event) error {
 				continue
 			}
 			src = src.Elem()
-			m.setFlag(e)
+			m.setFlag(r)
 		}
 		if m.omitEmpty && src.IsZero() {
 			continue // left out: its payload stays as it is (nil if it was)
 		}
-		in, _ := m.in(e, true)
+		in, _ := m.in(r, true)
 		if m.fallback && !in.Field(m.field).IsZero() {
 			continue
 		}
@@ -351,7 +406,7 @@ func (l *lineValue) event(ev *watch.Event) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := lineChecks(l.c.typ, ev); err != nil {
+	if err := lineChecks(l.c.typ, ev, &l.d); err != nil {
 		return err
 	}
 	if len(errs) > 0 {
@@ -360,9 +415,12 @@ func (l *lineValue) event(ev *watch.Event) error {
 	return nil
 }
 
-// lineChecks are what a line type's decoding asks beyond its members, before their own errors.
-func lineChecks(typ watch.Type, ev *watch.Event) error {
+// lineChecks are what a line type's decoding asks beyond its members, before their own errors;
+// d is what an object line said that its printer derived.
+func lineChecks(typ watch.Type, ev *watch.Event, d *Derived) error {
 	switch typ {
+	case watch.Added, watch.Updated, watch.Deleted:
+		return objectChecks(ev, d)
 	case watch.KubeEvent:
 		ev.Resource.Namespaced = true // an Event is namespaced
 	case watch.ControllerReconcile:

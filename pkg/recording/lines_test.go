@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubectl-informer/kubectl-informer/pkg/apistats"
+	"github.com/kubectl-informer/kubectl-informer/pkg/diff"
 	"github.com/kubectl-informer/kubectl-informer/pkg/discovery"
 	"github.com/kubectl-informer/kubectl-informer/pkg/watch"
 )
@@ -59,6 +60,12 @@ func randomLine(r *rand.Rand, typ watch.Type) watch.Event {
 	}
 	ev.Queued = watch.QueuedInfo{Wait: dur(), Work: dur(), Requeues: r.IntN(5), Failed: r.IntN(2) == 0, TriggerCount: r.IntN(9),
 		Triggers: triggers, Requeue: r.IntN(2) == 0, RequeueReason: str()}
+	ev.Obj.OldResourceVersion, ev.Obj.Tombstone, ev.Obj.Filtered = str(), r.IntN(2) == 0, str()
+	ev.Obj.Ignored, ev.Obj.OutOfFocus = r.IntN(4) == 0, r.IntN(4) == 0
+	if r.IntN(2) == 0 {
+		ev.Obj.Audit = &watch.AuditInfo{User: str(), ImpersonatedUser: str(), ServiceAccount: str(), UserAgent: str(),
+			AuditID: str(), Verb: str(), Subresource: str(), Matched: str()}
+	}
 	ev.Lifecycle = watch.LifecycleInfo{Items: r.IntN(9) - 1, Duration: dur(), Initial: r.IntN(2) == 0, Pages: r.IntN(3) - 1,
 		ListMode: str(), FellBack: r.IntN(2) == 0, Backoff: dur(), SendInitialEvents: r.IntN(2) == 0,
 		TimeoutSeconds: r.Int64N(600), InitialEventsEnd: r.IntN(2) == 0, Reason: str(), Message: str(), Verb: str(),
@@ -146,11 +153,22 @@ func TestLineWritersMatchWireValues(t *testing.T) {
 				ev.Reconcile.RequeueAfter = ev.Reconcile.RequeueAfter.Truncate(time.Second)
 				ev.Reconcile.Duration = ev.Reconcile.Duration.Truncate(time.Second)
 			}
-			got, err := c.appendLine(nil, &ev)
+			var o Options
+			var derived *Derived
+			if typ.IsObject() {
+				rd := randomDerived(r)
+				o.Derived = &rd
+				if r.IntN(3) == 0 {
+					ev.Obj.Attribution = rd.Update.attributionOrNil() // as a controller's log gives it
+				}
+				d := o.derive(&ev)
+				derived = &d
+			}
+			got, err := c.appendLine(nil, &ev, derived)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := json.Marshal(Record(&ev, Options{}))
+			want, err := json.Marshal(Record(&ev, o))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,12 +180,16 @@ func TestLineWritersMatchWireValues(t *testing.T) {
 			}
 			d, err := DecodeLine(got)
 			if err != nil {
-				if typ == watch.ControllerReconcile && (ev.Reconcile == nil || ev.Reconcile.Result == "") {
-					continue // refused: no result
+				if typ == watch.ControllerReconcile && (ev.Reconcile == nil || ev.Reconcile.Result == "") ||
+					typ.IsObject() && (ev.Name == "" || ev.Resource.Resource == "") {
+					continue // refused: no result, no name or resource
 				}
 				t.Fatalf("%s #%d: %v\n%s", typ, i, err, got)
 			}
-			again, err := c.appendLine(nil, &d.Event)
+			if typ.IsObject() && (ev.Obj.Ignored || ev.Obj.OutOfFocus) {
+				continue // not read back: the reader marks noise again
+			}
+			again, err := c.appendLine(nil, &d.Event, derived)
 			if err != nil || !bytes.Equal(again, got) {
 				t.Fatalf("%s #%d: decoded and encoded again:\n%s\nwas\n%s", typ, i, again, got)
 			}
@@ -178,7 +200,11 @@ func TestLineWritersMatchWireValues(t *testing.T) {
 // Every member watch.LineMembers names is a field of its payload, written in the table's order.
 func TestLineMembersResolve(t *testing.T) {
 	for typ, c := range lineCodecs {
-		if got, want := c.wire.NumField()-len(c.head()), len(watch.LineMembers(typ)); got != want {
+		members := watch.LineMembers(typ)
+		if typ.IsObject() {
+			members = objectMembers
+		}
+		if got, want := c.wire.NumField()-len(c.head()), len(members); got != want {
 			t.Errorf("%s: %d members, the table lists %d", typ, got, want)
 		}
 		if c.wire.Kind() != reflect.Struct {
@@ -258,5 +284,67 @@ func TestInformerLineResyncAndVersion(t *testing.T) {
 	if _, err := DecodeLine([]byte(`{"time":"2026-11-21T05:00:00Z","type":"Informer","resyncPeriod":"soon"}`)); err == nil ||
 		err.Error() != `field "resyncPeriod": "soon" is not a duration` {
 		t.Errorf("a resync period that is not a duration: %v", err)
+	}
+}
+
+// randomDerived is what a printer could derive of an object line: an object, a state, an
+// update's attribution, changes and diff, each possibly absent or empty.
+func randomDerived(r *rand.Rand) Derived {
+	strs := []string{"", "web", "a<b>&c", "\u2028", `q"uo\te`, "é"}
+	str := func() string { return strs[r.IntN(len(strs))] }
+	var d Derived
+	if r.IntN(4) > 0 {
+		d.Object = map[string]any{"kind": str(), "n": int64(r.IntN(9)), "f": 1.5, "m": map[string]any{str(): []any{str(), true, nil}}}
+	}
+	if r.IntN(2) == 0 {
+		d.State = &State{Status: str(), Summary: str(), Message: str(), Previous: str()}
+		if r.IntN(2) == 0 {
+			d.State.Finalizers = []string{str()}
+		}
+	}
+	if r.IntN(3) == 0 {
+		return d
+	}
+	d.Update = &Update{Attribution: diff.Attribution{Rule: str(), Why: str(), NoOp: r.IntN(2) == 0}, Diff: str()}
+	switch r.IntN(3) {
+	case 0:
+		d.Update.Attribution.Managers = []diff.Manager{{Manager: str(), Operation: str(), Subresource: str()}}
+	case 1:
+		d.Update.Attribution.Managers = []diff.Manager{}
+	}
+	if r.IntN(2) == 0 {
+		d.Update.Attribution.Reconcile = &diff.ReconcileRef{Controller: str(), ReconcileID: str(), Kind: str(), Name: str()}
+		d.Update.Attribution.Rule = []string{diff.RuleReconcile, diff.RuleDelete}[r.IntN(2)]
+	}
+	switch r.IntN(3) {
+	case 0:
+		d.Update.Changes = &[]Change{}
+	case 1:
+		d.Update.Changes = &[]Change{{Path: str(), Old: json.RawMessage(`1`), Ignored: r.IntN(2) == 0}}
+	}
+	return d
+}
+
+// attributionOrNil is u's attribution, nil without an update.
+func (u *Update) attributionOrNil() *diff.Attribution {
+	if u == nil {
+		return nil
+	}
+	a := u.Attribution
+	return &a
+}
+
+// An object line's noise marks and an Added line's oldResourceVersion are not read back: the
+// reader's own --ignore-path and --only-path mark noise again, and only an update has an old
+// version.
+func TestObjectLineMarksNotReadBack(t *testing.T) {
+	d, err := DecodeLine([]byte(`{"time":"2026-11-21T05:00:00Z","type":"Added","group":"","version":"v1","resource":"configmaps","kind":"ConfigMap",` +
+		`"namespace":"demo","name":"web","resourceVersion":"9","oldResourceVersion":"8","initialList":false,"delta":"Added","tombstone":false,` +
+		`"object":{"kind":"ConfigMap"},"ignored":true,"outOfFocus":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := d.Event.Obj; o.Ignored || o.OutOfFocus || o.OldResourceVersion != "" || o.Object == nil || d.Event.Name != "web" {
+		t.Errorf("read back: ignored %v, out of focus %v, old resourceVersion %q, object %v", o.Ignored, o.OutOfFocus, o.OldResourceVersion, o.Object)
 	}
 }

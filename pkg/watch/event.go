@@ -150,18 +150,18 @@ type Event struct {
 type AuditInfo struct {
 	// User is the authenticated user; ImpersonatedUser the user it acted as (kubectl --as), ""
 	// when it did not impersonate.
-	User             string
-	ImpersonatedUser string
+	User             string `json:"user"`
+	ImpersonatedUser string `json:"impersonatedUser,omitempty"`
 	// ServiceAccount is "namespace/name" when the acting user is a service account.
-	ServiceAccount string
-	UserAgent      string
-	AuditID        string
+	ServiceAccount string `json:"serviceAccount,omitempty"`
+	UserAgent      string `json:"userAgent,omitempty"`
+	AuditID        string `json:"auditID"`
 	// Verb and Subresource are the request's (create, update, patch, delete, deletecollection).
-	Verb        string
-	Subresource string
+	Verb        string `json:"verb"`
+	Subresource string `json:"subresource,omitempty"`
 	// Matched says how the request was found: AuditByResourceVersion, AuditByDelete,
 	// AuditByCollection or AuditByTime.
-	Matched string
+	Matched string `json:"matched"`
 }
 
 // How an object line's request was found in the audit log (AuditInfo.Matched).

@@ -98,8 +98,8 @@ const clientThrottled = "Lifecycle.Reason=" + string(apistats.NoticeClientThrott
 var headless = map[Type]bool{ControllerQueue: true, Informer: true}
 
 // LineMembers returns the members the NDJSON line of an event of type t writes after its head,
-// in order ("Field.name[,options]", see lineMembers), or nil when t's line is not made of its
-// event's fields this way (object lines).
+// in order ("Field.name[,options]", see lineMembers), or nil for an object line: half of its
+// members are what the printer derived, so pkg/recording holds its table.
 func LineMembers(t Type) []string { return lineMembers[t] }
 
 // LineHasResource reports whether the head of t's line names the event's resource (group,

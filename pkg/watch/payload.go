@@ -13,10 +13,10 @@ import (
 // ObjectInfo is the payload of an object line (Added, Updated, Deleted; a KubeEvent line uses
 // Delta, InitialList and Owners as an object line does; a Reconciled line uses Queue).
 type ObjectInfo struct {
-	Delta              Delta `json:"delta"`
-	InitialList        bool  `json:"initialList"`
-	OldResourceVersion string
-	Tombstone          bool
+	Delta              Delta  `json:"delta"`
+	InitialList        bool   `json:"initialList"`
+	OldResourceVersion string `json:"oldResourceVersion"`
+	Tombstone          bool   `json:"tombstone"`
 	Object             *unstructured.Unstructured
 	OldObject          *unstructured.Unstructured
 	// Typed is the object as its built-in Go type, on the object events of a resource served in
@@ -42,7 +42,7 @@ type ObjectInfo struct {
 	// other events.
 	Attribution *diff.Attribution
 	// Filtered names the --predicate that kept this event out of the workqueue.
-	Filtered string
+	Filtered string `json:"filtered"`
 	// Owners is the owner chain of an object of an owned resource (--owned), from the watched
 	// root down to the object's own owner; on a KubeEvent, the chain of the object it regards.
 	Owners []Owner `json:"owners"`
@@ -55,11 +55,11 @@ type ObjectInfo struct {
 	Changes []diff.Change
 	// Ignored: an update that changed only --ignore-path fields; OutOfFocus: one that changed
 	// none of the --only-path fields. Human output hides both, JSON marks them.
-	Ignored    bool
-	OutOfFocus bool
+	Ignored    bool `json:"ignored"`
+	OutOfFocus bool `json:"outOfFocus"`
 	// Audit is the API server's audit event of the request that made this object line's write
 	// (--audit-log): who, with which client, how it was matched; nil when none was found.
-	Audit *AuditInfo
+	Audit *AuditInfo `json:"audit"`
 }
 
 // QueuedInfo is what the plugin's simulated workqueue did with a key up to one of its
