@@ -30,38 +30,6 @@ func benchLines() []watch.Event {
 	}
 }
 
-func BenchmarkEncodeLines(b *testing.B) {
-	evs := benchLines()
-	b.ReportAllocs()
-	for b.Loop() {
-		for i := range evs {
-			if _, err := Encode(&evs[i], Options{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
-func BenchmarkDecodeLines(b *testing.B) {
-	evs := benchLines()
-	var lines [][]byte
-	for i := range evs {
-		l, err := Encode(&evs[i], Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		lines = append(lines, l)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, l := range lines {
-			if _, err := DecodeLine(l); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
 // lifecycleBenchLines are a List, Synced, Watch, Bookmark, Throttled and ControllerQueue line, as
 // a watch with --metrics writes them.
 var lifecycleBenchLines = []string{
@@ -71,36 +39,6 @@ var lifecycleBenchLines = []string{
 	`{"time":"2026-11-21T05:00:02.123456789Z","type":"Bookmark","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","resourceVersion":"104","initialEventsEnd":false}`,
 	`{"time":"2026-11-21T05:00:05.123456789Z","type":"Throttled","group":"apps","version":"v1","resource":"deployments","kind":"Deployment","reason":"ClientThrottled","verb":"WATCH","delayMs":180}`,
 	`{"time":"2026-11-28T14:26:36.340921463Z","type":"ControllerQueue","url":"http://127.0.0.1:43247/metrics","name":"widget","controller":"widget","depth":0,"adds":4,"retries":0,"unfinishedSeconds":0,"longestRunningSeconds":0,"queueP50Seconds":0.004,"queueP99Seconds":0.00988,"workP50Seconds":0.0325,"workP99Seconds":0.09864999999999999,"reconciles":{"success":3,"error":0,"requeue":0,"requeue_after":0},"reconcileErrors":0,"terminalReconcileErrors":0,"reconcilePanics":0,"activeWorkers":1,"maxConcurrentReconciles":1,"reconcileP50Seconds":0.0175,"reconcileP99Seconds":0.049249999999999995,"addsPerSecond":16.004018096815532,"retriesPerSecond":0,"reconcilesPerSecond":12.003013572611648,"reconcileErrorsPerSecond":0,"foldedScrapes":9,"logShows":0}`,
-}
-
-func BenchmarkEncodeLifecycleLines(b *testing.B) {
-	var evs []watch.Event
-	for _, l := range lifecycleBenchLines {
-		d, err := DecodeLine([]byte(l))
-		if err != nil {
-			b.Fatal(err)
-		}
-		evs = append(evs, d.Event)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		for i := range evs {
-			if _, err := Encode(&evs[i], Options{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}
-
-func BenchmarkDecodeLifecycleLines(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, l := range lifecycleBenchLines {
-			if _, err := DecodeLine([]byte(l)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
 }
 
 // objectBenchLines are a pod's Added line as -o json writes it (the object encoded already) and
@@ -125,23 +63,52 @@ func objectBenchLines(b *testing.B) ([]watch.Event, []Options) {
 	}
 }
 
+func BenchmarkEncodeLines(b *testing.B) { benchEncode(b, benchLines(), nil) }
+func BenchmarkDecodeLines(b *testing.B) { benchDecode(b, benchLines(), nil) }
+
 func BenchmarkEncodeObjectLines(b *testing.B) {
 	evs, opts := objectBenchLines(b)
+	benchEncode(b, evs, opts)
+}
+
+func BenchmarkDecodeObjectLines(b *testing.B) {
+	evs, opts := objectBenchLines(b)
+	benchDecode(b, evs, opts)
+}
+
+func BenchmarkEncodeLifecycleLines(b *testing.B) { benchEncode(b, lifecycleEvents(b), nil) }
+func BenchmarkDecodeLifecycleLines(b *testing.B) { benchDecode(b, lifecycleEvents(b), nil) }
+
+// lifecycleEvents are lifecycleBenchLines read back.
+func lifecycleEvents(b *testing.B) []watch.Event {
+	var evs []watch.Event
+	for _, l := range lifecycleBenchLines {
+		d, err := DecodeLine([]byte(l))
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs = append(evs, d.Event)
+	}
+	return evs
+}
+
+// benchEncode encodes evs, each with its options (none: the zero Options).
+func benchEncode(b *testing.B, evs []watch.Event, opts []Options) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for i := range evs {
-			if _, err := Encode(&evs[i], opts[i]); err != nil {
+			if _, err := Encode(&evs[i], optionsAt(opts, i)); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 }
 
-func BenchmarkDecodeObjectLines(b *testing.B) {
-	evs, opts := objectBenchLines(b)
+// benchDecode decodes the lines of evs, each encoded with its options.
+func benchDecode(b *testing.B, evs []watch.Event, opts []Options) {
 	var lines [][]byte
 	for i := range evs {
-		l, err := Encode(&evs[i], opts[i])
+		l, err := Encode(&evs[i], optionsAt(opts, i))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -155,4 +122,11 @@ func BenchmarkDecodeObjectLines(b *testing.B) {
 			}
 		}
 	}
+}
+
+func optionsAt(opts []Options, i int) Options {
+	if opts == nil {
+		return Options{}
+	}
+	return opts[i]
 }
