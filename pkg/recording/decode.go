@@ -193,15 +193,6 @@ func fromMs(ms float64) time.Duration {
 // fromSeconds is seconds on a line as a duration, rounded to the nanosecond.
 func fromSeconds(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Second))) }
 
-// deref is *p, the zero value for nil.
-func deref[T any](p *T) T {
-	var v T
-	if p != nil {
-		v = *p
-	}
-	return v
-}
-
 // jsonError words a decoding error for a person: what is wrong, and where.
 func jsonError(err error) error {
 	var syn *json.SyntaxError

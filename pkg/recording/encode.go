@@ -38,8 +38,6 @@ func headOf(ev *watch.Event) eventHead {
 		Group: ev.Resource.Group, Version: ev.Resource.Version, Resource: ev.Resource.Resource, Kind: ev.Resource.Kind}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // msFloat is a duration in milliseconds with microsecond precision.
 func msFloat(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
