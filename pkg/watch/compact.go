@@ -44,6 +44,9 @@ type compactObject struct {
 	noManagedFields bool
 	// packed: raw is coded with its kind's table (pack.go).
 	packed bool
+	// packLater: raw is still to be packed (pack.go's packReceived), by the tap or, for an object
+	// of an initial streaming list, by the list's preparer once it read it (listprep.go).
+	packLater bool
 }
 
 var (

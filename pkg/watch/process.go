@@ -260,6 +260,9 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 		case c.old == nil && a.prepared == nil:
 			a = ri.decodeOne(c.cur)
 		}
+		if co != nil {
+			co.packReceived() // one the list's preparer did not reach, now read
+		}
 		if c.old != nil {
 			ri.emitUpdated(DeltaReplaced, c.cur, c.old, initial)
 			continue

@@ -359,8 +359,12 @@ func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
 		}
 		if tw.streaming {
 			tw.items++
-			if c, ok := ev.Object.(*compactObject); ok && ev.Type == watch.Added {
-				t.ri.prepareReceived(c)
+		}
+		if c, ok := ev.Object.(*compactObject); ok {
+			// An object of an initial streaming list goes to the list's preparer, which packs
+			// it once read (nothing unpacks it to read it); any other is packed here.
+			if !tw.streaming || ev.Type != watch.Added || !t.ri.prepareReceived(c) {
+				c.packReceived()
 			}
 		}
 	case watch.Bookmark:
