@@ -198,7 +198,7 @@ func (l typedLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 		return nil, err
 	}
 	gvk := l.gvk
-	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+	return newMappedWatch(w, func(ev watch.Event) (watch.Event, bool) {
 		if ev.Type == watch.Error || ev.Object == nil {
 			return ev, true
 		}
