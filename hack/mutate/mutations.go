@@ -1087,6 +1087,14 @@ var mutations = []mutation{
 		run:  []string{"TestListPreparerPacksWhatItRead"},
 	},
 	{
+		name: "the tap hands on a typed watch's events unmapped (no kind, nothing packed, none dropped)",
+		file: "pkg/watch/tap.go",
+		old:  "\t\t\tif mapEvent != nil {\n",
+		new:  "\t\t\tif mapEvent != nil && false {\n",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestTapMapsEvents"},
+	},
+	{
 		name: "a list after the sync has its objects prepared as received (its lines are updates)",
 		file: "pkg/watch/listprep.go",
 		old:  `if ri.prepare == nil || c.codec != compactProtobuf || c.packed || ri.cfg.DropManagedFields || ri.hasSynced.Load() {`,
