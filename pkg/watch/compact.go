@@ -38,7 +38,7 @@ const (
 type compactObject struct {
 	meta  compactMeta // Name, Namespace, UID, ResourceVersion; the bookmark annotation only
 	gvk   schema.GroupVersionKind
-	raw   []byte // owned by the object, never changed once it is handed on (pack.go packs it before)
+	raw   []byte // owned by the object; packed (pack.go) before it is handed on, or by the list's preparer before anything reads it
 	codec compactCodec
 	// noManagedFields: --drop-managed-fields on JSON bytes, applied when they are decoded.
 	noManagedFields bool
