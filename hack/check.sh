@@ -31,7 +31,7 @@ unformatted=$(gofmt -l $dirs)
 [ -z "$unformatted" ] || { echo "gofmt needed:"; echo "$unformatted"; exit 1; }
 echo "check: vet and unit tests of $(wc -l <<<"$pkgs" | tr -d ' ') packages changed since $(git rev-parse --short "$base")"
 $GO vet $pkgs
-[ -z "$unit" ] || $GO test -race -vet=off -count=1 $unit
+[ -z "$unit" ] || CGO_ENABLED=1 $GO test -race -vet=off -count=1 -ldflags=-linkmode=internal $unit
 if [ -n "$cluster" ]; then
   echo "check: these need a control plane; run the tests you touched with"
   echo "  KUBEBUILDER_ASSETS=\$(hack/testcluster/build.sh) go test -p 1 -count=1 -run '^TestYours\$' PACKAGE"

@@ -21,6 +21,9 @@ cd "$(dirname "$0")/.."
 exec 8>"$lock"
 flock 8
 renice -n 10 -p $$ >/dev/null 2>&1 || true
+# The Makefile's build configuration (cgo off: Go's own linker, and the release's), so that what is
+# built here is what make would build.
+export CGO_ENABLED="${CGO_ENABLED:-0}"
 started=$(date +%s)
 say() { echo "prebuild: $* ($(($(date +%s) - started)) s)"; }
 

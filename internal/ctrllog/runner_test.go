@@ -110,6 +110,9 @@ func TestRunnerBoundsAnEndlessLog(t *testing.T) {
 	// The reader waits for the pipeline: nothing is taken here.
 	deadline := time.Now().Add(time.Minute)
 	for r.waits.Load() == 0 {
+		if n := fed.Load(); n > maxPending+maxOut+1 {
+			t.Fatalf("%d lines read with nothing taken and the reader never waited, want it to wait past %d", n, maxPending+maxOut)
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the reader did not wait within a minute, after %d lines", fed.Load())
 		}

@@ -37,47 +37,55 @@ func tagOf(ctx context.Context) (tag, bool) {
 // Request counts the responses of one verb and status code (Code 0: no response at all, the
 // connection failed).
 type Request struct {
-	Verb  string
-	Code  int
-	Count int
+	Verb  string `json:"verb"`
+	Code  int    `json:"code"`
+	Count int    `json:"count"`
 }
 
 // Snapshot is one resource's API figures since the run began.
 type Snapshot struct {
-	Resource string
+	Resource string `json:"-"` // an ApiStats line's is its head's
 	// Requests by verb and status code, sorted.
-	Requests []Request
+	Requests []Request `json:"requests"`
 	// Lists: complete lists (a paginated LIST's last page, or a streaming list's
 	// initial-events-end bookmark); ListPages: LIST responses (pages); LastListPages: pages of the
 	// latest complete LIST.
-	Lists, ListPages, LastListPages int
+	Lists         int `json:"lists"`
+	ListPages     int `json:"listPages"`
+	LastListPages int `json:"lastListPages"`
 	// StreamingLists: complete lists that came as a streaming list (WATCH, sendInitialEvents).
-	StreamingLists int
+	StreamingLists int `json:"streamingLists"`
 	// BytesReceived: response bodies as they came over the connection (compressed when the server
 	// compressed them); BytesDecoded: the same bodies after decompression, as decoded.
 	// CompressedResponses: responses the server sent gzip-compressed.
-	BytesReceived, BytesDecoded int64
-	CompressedResponses         int
+	BytesReceived       int64 `json:"bytesReceived"`
+	BytesDecoded        int64 `json:"bytesDecoded"`
+	CompressedResponses int   `json:"compressedResponses"`
 	// Objects: objects decoded from list pages and watch events (bookmarks not included).
-	Objects, Bookmarks int64
+	Objects   int64 `json:"objects"`
+	Bookmarks int64 `json:"bookmarks"`
 	// WatchStreams: WATCH requests that opened a stream; Reconnects: those after the first.
 	// WatchOpen: streams open now. WatchLived*: how long the closed ones lived.
-	WatchStreams, Reconnects, WatchOpen int
-	WatchesClosed                       int
-	WatchLivedTotal, WatchLivedMax      time.Duration
+	WatchStreams    int           `json:"watchStreams"`
+	Reconnects      int           `json:"watchReconnects"`
+	WatchOpen       int           `json:"watchOpen"`
+	WatchesClosed   int           `json:"watchesClosed"`
+	WatchLivedTotal time.Duration `json:"watchLivedSeconds" unit:"s"`
+	WatchLivedMax   time.Duration `json:"watchLivedMaxSeconds" unit:"s"`
 	// Throttled: 429 responses (API Priority and Fairness, or a max-in-flight limit);
 	// RetryAfter: the longest Retry-After they asked for.
-	Throttled  int
-	RetryAfter time.Duration
+	Throttled  int           `json:"throttled"`
+	RetryAfter time.Duration `json:"retryAfterSeconds" unit:"s"`
 	// ClientWaits: requests the client-side rate limiter delayed (by 1ms or more); ClientWait:
 	// their total delay; ClientWaitMax: the longest.
-	ClientWaits               int
-	ClientWait, ClientWaitMax time.Duration
+	ClientWaits   int           `json:"clientWaits"`
+	ClientWait    time.Duration `json:"clientWaitSeconds" unit:"s"`
+	ClientWaitMax time.Duration `json:"clientWaitMaxSeconds" unit:"s"`
 	// APF: the flow schema and priority level the server classified the requests in (the last
 	// response's headers).
-	APF APF
+	APF APF `json:"-"` // on a line, its fields are the line's (watch.LineMembers)
 	// Elapsed: since the recorder was created.
-	Elapsed time.Duration
+	Elapsed time.Duration `json:"elapsedSeconds" unit:"s"`
 }
 
 // Count returns the responses of verb (any code when code < 0).
@@ -94,11 +102,13 @@ func (s *Snapshot) Count(verb string, code int) int {
 // APF is API Priority and Fairness's classification of a request, from the
 // X-Kubernetes-PF-FlowSchema-UID and X-Kubernetes-PF-PriorityLevel-UID response headers.
 type APF struct {
-	FlowSchemaUID, PriorityLevelUID string
+	FlowSchemaUID    string `json:"flowSchemaUID"`
+	PriorityLevelUID string `json:"priorityLevelUID"`
 	// FlowSchema and PriorityLevel are the names, when resolved; Note says why they are not
 	// (e.g. the user may not list flowschemas).
-	FlowSchema, PriorityLevel string
-	Note                      string
+	FlowSchema    string `json:"flowSchema"`
+	PriorityLevel string `json:"priorityLevel"`
+	Note          string `json:"apfNote"`
 }
 
 // Progress is a list running now (for the progress line of a long sync).

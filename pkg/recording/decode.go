@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -211,6 +212,9 @@ func jsonError(err error) error {
 		return fmt.Errorf("invalid JSON: %s (at byte %d)", syn.Error(), syn.Offset)
 	case errors.As(err, &typ):
 		field := typ.Field
+		for _, embedded := range embeddedRecords {
+			field = strings.TrimPrefix(field, embedded)
+		}
 		if field == "" {
 			return fmt.Errorf("invalid JSON: want an object, got %s", typ.Value)
 		}
@@ -218,6 +222,10 @@ func jsonError(err error) error {
 	}
 	return fmt.Errorf("invalid JSON: %w", err)
 }
+
+// embeddedRecords are the record structs other records embed: encoding/json names their fields
+// through them ("eventHead.group"), a level the line does not have.
+var embeddedRecords = []string{"eventHead.", "apfRecord.", "controllerQueueExtra."}
 
 func jsonKind(goKind string) string {
 	switch goKind {

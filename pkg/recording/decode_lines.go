@@ -11,7 +11,8 @@ import (
 )
 
 // record is a line type's record struct, the one Encode writes (objectRecord, lifecycleRecord,
-// ...), as DecodeLine reads it: unmarshalled from the line, then turned back into its event.
+// ...), or the wire form of a line whose payload is its line (*lineValue), as DecodeLine reads it:
+// unmarshalled from the line, then turned back into its event.
 type record interface {
 	event(ev *watch.Event) error
 }
@@ -30,22 +31,27 @@ var lineRecords = map[watch.Type]func() record{
 	watch.WatchClosed: newRecord[lifecycleRecord], watch.Bookmark: newRecord[lifecycleRecord],
 	watch.Synced: newRecord[lifecycleRecord], watch.Resync: newRecord[lifecycleRecord],
 	watch.Relist: newRecord[lifecycleRecord], watch.Error: newRecord[lifecycleRecord],
-	watch.Recovered:           newRecord[lifecycleRecord],
-	watch.Informer:            newRecord[informerRecord],
-	watch.Reconciled:          newRecord[reconciledRecord],
-	watch.ControllerQueue:     newRecord[controllerQueueRecord],
-	watch.ControllerReconcile: newRecord[controllerReconcileRecord],
-	watch.HotLoop:             newRecord[hotLoopRecord],
-	watch.HotLoopEnded:        newRecord[hotLoopEndedRecord],
-	watch.KubeEvent:           newRecord[kubeEventRecord],
-	watch.ApiStats:            newRecord[apiStatsRecord],
-	watch.Throttled:           newRecord[throttledRecord],
+	watch.Recovered:       newRecord[lifecycleRecord],
+	watch.Informer:        newRecord[informerRecord],
+	watch.ControllerQueue: newRecord[controllerQueueRecord],
+	watch.Throttled:       newRecord[throttledRecord],
+	// The lines whose payload is their line (lines.go).
+	watch.Reconciled:          lineCodecs[watch.Reconciled].newLine,
+	watch.ControllerReconcile: lineCodecs[watch.ControllerReconcile].newLine,
+	watch.HotLoop:             lineCodecs[watch.HotLoop].newLine,
+	watch.HotLoopEnded:        lineCodecs[watch.HotLoopEnded].newLine,
+	watch.KubeEvent:           lineCodecs[watch.KubeEvent].newLine,
+	watch.ApiStats:            lineCodecs[watch.ApiStats].newLine,
 }
 
 // readRecord unmarshals a line of type typ into r. Unknown fields are ignored, so newer
 // recordings stay readable.
 func readRecord(line []byte, typ watch.Type, r record) error {
-	err := json.Unmarshal(line, r)
+	var target any = r
+	if l, ok := r.(*lineValue); ok {
+		target = l.target()
+	}
+	err := json.Unmarshal(line, target)
 	if fe, ok := errors.AsType[*fieldError](err); ok && fe.onLine {
 		return fmt.Errorf("%w on a %s line", err, typ)
 	}

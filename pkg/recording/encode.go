@@ -53,7 +53,10 @@ func msFloat(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 
 
 // formatTime formats t, clamped to the years RFC 3339 can say (0000 to 9999): every time
 // written is one DecodeLine reads.
-func formatTime(t time.Time) string {
+func formatTime(t time.Time) string { return recordable(t).Format(TimeFormat) }
+
+// recordable is t in UTC, clamped to the years RFC 3339 can say.
+func recordable(t time.Time) time.Time {
 	t = t.UTC()
 	switch {
 	case t.Before(minRecordable):
@@ -61,7 +64,7 @@ func formatTime(t time.Time) string {
 	case t.After(maxRecordable):
 		t = maxRecordable
 	}
-	return t.Format(TimeFormat)
+	return t
 }
 
 var (
@@ -144,25 +147,16 @@ func (o *Options) derive(ev *watch.Event) Derived {
 // Record returns the JSON value of an event's line: what Encode marshals, for outputs that
 // render it otherwise (YAML, templates).
 func Record(ev *watch.Event, o Options) any {
+	if c := lineCodecs[ev.Type]; c != nil {
+		return c.encode(ev)
+	}
 	switch {
 	case ev.Type.IsObject():
 		return objectRecordOf(ev, o)
-	case ev.Type == HotLoop:
-		return hotLoopOf(ev)
-	case ev.Type == HotLoopEnded:
-		return hotLoopEndedOf(ev)
 	case ev.Type == watch.ControllerQueue:
 		return controllerQueueOf(ev)
-	case ev.Type == watch.ControllerReconcile:
-		return controllerReconcileOf(ev)
-	case ev.Type == watch.KubeEvent:
-		return kubeEventOf(ev)
-	case ev.Type == watch.ApiStats:
-		return apiStatsOf(ev)
 	case ev.Type == watch.Throttled:
 		return throttledOf(ev)
-	case ev.Type == watch.Reconciled:
-		return reconciledOf(ev)
 	case ev.Type == watch.Informer:
 		return informerRecordOf(ev, o)
 	}
@@ -171,13 +165,19 @@ func Record(ev *watch.Event, o Options) any {
 
 // Encode returns an event's line, ending in a newline.
 func Encode(ev *watch.Event, o Options) ([]byte, error) {
-	rec := Record(ev, o)
-	b, err := json.Marshal(rec)
+	var b []byte
+	var err error
+	if c := lineCodecs[ev.Type]; c != nil {
+		b, err = c.appendLine(make([]byte, 0, 512), ev)
+	} else {
+		rec := Record(ev, o)
+		b, err = json.Marshal(rec)
+		if r, ok := rec.(objectRecord); ok && r.objectJSON != nil && err == nil {
+			b = spliceObject(b, r.objectJSON)
+		}
+	}
 	if err != nil {
 		return nil, err
-	}
-	if r, ok := rec.(objectRecord); ok && r.objectJSON != nil {
-		b = spliceObject(b, r.objectJSON)
 	}
 	if hasNonASCII(b) && bytes.IndexFunc(b, IsFormatChar) >= 0 {
 		// encoding/json leaves C1 controls and bidirectional overrides raw: escape them too,

@@ -46,7 +46,7 @@ type objectRecord struct {
 	// Filtered: the --predicate that kept this event out of the simulated workqueue.
 	Filtered string `json:"filtered,omitempty"`
 	// Owners: with --owned, an owned object's chain from the watched root down to its owner.
-	Owners []ownerRecord `json:"owners,omitempty"`
+	Owners []watch.Owner `json:"owners,omitempty"`
 	// Ignored: the update changed only --ignore-path fields; OutOfFocus: none of the
 	// --only-path fields. Human output hides such lines (noise.Filter).
 	Ignored    bool `json:"ignored,omitempty"`
@@ -99,7 +99,7 @@ func objectRecordOf(ev *watch.Event, o Options) objectRecord {
 	r.Object, r.State, r.objectJSON = d.Object, d.State, d.ObjectJSON
 	r.Queue = queueOf(ev.Obj.Queue)
 	r.Filtered = ev.Obj.Filtered
-	r.Owners = ownersOf(ev.Obj.Owners)
+	r.Owners = ev.Obj.Owners
 	r.Ignored, r.OutOfFocus = ev.Obj.Ignored, ev.Obj.OutOfFocus
 	if ev.Obj.Audit != nil {
 		a := auditRecord(*ev.Obj.Audit)
@@ -139,7 +139,9 @@ func (r *objectRecord) event(ev *watch.Event) error {
 		ev.Obj.OldResourceVersion = *r.OldResourceVersion
 	}
 	ev.Obj.InitialList, ev.Obj.Delta, ev.Obj.Tombstone, ev.Obj.Filtered = r.InitialList, r.Delta, r.Tombstone, r.Filtered
-	ev.Obj.Owners = ownersFrom(r.Owners)
+	if len(r.Owners) > 0 { // an empty list reads back as none
+		ev.Obj.Owners = r.Owners
+	}
 	if r.Object != nil {
 		ev.Obj.Object = &unstructured.Unstructured{Object: r.Object}
 	}

@@ -211,18 +211,16 @@ func encodeString(e *sortedEncoder, v reflect.Value) error {
 // appendString writes s quoted as encoding/json does (HTML escaped, invalid UTF-8 as U+FFFD),
 // then SortKeys: itself when no byte needs an escape, else through both.
 func (e *sortedEncoder) appendString(s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s) // a string always encodes
-			e.s.in, e.s.pos = b, 0
-			tok, err := e.s.str() // as SortKeys rewrites it (U+FFFD unescaped)
-			if err != nil {
-				tok = b
-			}
-			e.out = append(e.out, tok...)
-			e.s.in = nil
-			return
+	if needsEscape(s) {
+		b, _ := json.Marshal(s) // a string always encodes
+		e.s.in, e.s.pos = b, 0
+		tok, err := e.s.str() // as SortKeys rewrites it (U+FFFD unescaped)
+		if err != nil {
+			tok = b
 		}
+		e.out = append(e.out, tok...)
+		e.s.in = nil
+		return
 	}
 	e.out = append(e.out, '"')
 	e.out = append(e.out, s...)

@@ -125,10 +125,10 @@ type Event struct {
 	// Namespace and Name are the object's (object lines, and the lines about one object: a
 	// reconcile, a hot loop, a KubeEvent's own); Key is namespace/name, as
 	// cache.MetaNamespaceKeyFunc makes it, on the lines about a key.
-	Namespace       string
-	Name            string
-	Key             string
-	ResourceVersion string
+	Namespace       string `json:"namespace"`
+	Name            string `json:"name"`
+	Key             string `json:"key"`
+	ResourceVersion string `json:"resourceVersion"`
 
 	Obj       ObjectInfo
 	Queued    QueuedInfo
@@ -182,19 +182,19 @@ func (a *AuditInfo) By() string {
 
 // Trigger is an object event that put a key in the workqueue.
 type Trigger struct {
-	Type            Type
-	Delta           Delta
-	ResourceVersion string
-	Managers        []string // who made the update (Attribution), when it is one
+	Type            Type     `json:"type"`
+	Delta           Delta    `json:"delta"`
+	ResourceVersion string   `json:"resourceVersion"`
+	Managers        []string `json:"managers,omitempty"` // who made the update (Attribution), when it is one
 	// Attribution is how Managers was found (diff.RuleEntry, RuleOwnership, ...): with
 	// ownership and several managers, one of them made it.
-	Attribution string
-	Time        time.Time
+	Attribution string    `json:"attribution,omitempty"`
+	Time        time.Time `json:"time" unit:"time"`
 	// Resource and Key name the object whose event it was when that is not the reconciled
 	// object itself: an object it owns (--owned), whose events enqueue their owner as a
 	// controller's EnqueueRequestForOwner or handleObject does. Empty for the object's own.
-	Resource string
-	Key      string
+	Resource string `json:"resource,omitempty"`
+	Key      string `json:"key,omitempty"`
 }
 
 // MaxTriggers caps Event.Queued.Triggers: the first two and the newest ones are kept.
@@ -226,93 +226,94 @@ type ObjectKey struct {
 
 // Owner is one link of an owner chain: an object that owns the next one by ownerReferences.
 type Owner struct {
-	Kind string
-	Name string
-	UID  string
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	UID  string `json:"uid"`
 }
 
 // HotLoopInfo is what a HotLoop, HotLoopEnded or Folded line says about an object's hot loop.
 type HotLoopInfo struct {
 	// Reason (HotLoop) is "updates" (too many in the window) or "alternating" (two managers
 	// taking turns).
-	Reason string
+	Reason string `json:"reason"`
 	// Loop is the diagnosis (diff.LoopFight, LoopSelf, LoopBusy; HotLoop, HotLoopEnded);
 	// Suggestion (HotLoop) is its usual fix.
-	Loop       string
-	Suggestion string
+	Loop       string `json:"loop"`
+	Suggestion string `json:"suggestion"`
 	// Managers made the updates, first seen first.
-	Managers []string
+	Managers []string `json:"managers"`
 	// Fields are the paths that flip (HotLoop, Folded), most changed first on Folded.
-	Fields []string
+	Fields []string `json:"fields"`
 	// Updates: in the window when the loop was found (HotLoop), over the whole episode
 	// (HotLoopEnded), folded into the line (Folded).
-	Updates int
+	Updates int `json:"updates"`
 	// Window is the detection window (HotLoop).
-	Window time.Duration
+	Window time.Duration `json:"windowSeconds" unit:"s"`
 	// Duration is from the first update to the last (HotLoopEnded, Folded).
-	Duration time.Duration
+	Duration time.Duration `json:"durationSeconds" unit:"s"`
 	// Deleted (HotLoopEnded): the loop ended because its object was deleted.
-	Deleted bool
+	Deleted bool `json:"objectDeleted"`
 }
 
 // KubeEventInfo is what an Event (events.k8s.io/v1) says.
 type KubeEventInfo struct {
-	Reason              string
-	Note                string
-	EventType           string // Normal or Warning
-	ReportingController string
-	ReportingInstance   string
-	Action              string
-	Regarding           Regarding
+	Reason              string    `json:"reason"`
+	Note                string    `json:"note"`
+	EventType           string    `json:"eventType"` // Normal or Warning ("type" is the line's)
+	ReportingController string    `json:"reportingController"`
+	ReportingInstance   string    `json:"reportingInstance"`
+	Action              string    `json:"action"`
+	Regarding           Regarding `json:"regarding"`
 	// Count is how often the Event happened: series.count, else deprecatedCount, else 1.
-	Count int64
+	Count int64 `json:"count"`
 	// EventTime is when it last happened, by the Event's own clock: series.lastObservedTime,
 	// else eventTime, else deprecatedLastTimestamp, else deprecatedFirstTimestamp, else the
 	// Event object's creationTimestamp. Zero when it has none of them.
-	EventTime time.Time
+	EventTime time.Time `json:"eventTime" unit:"time"`
 }
 
 // Regarding is the object an Event is about.
 type Regarding struct {
-	APIVersion string
-	Kind       string
-	Namespace  string
-	Name       string
-	UID        string
-	FieldPath  string
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+	FieldPath  string `json:"fieldPath,omitempty"`
 }
 
 // ReconcileInfo is what a controller's log says about one of its reconciles.
 type ReconcileInfo struct {
-	Controller  string
-	ReconcileID string
+	Controller  string `json:"controller"`
+	ReconcileID string `json:"reconcileID"`
 	// Kind of the reconciled object as the log names it ("" when it does not).
-	Kind string
+	Kind string `json:"objectKind"`
 	// Result is ok, error, requeue, requeueAfter, or unknown (the log did not say how it
-	// ended); Error is the error text of a failed one; RequeueAfter the delay it asked for.
-	Result       string
-	Error        string
-	RequeueAfter time.Duration
-	// Duration is how long it took, when the log says (DurationKnown).
-	Duration      time.Duration
-	DurationKnown bool
+	// ended); Error is the error text of a failed one; RequeueAfter the delay it asked for
+	// (written when positive).
+	Result       string        `json:"result"`
+	Error        string        `json:"message"`
+	RequeueAfter time.Duration `json:"requeueAfterSeconds" unit:"s-trunc"`
+	// Duration is how long it took, when the log says (DurationKnown; written only then).
+	Duration      time.Duration `json:"durationSeconds" unit:"s-trunc"`
+	DurationKnown bool          `json:"-"`
 	// Bounds is "logged" when the controller logged its start and end, "lines" when they are
 	// the first and last of its lines the log showed (a controller logging at info).
-	Bounds string
+	Bounds string `json:"bounds"`
 	// Source is the log it came from (a file, "-" for stdin); Format its encoding; Lines how
 	// many of its lines it is made of.
-	Source string
-	Format string
-	Lines  int
+	Source string `json:"source"`
+	Format string `json:"format"`
+	Lines  int    `json:"lines"`
 	// ReasonMessage says in words why a reconcile without a trigger ran (Event.Lifecycle.Reason is its
 	// code: retry, requeue, requeueAfter, first, notWatched, noEvent).
-	ReasonMessage string
+	ReasonMessage string `json:"reasonMessage"`
 	// FilteredTriggers counts the triggers a --predicate keeps out of the workqueue: when it is
 	// TriggerCount, the predicates would have saved this reconcile.
-	FilteredTriggers int
+	FilteredTriggers int `json:"filteredTriggers"`
 	// UntrustedTime: a timestamp of its lines was far from when this machine read it (more than
 	// an hour later, or before 1970): the read time stands for it in Event.Time and the join.
-	UntrustedTime bool
+	UntrustedTime bool `json:"untrustedTime"`
 }
 
 // UpdateOf is the Updated line a watch MODIFIED event from old to cur makes at time at: its

@@ -13,8 +13,8 @@ import (
 // ObjectInfo is the payload of an object line (Added, Updated, Deleted; a KubeEvent line uses
 // Delta, InitialList and Owners as an object line does; a Reconciled line uses Queue).
 type ObjectInfo struct {
-	Delta              Delta
-	InitialList        bool
+	Delta              Delta `json:"delta"`
+	InitialList        bool  `json:"initialList"`
 	OldResourceVersion string
 	Tombstone          bool
 	Object             *unstructured.Unstructured
@@ -36,7 +36,7 @@ type ObjectInfo struct {
 	Cached runtime.Object
 	// Queue holds the workqueue's figures right after this event was enqueued (object
 	// events) or after the key was Done (Reconciled). Nil on an event a predicate filtered.
-	Queue *QueueFigures
+	Queue *QueueFigures `json:"queue"`
 	// Attribution says who made an update that changed the object (IsChange), computed once
 	// for every output: by the informer, or by the analysis step for replayed updates; nil on
 	// other events.
@@ -45,7 +45,7 @@ type ObjectInfo struct {
 	Filtered string
 	// Owners is the owner chain of an object of an owned resource (--owned), from the watched
 	// root down to the object's own owner; on a KubeEvent, the chain of the object it regards.
-	Owners []Owner
+	Owners []Owner `json:"owners"`
 	// Folded counts the earlier updates of this object a slow reader of human output never got:
 	// folded into this one by the printer's outbox (Updated events; never in JSON).
 	Folded int
@@ -66,19 +66,19 @@ type ObjectInfo struct {
 // reconciles (Reconciled lines); a ControllerReconcile line uses TriggerCount and Triggers as a
 // Reconciled line does.
 type QueuedInfo struct {
-	Wait     time.Duration // from the key's first add (or its failure) to a worker taking it
-	Work     time.Duration // the simulated reconcile
-	Requeues int           // rate-limited requeues of this key before this reconcile
-	Failed   bool          // the reconcile failed and the key was requeued rate-limited
+	Wait     time.Duration `json:"waitMs" unit:"ms"` // from the key's first add (or its failure) to a worker taking it
+	Work     time.Duration `json:"workMs" unit:"ms"` // the simulated reconcile
+	Requeues int           `json:"requeues"`         // rate-limited requeues of this key before this reconcile
+	Failed   bool          `json:"error"`            // the reconcile failed and the key was requeued rate-limited
 	// TriggerCount is how many object events were enqueued for the key since a worker last
 	// took it (they coalesced into this reconcile); Triggers lists them, capped (MaxTriggers:
 	// the oldest and the newest kept).
-	TriggerCount int
-	Triggers     []Trigger
+	TriggerCount int       `json:"triggerCount"`
+	Triggers     []Trigger `json:"triggers"`
 	// Requeue: the key was back in the queue because its previous reconcile failed
 	// (AddRateLimited); RequeueReason says so.
-	Requeue       bool
-	RequeueReason string
+	Requeue       bool   `json:"requeue"`
+	RequeueReason string `json:"requeueReason"`
 }
 
 // ScrapeInfo is a ControllerQueue line's payload: one scrape of a controller's /metrics.
@@ -95,7 +95,7 @@ type StatsInfo struct {
 	// APF: the flow schema and priority level the server put the requests in.
 	APF *apistats.APF
 	// Final: the ApiStats line at exit.
-	Final bool
+	Final bool `json:"final"`
 	// RetryAfter is what a 429 asked for (Throttled; its reason is Lifecycle.Reason, the
 	// client-side delay Lifecycle.Duration).
 	RetryAfter time.Duration
@@ -117,7 +117,7 @@ type LifecycleInfo struct {
 	SendInitialEvents   bool          // Watch: a streaming list (WatchList)
 	TimeoutSeconds      int64         // Watch: the timeout the reflector asked for
 	InitialEventsEnd    bool          // Bookmark: the end of a streaming list
-	Reason              string        // WatchClosed, Relist, Error, Throttled, ControllerReconcile
+	Reason              string        `json:"reason"` // WatchClosed, Relist, Error, Throttled, ControllerReconcile
 	Message             string        // Error
 	Verb                string        // Error: list or watch, when known
 	FromResourceVersion string        // Relist

@@ -29,9 +29,9 @@ var RateLimiters = []string{"default", "exponential", "bucket", "fast-slow"}
 
 // QueueFigures are the queue's standard metrics at one moment.
 type QueueFigures struct {
-	Depth   int64
-	Adds    int64
-	Retries int64
+	Depth   int64 `json:"depth"`
+	Adds    int64 `json:"adds"`
+	Retries int64 `json:"retries"`
 }
 
 // newRateLimiter returns client-go's rate limiter for a --rate-limiter name.

@@ -84,11 +84,17 @@ func buildPlugin(ctx context.Context, dir string, race bool) (string, error) {
 	}
 	bin := filepath.Join(dir, PluginName)
 	args := []string{"build", "-o", bin}
+	env := os.Environ()
 	if race {
-		args = append(args, "-race")
+		// The race detector needs cgo (the Makefile turns it off for everything else); Go's own
+		// linker, as make unit links (a dependency imports package plugin, which would otherwise
+		// ask for the host's).
+		args = append(args, "-race", "-ldflags=-linkmode=internal")
+		env = append(env, "CGO_ENABLED=1")
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/kubectl-informer")...)
 	cmd.Dir = root
+	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go %s ./cmd/kubectl-informer: %w\n%s", strings.Join(args, " "), err, out)
 	}
