@@ -407,6 +407,22 @@ var mutations = []mutation{
 		run:  []string{"TestOutboxNeverDropsDeletesLifecycleOrDiagnoses"},
 	},
 	{
+		name: "a reader of human output that takes every line loses an initial list's lines poured in at once",
+		file: "internal/pipeline/outbox.go",
+		old:  "case listLine(ev) && o.paceLocked():",
+		new:  "case false && listLine(ev) && o.paceLocked():",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestOutboxPacesAnInitialList"},
+	},
+	{
+		name: "a stopped reader of human output holds up the informers in an initial list",
+		file: "internal/pipeline/pace.go",
+		old:  "p.stalled = true\n\t\t\tp.room.Broadcast()",
+		new:  "p.room.Broadcast()",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestOutboxListGivesUpOnAStoppedReader"},
+	},
+	{
 		name: "dropped lines are not counted",
 		file: "internal/pipeline/outbox.go",
 		old:  "		o.dropped++\n",
