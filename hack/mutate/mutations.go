@@ -1103,6 +1103,14 @@ var mutations = []mutation{
 		run:  []string{"TestListPreparedAsReceived"},
 	},
 	{
+		name: "what the list's preparer read of one object goes on another's line",
+		file: "pkg/watch/listprep.go",
+		old:  "return r[c.listRead-1]",
+		new:  "return r[len(r)-int(c.listRead)]",
+		pkg:  "./pkg/watch",
+		run:  []string{"TestListPreparedAsReceived"},
+	},
+	{
 		name: "the list's preparer leaves what it read unpacked (the list's objects held as received)",
 		file: "pkg/watch/listprep.go",
 		old:  "\t\t\tc.packReceived()\n\t\t\tbatch[i] = nil",

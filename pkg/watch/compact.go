@@ -47,6 +47,9 @@ type compactObject struct {
 	// packLater: raw is still to be packed (pack.go's packReceived), by the tap or, for an object
 	// of an initial streaming list, by the list's preparer once it read it (listprep.go).
 	packLater bool
+	// listRead: 1 + the position of what the list's preparer read of it among what it read
+	// (listprep.go's listRead); 0: none. In the struct's padding: no byte more per object.
+	listRead uint32
 }
 
 var (

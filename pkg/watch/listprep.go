@@ -20,8 +20,21 @@ type listPrep struct {
 	slots chan struct{}
 	wake  chan struct{}
 	stop  chan struct{}
-	// done carries what was read, keyed by the object, once the goroutine stopped.
-	done chan map[*compactObject]Prepared
+	// done carries what was read once the goroutine stopped.
+	done chan listRead
+}
+
+// listRead is what the list's preparer read, in the order it read it; each object it read
+// holds its position (compactObject.listRead). A map keyed by the object was 1.7 MiB allocated
+// as it grew for 20,000 ConfigMaps (0.7 MiB held), where this is 0.3 MiB.
+type listRead []Prepared
+
+// of returns what was read of c (nil: c is nil or was not read).
+func (r listRead) of(c *compactObject) Prepared {
+	if c == nil || c.listRead == 0 || int(c.listRead) > len(r) {
+		return nil
+	}
+	return r[c.listRead-1]
 }
 
 // listPrepQueue is the most objects waiting for the list's preparer: 256 ConfigMaps of 1 KiB
@@ -42,7 +55,7 @@ func (ri *resourceInformer) prepareReceived(c *compactObject) bool {
 	lp := ri.listPrep
 	if lp == nil {
 		lp = &listPrep{slots: make(chan struct{}, listPrepQueue), wake: make(chan struct{}, 1),
-			stop: make(chan struct{}), done: make(chan map[*compactObject]Prepared, 1)}
+			stop: make(chan struct{}), done: make(chan listRead, 1)}
 		ri.listPrep = lp
 		ri.wg.Add(1)
 		go lp.run(ri)
@@ -67,7 +80,7 @@ func (ri *resourceInformer) prepareReceived(c *compactObject) bool {
 
 func (lp *listPrep) run(ri *resourceInformer) {
 	defer ri.wg.Done()
-	results := map[*compactObject]Prepared{}
+	var results listRead
 	defer func() { lp.done <- results }()
 	var batch []*compactObject
 	for {
@@ -83,7 +96,8 @@ func (lp *listPrep) run(ri *resourceInformer) {
 			default:
 			}
 			if p := ri.prepared(c); p != nil {
-				results[c] = p
+				results = append(results, p)
+				c.listRead = uint32(len(results))
 			}
 			c.packReceived()
 			batch[i] = nil
@@ -102,7 +116,7 @@ func (lp *listPrep) run(ri *resourceInformer) {
 // takePrepared stops the list's preparer and returns what it read (nil when none ran). The
 // objects it did not reach are left to pack (packLater): emitListed packs each once its line's
 // object was read.
-func (ri *resourceInformer) takePrepared() map[*compactObject]Prepared {
+func (ri *resourceInformer) takePrepared() listRead {
 	ri.prepMu.Lock()
 	lp := ri.listPrep
 	ri.listPrep = nil

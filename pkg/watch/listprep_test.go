@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -34,8 +35,9 @@ func testListPreparedAsReceived(t *testing.T, n int) {
 		mu.Unlock()
 		return "read " + p.Name
 	})
-	// The first half arrives before the list is complete; the preparer reads them.
-	for _, o := range objs[:n/2] {
+	// The first half arrives before the list is complete, in another order than the list's;
+	// the preparer reads them.
+	for _, o := range slices.Backward(objs[:n/2]) {
 		ri.prepareReceived(o.(*compactObject))
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
