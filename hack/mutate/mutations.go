@@ -415,6 +415,14 @@ var mutations = []mutation{
 		run:  []string{"TestOutboxPacesAnInitialList"},
 	},
 	{
+		name: "a list paced for its reader grows the outbox's slice (its consumed front not reused)",
+		file: "internal/pipeline/pace.go",
+		old:  "const listWindow = outboxFirst * 3 / 4",
+		new:  "const listWindow = outboxFirst",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestOutboxPacesAnInitialList"},
+	},
+	{
 		name: "a stopped reader of human output holds up the informers in an initial list",
 		file: "internal/pipeline/pace.go",
 		old:  "p.stalled = true\n\t\t\tp.room.Broadcast()",
