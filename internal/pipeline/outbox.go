@@ -88,7 +88,8 @@ func droppable(t watch.Type) bool {
 }
 
 // Put adds an event. Lossy: it waits only when twice the bound of lines that are never dropped
-// wait. Lossless: it waits while the outbox is full.
+// wait, or for a writer that takes an initial list's lines (paceLocked). Lossless: it waits
+// while the outbox is full.
 func (o *Outbox) Put(ev watch.Event) { o.PutPrepared(&ev, printer.Prepared{}) }
 
 // PutPrepared is Put of an event with what was prepared of its line ahead (printer.Lighten),
