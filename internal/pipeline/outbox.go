@@ -20,6 +20,13 @@ import (
 // (HotLoop, HotLoopEnded) are never dropped: they may take the outbox to twice its bound, and
 // only beyond that does Put wait, saying so through behind, as a lossless outbox does.
 //
+// The lines of an initial list (adds) come all at once, when the list ends, faster than any
+// reader takes them. Lossy, such a line waits for the writer once listWindow lines wait (until
+// half of them are taken) as long as the writer takes a line at least every stallAfter: a reader
+// that reads gets the whole list, paced, and the outbox stays small. A writer that took nothing
+// for that long has a reader that stopped (a pager): the list's lines are then kept or dropped as
+// any add, until the writer takes a line again.
+//
 // Lossless (-o json), it applies backpressure: Put waits while it is full, and reports it
 // through behind, at most once every ten seconds.
 type Outbox struct {
@@ -44,6 +51,8 @@ type Outbox struct {
 	// wait, dropped when the outbox runs empty. A reader that keeps up never pays for it (two
 	// object keys and a map entry per line were a tenth of the lines' way after a large list).
 	last map[string]int
+	// pace is the state of a list's line waiting for the writer (pace.go).
+	pace pacing
 }
 
 type slot struct {
@@ -55,11 +64,15 @@ type slot struct {
 // behindEvery spaces out the "not keeping up" notices of a reader that stays slow.
 const behindEvery = 10 * time.Second
 
+// outboxFirst is the capacity of an outbox's first slice (at most its bound).
+const outboxFirst = 1024
+
 // NewOutbox returns an outbox holding at most max events (lines that are never dropped may take
 // a lossy one to twice that). behind, if set, is called when a Put starts waiting.
 func NewOutbox(max int, lossy bool, behind func()) *Outbox {
-	o := &Outbox{max: max, lossy: lossy, behind: behind, buf: make([]slot, 0, min(max, 1024))}
+	o := &Outbox{max: max, lossy: lossy, behind: behind, buf: make([]slot, 0, min(max, outboxFirst))}
 	o.cond = sync.NewCond(&o.mu)
+	o.pace.init(&o.mu)
 	return o
 }
 
@@ -75,7 +88,8 @@ func droppable(t watch.Type) bool {
 }
 
 // Put adds an event. Lossy: it waits only when twice the bound of lines that are never dropped
-// wait. Lossless: it waits while the outbox is full.
+// wait, or for a writer that takes an initial list's lines (paceLocked). Lossless: it waits
+// while the outbox is full.
 func (o *Outbox) Put(ev watch.Event) { o.PutPrepared(&ev, printer.Prepared{}) }
 
 // PutPrepared is Put of an event with what was prepared of its line ahead (printer.Lighten),
@@ -89,6 +103,8 @@ func (o *Outbox) PutPrepared(ev *watch.Event, pr printer.Prepared) {
 		o.waitLocked(o.max)
 	case !droppable(ev.Type):
 		o.waitLocked(2 * o.max)
+	case listLine(ev) && o.paceLocked():
+		// room made by a writer that takes the list's lines
 	case o.waiting >= o.max && !o.foldLocked(ev):
 		o.dropped++
 		return
@@ -240,6 +256,7 @@ func (o *Outbox) getInto(ev *watch.Event) (pr printer.Prepared, dropped int, ok,
 	o.head++
 	o.waiting--
 	o.resetIfEmptyLocked()
+	o.tookLocked()
 	o.cond.Broadcast()
 	return pr, dropped, true, o.waiting == 0
 }
@@ -258,6 +275,7 @@ func (o *Outbox) Close() {
 	o.mu.Lock()
 	o.closed = true
 	o.cond.Broadcast()
+	o.pace.room.Broadcast()
 	o.mu.Unlock()
 }
 

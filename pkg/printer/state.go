@@ -144,11 +144,19 @@ type stateReader struct {
 func (r stateReader) ReadObject(o runtime.Object) watch.Prepared {
 	ev := watch.Event{Type: watch.Added, Resource: r.res, Obj: watch.ObjectInfo{Typed: o}, Time: r.p.now()}
 	pr := r.p.Lighten(&ev)
-	if !pr.hasState {
+	switch {
+	case !pr.hasState:
 		return nil
+	case pr.state == (objectState{}) && pr.object == nil:
+		return preparedNoState
 	}
 	return pr
 }
+
+// preparedNoState is what ReadObject returns for an object whose state says nothing (a
+// ConfigMap's): one value for all, where each would be an allocation of its own (20,000 of
+// them held at once while an initial list's lines wait for it to end).
+var preparedNoState watch.Prepared = Prepared{hasState: true}
 
 // isEventsResource reports whether res is core/v1's or events.k8s.io's Events.
 func isEventsResource(res discovery.Resource) bool {

@@ -38,12 +38,18 @@ const (
 type compactObject struct {
 	meta  compactMeta // Name, Namespace, UID, ResourceVersion; the bookmark annotation only
 	gvk   schema.GroupVersionKind
-	raw   []byte // owned by the object, never changed once it is handed on (pack.go packs it before)
+	raw   []byte // owned by the object; packed (pack.go) before it is handed on, or by the list's preparer before anything reads it
 	codec compactCodec
 	// noManagedFields: --drop-managed-fields on JSON bytes, applied when they are decoded.
 	noManagedFields bool
 	// packed: raw is coded with its kind's table (pack.go).
 	packed bool
+	// packLater: raw is still to be packed (pack.go's packReceived), by the tap or, for an object
+	// of an initial streaming list, by the list's preparer once it read it (listprep.go).
+	packLater bool
+	// listRead: 1 + the position of what the list's preparer read of it among what it read
+	// (listprep.go's listRead); 0: none. In the struct's padding: no byte more per object.
+	listRead uint32
 }
 
 var (

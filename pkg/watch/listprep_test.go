@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -34,8 +35,9 @@ func testListPreparedAsReceived(t *testing.T, n int) {
 		mu.Unlock()
 		return "read " + p.Name
 	})
-	// The first half arrives before the list is complete; the preparer reads them.
-	for _, o := range objs[:n/2] {
+	// The first half arrives before the list is complete, in another order than the list's;
+	// the preparer reads them.
+	for _, o := range slices.Backward(objs[:n/2]) {
 		ri.prepareReceived(o.(*compactObject))
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
@@ -85,5 +87,49 @@ func testListPreparedAsReceived(t *testing.T, n int) {
 	ri.prepareReceived(objs[0].(*compactObject))
 	if ri.listPrep != nil {
 		t.Error("an object of a list after the sync went to a preparer")
+	}
+}
+
+// TestListPreparerPacksWhatItRead: the list's preparer packs each object it read (the tap left
+// them to it, packLater), so that an object it took is packed once the list's lines take what
+// it read, with no work left for them.
+func TestListPreparerPacksWhatItRead(t *testing.T) {
+	const n = 20
+	objs := cachedPods(t, n)
+	ri, _ := newTestInformer(t)
+	ri.cfg.TypedObjects = true
+	var mu sync.Mutex
+	read := 0
+	ri.prepare = readFunc(func(runtime.Object) Prepared {
+		mu.Lock()
+		read++
+		mu.Unlock()
+		return "read"
+	})
+	for _, o := range objs {
+		c := o.(*compactObject)
+		c.packLater = true
+		if !ri.prepareReceived(c) {
+			t.Fatalf("%s: not taken by the list's preparer", c.meta.Name)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mu.Lock()
+		done := read
+		mu.Unlock()
+		if done == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the preparer read %d of the %d objects received", done, n)
+		}
+	}
+	if got := len(ri.takePrepared()); got != n {
+		t.Fatalf("%d objects read, want %d", got, n)
+	}
+	for _, o := range objs {
+		if c := o.(*compactObject); c.packLater {
+			t.Errorf("%s: read by the list's preparer and left to pack", c.meta.Name)
+		}
 	}
 }

@@ -67,7 +67,7 @@ func (m metadataLister) Watch(ctx context.Context, opts metav1.ListOptions) (wat
 	if err != nil {
 		return nil, err
 	}
-	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+	return newMappedWatch(w, func(ev watch.Event) (watch.Event, bool) {
 		if p, ok := ev.Object.(*metav1.PartialObjectMetadata); ok {
 			p.SetGroupVersionKind(m.gvk)
 		}

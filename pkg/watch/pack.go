@@ -330,6 +330,17 @@ func (c *compactObject) pack() {
 	}
 }
 
+// packReceived packs a watch event's object that was left to pack (packLater) and clears the
+// mark. Only the goroutine that holds c alone may call it: the tap before it hands c on, or the
+// list's preparer for an object of a streaming list, which nothing else reads until the list's
+// lines (takePrepared).
+func (c *compactObject) packReceived() {
+	if c.packLater {
+		c.packLater = false
+		c.pack()
+	}
+}
+
 // packOrOwn packs the object's bytes, or copies them when they are not packed: for an object
 // made on a buffer it does not own (a list body, a decoder's buffer), which a packed object
 // then no longer holds.

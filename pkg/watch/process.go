@@ -230,7 +230,7 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 	if ri.cfg.TypedObjects && added >= aheadMin {
 		objs := make([]interface{}, len(changes))
 		for i, c := range changes {
-			if co, ok := c.cur.(*compactObject); ok && received[co] != nil {
+			if co, _ := c.cur.(*compactObject); received.of(co) != nil {
 				continue
 			}
 			if c.old == nil {
@@ -250,7 +250,7 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 		var a aheadObject
 		co, _ := c.cur.(*compactObject)
 		if c.old == nil {
-			a.prepared = received[co]
+			a.prepared = received.of(co)
 		}
 		switch {
 		case ahead != nil:
@@ -259,6 +259,9 @@ func (ri *resourceInformer) emitListed(changes []listChange, added int, initial 
 			}
 		case c.old == nil && a.prepared == nil:
 			a = ri.decodeOne(c.cur)
+		}
+		if co != nil {
+			co.packReceived() // one the list's preparer did not reach, now read
 		}
 		if c.old != nil {
 			ri.emitUpdated(DeltaReplaced, c.cur, c.old, initial)

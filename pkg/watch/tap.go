@@ -323,7 +323,7 @@ func (tw *tapWatcher) run(ctx context.Context) {
 			tw.tap.ri.cfg.Stats.ListAbort(tw.tap.key())
 		}
 	}()
-	in := tw.inner.ResultChan()
+	in, mapEvent := tw.events()
 	for {
 		select {
 		case <-tw.stopped:
@@ -332,6 +332,11 @@ func (tw *tapWatcher) run(ctx context.Context) {
 			if !ok {
 				tw.closed(ctx)
 				return
+			}
+			if mapEvent != nil {
+				if ev, ok = mapEvent(ev); !ok {
+					continue
+				}
 			}
 			tw.observe(ctx, ev)
 			select {
@@ -342,6 +347,15 @@ func (tw *tapWatcher) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// events returns the inner watch's events, and the mapping to apply to each when the inner
+// watch leaves it to its reader (eventMapper).
+func (tw *tapWatcher) events() (<-chan watch.Event, func(watch.Event) (watch.Event, bool)) {
+	if m, ok := tw.inner.(eventMapper); ok {
+		return m.unmapped(), m.mapEvent
+	}
+	return tw.inner.ResultChan(), nil
 }
 
 func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
@@ -359,8 +373,12 @@ func (tw *tapWatcher) observe(ctx context.Context, ev watch.Event) {
 		}
 		if tw.streaming {
 			tw.items++
-			if c, ok := ev.Object.(*compactObject); ok && ev.Type == watch.Added {
-				t.ri.prepareReceived(c)
+		}
+		if c, ok := ev.Object.(*compactObject); ok {
+			// An object of an initial streaming list goes to the list's preparer, which packs
+			// it once read (nothing unpacks it to read it); any other is packed here.
+			if !tw.streaming || ev.Type != watch.Added || !t.ri.prepareReceived(c) {
+				c.packReceived()
 			}
 		}
 	case watch.Bookmark:

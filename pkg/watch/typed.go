@@ -198,20 +198,22 @@ func (l typedLister) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 		return nil, err
 	}
 	gvk := l.gvk
-	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+	return newMappedWatch(w, func(ev watch.Event) (watch.Event, bool) {
 		if ev.Type == watch.Error || ev.Object == nil {
 			return ev, true
 		}
+		// The tap packs each object (tapWatcher.observe), after the list's preparer read it
+		// when it is one of an initial streaming list's (listprep.go).
 		if c, ok := ev.Object.(*compactObject); ok {
 			c.gvk = gvk
-			c.pack()
+			c.packLater = true
 			return ev, true
 		}
 		c, err := compactTyped(ev.Object, gvk)
 		if err != nil {
 			return watch.Event{Type: watch.Error, Object: &apierrors.NewInternalError(err).ErrStatus}, true
 		}
-		c.pack()
+		c.packLater = true
 		ev.Object = c
 		return ev, true
 	}), nil

@@ -465,8 +465,13 @@ func TestDisplayPackedCache(t *testing.T) {
 		{cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--diff", "-v=4"), "ConfigMap"},
 		{cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "-o", "json", "--diff", "--wire", "json", "-v=4"), "ConfigMap (JSON)"},
 	}
-	human := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "--diff", "--color", "never", "--timestamps", "none", "--no-headers")
+	human := cluster.RunPlugin(t, ctx, "watch", "cm", "-n", ns, "--diff", "--color", "never", "--timestamps", "none", "--no-headers", "-v=4")
 	awaitLine(t, human, "cache synced")
+	// Human lines read each listed object's state as it is received (pkg/watch/listprep.go),
+	// and the reader packs what it read.
+	human.AwaitStderr(t, await, "the packed cache's -v=4 line", func(s string) bool {
+		return strings.Contains(s, "Cached ConfigMap objects packed: a table built from their first ")
+	})
 	for _, r := range runs {
 		r.p.AwaitJSON(t, await, is("Synced", ""))
 		r.p.AwaitStderr(t, await, "the packed cache's -v=4 line", func(s string) bool {
