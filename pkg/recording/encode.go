@@ -143,20 +143,21 @@ func (o *Options) derive(ev *watch.Event) Derived {
 // render it otherwise (YAML, templates).
 func Record(ev *watch.Event, o Options) any {
 	if c := lineCodecs[ev.Type]; c != nil {
-		if ev.Type.IsObject() {
-			d := o.derive(ev)
-			return c.encode(ev, &d)
-		}
-		return c.encode(informerLine(ev, o), nil)
+		return c.encode(lineOf(ev, o))
 	}
 	return headOf(ev) // a type with no line of its own
 }
 
-// informerLine is ev, when it is an Informer line, with its plugin version and redaction those
-// of o: the build and the options that write the line.
-func informerLine(ev *watch.Event, o Options) *watch.Event {
+// lineOf is what ev's line is written from with o: the event, an Informer line's with the
+// plugin version and redaction of o (the build and the options that write it), and what is
+// derived of an object line (nil for other lines).
+func lineOf(ev *watch.Event, o Options) (*watch.Event, *Derived) {
+	if ev.Type.IsObject() {
+		d := o.derive(ev)
+		return ev, &d
+	}
 	if ev.Type != watch.Informer {
-		return ev
+		return ev, nil
 	}
 	e := *ev
 	var info watch.InformerInfo
@@ -165,20 +166,21 @@ func informerLine(ev *watch.Event, o Options) *watch.Event {
 	}
 	info.PluginVersion, info.SecretsRedacted = o.PluginVersion, o.SecretsRedacted
 	e.Lifecycle.Info = &info
-	return &e
+	return &e, nil
 }
 
 // Encode returns an event's line, ending in a newline.
 func Encode(ev *watch.Event, o Options) ([]byte, error) {
 	var b []byte
 	var err error
-	switch c := lineCodecs[ev.Type]; {
-	case c != nil && ev.Type.IsObject():
-		d := o.derive(ev)
-		b, err = c.appendLine(make([]byte, 0, 512+len(d.ObjectJSON)), ev, &d)
-	case c != nil:
-		b, err = c.appendLine(make([]byte, 0, 512), informerLine(ev, o), nil)
-	default:
+	if c := lineCodecs[ev.Type]; c != nil {
+		e, d := lineOf(ev, o)
+		size := 512
+		if d != nil {
+			size += len(d.ObjectJSON)
+		}
+		b, err = c.appendLine(make([]byte, 0, size), e, d)
+	} else {
 		b, err = json.Marshal(headOf(ev))
 	}
 	if err != nil {

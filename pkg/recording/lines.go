@@ -41,11 +41,12 @@ type lineMember struct {
 	fallback  bool // read back only into a zero field
 }
 
-// cond is a condition of a member (watch.LineMembers' if=): a field reached from the Event
-// through path is not zero, or is the string value; neg negates it.
+// cond is a condition of a member (watch.LineMembers' if=): a field (field, in the struct that
+// derived and where reach, as a lineMember's) is not zero, or is the string value; neg negates it.
 type cond struct {
-	derived  bool // path is from the line's Derived, not its Event
-	path     []int
+	derived  bool
+	where    []int
+	field    int
 	value    string
 	hasValue bool
 	neg      bool
@@ -72,22 +73,35 @@ func (r lineRoots) root(derived bool) (reflect.Value, bool) {
 	return r.ev, true
 }
 
+// walk is the struct that where reaches from the Event (or the Derived, derived), allocating a
+// nil payload on the way when alloc; ok is false for a nil payload not allocated, or no Derived.
+func (r lineRoots) walk(derived bool, where []int, alloc bool) (reflect.Value, bool) {
+	e, ok := r.root(derived)
+	if !ok {
+		return reflect.Value{}, false
+	}
+	for _, i := range where {
+		e = e.Field(i)
+		if e.Kind() != reflect.Pointer {
+			continue
+		}
+		if e.IsNil() {
+			if !alloc {
+				return reflect.Value{}, false
+			}
+			e.Set(reflect.New(e.Type().Elem()))
+		}
+		e = e.Elem()
+	}
+	return e, true
+}
+
 // holds reports whether c holds for the line; a nil payload on the way is a zero field, and a
 // list or map is zero when empty.
 func (c *cond) holds(r lineRoots) bool {
-	e, ok := r.root(c.derived)
-	for _, i := range c.path {
-		if !ok {
-			break
-		}
-		if e.Kind() == reflect.Pointer {
-			if e.IsNil() {
-				ok = false
-				break
-			}
-			e = e.Elem()
-		}
-		e = e.Field(i)
+	e, ok := r.walk(c.derived, c.where, false)
+	if ok {
+		e = e.Field(c.field)
 	}
 	switch {
 	case !ok:
@@ -117,21 +131,11 @@ func (m *lineMember) setFlag(r lineRoots) {
 	if len(m.conds) == 0 || m.conds[0].neg || m.conds[0].hasValue {
 		return
 	}
-	e, ok := r.root(m.conds[0].derived)
-	if !ok {
-		return
-	}
-	for _, i := range m.conds[0].path {
-		if e.Kind() == reflect.Pointer {
-			if e.IsNil() {
-				e.Set(reflect.New(e.Type().Elem()))
-			}
-			e = e.Elem()
+	c := &m.conds[0]
+	if in, ok := r.walk(c.derived, c.where, true); ok {
+		if e := in.Field(c.field); e.Kind() == reflect.Bool {
+			e.SetBool(true)
 		}
-		e = e.Field(i)
-	}
-	if e.Kind() == reflect.Bool {
-		e.SetBool(true)
 	}
 }
 
@@ -208,24 +212,9 @@ func newMember(spec string) (m lineMember, tag string) {
 	path, opts, _ := strings.Cut(spec, ",")
 	at := strings.LastIndex(path, ".")
 	name := path[at+1:]
-	in, wherePath := eventType, path[:max(at, 0)]
-	if wherePath == "Derived" || strings.HasPrefix(wherePath, "Derived.") {
-		m.derived, in, wherePath = true, derivedType, strings.TrimPrefix(wherePath[len("Derived"):], ".")
-		m.object = path == "Derived.object"
-	}
-	for where := range strings.SplitSeq(wherePath, ".") {
-		if where == "" {
-			continue
-		}
-		sf, ok := in.FieldByName(where)
-		if !ok {
-			panic("watch.LineMembers: no field " + where + " in " + in.Name())
-		}
-		m.where, in = append(m.where, sf.Index[0]), sf.Type
-		if in.Kind() == reflect.Pointer {
-			in = in.Elem()
-		}
-	}
+	var in reflect.Type
+	m.derived, m.where, in = resolveWhere(path[:max(at, 0)])
+	m.object = path == "Derived.object"
 	sf := fieldByTag(in, name)
 	m.field, m.ftype = sf.Index[0], sf.Type
 	unit := sf.Tag.Get("unit")
@@ -263,29 +252,50 @@ func newMember(spec string) (m lineMember, tag string) {
 	return m, tag
 }
 
+// resolveWhere resolves dotted Go field names from the Event, or from the Derived when they
+// start with Derived: the indexes on the way, and the struct type they reach (a pointer
+// payload's element).
+func resolveWhere(path string) (derived bool, where []int, in reflect.Type) {
+	in = eventType
+	if path == "Derived" || strings.HasPrefix(path, "Derived.") {
+		derived, in, path = true, derivedType, strings.TrimPrefix(path[len("Derived"):], ".")
+	}
+	for name := range strings.SplitSeq(path, ".") {
+		if name == "" {
+			continue
+		}
+		sf := fieldByName(in, name)
+		where, in = append(where, sf.Index[0]), sf.Type
+		if in.Kind() == reflect.Pointer {
+			in = in.Elem()
+		}
+	}
+	return derived, where, in
+}
+
 // newCond resolves an if= condition: [!]Path[=value], Path Go field names from the Event.
 func newCond(s string) cond {
 	var c cond
 	s, c.neg = strings.CutPrefix(s, "!")
 	s, c.value, c.hasValue = strings.Cut(s, "=")
-	t := eventType
-	if rest, ok := strings.CutPrefix(s, "Derived."); ok {
-		c.derived, t, s = true, derivedType, rest
-	}
-	for name := range strings.SplitSeq(s, ".") {
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		f, ok := t.FieldByName(name)
-		if !ok {
-			panic("watch.LineMembers: no field " + name + " in " + t.Name())
-		}
-		c.path, t = append(c.path, f.Index[0]), f.Type
-	}
-	if c.hasValue && t.Kind() != reflect.String {
+	at := strings.LastIndex(s, ".")
+	var in reflect.Type
+	c.derived, c.where, in = resolveWhere(s[:max(at, 0)])
+	f := fieldByName(in, s[at+1:])
+	c.field = f.Index[0]
+	if c.hasValue && f.Type.Kind() != reflect.String {
 		panic("watch.LineMembers: " + s + " is not a string")
 	}
 	return c
+}
+
+// fieldByName is t's field named name.
+func fieldByName(t reflect.Type, name string) reflect.StructField {
+	sf, ok := t.FieldByName(name)
+	if !ok {
+		panic("watch.LineMembers: no field " + name + " in " + t.Name())
+	}
+	return sf
 }
 
 // fieldByTag is t's field whose json tag names name.
@@ -336,27 +346,10 @@ func (c *lineCodec) encode(ev *watch.Event, d *Derived) any {
 	return p.Interface()
 }
 
-// in is the struct that holds m in e (the Event, or one of its payloads), allocating a nil
-// payload when alloc; ok is false for a nil payload not allocated.
+// in is the struct that holds m (the Event, one of its payloads, or the Derived), allocating a
+// nil payload when alloc; ok is false for a nil payload not allocated.
 func (m *lineMember) in(r lineRoots, alloc bool) (reflect.Value, bool) {
-	e, ok := r.root(m.derived)
-	if !ok {
-		return reflect.Value{}, false
-	}
-	for _, i := range m.where {
-		e = e.Field(i)
-		if e.Kind() != reflect.Pointer {
-			continue
-		}
-		if e.IsNil() {
-			if !alloc {
-				return reflect.Value{}, false
-			}
-			e.Set(reflect.New(e.Type().Elem()))
-		}
-		e = e.Elem()
-	}
-	return e, true
+	return r.walk(m.derived, m.where, alloc)
 }
 
 // lineValue is one line being decoded: the wire value encoding/json reads it into (target), copied
