@@ -415,10 +415,10 @@ var mutations = []mutation{
 		run:  []string{"TestOutboxPacesAnInitialList"},
 	},
 	{
-		name: "a list paced for its reader grows the outbox's slice (its consumed front not reused)",
+		name: "a list paced for its reader grows the outbox's slice (a window wider than its first slice)",
 		file: "internal/pipeline/pace.go",
 		old:  "const listWindow = outboxFirst * 3 / 4",
-		new:  "const listWindow = outboxFirst",
+		new:  "const listWindow = outboxFirst * 3",
 		pkg:  "./internal/pipeline",
 		run:  []string{"TestOutboxPacesAnInitialList"},
 	},
