@@ -356,7 +356,6 @@ func TestTracingWidgetOperatorInJaeger(t *testing.T) {
 	}
 }
 
-
 // only is the first few spans of a (sorted) that b (sorted) does not have.
 func only(a, b []string) []string {
 	var out []string
