@@ -412,7 +412,23 @@ var mutations = []mutation{
 		old:  "case listLine(ev) && o.paceLocked():",
 		new:  "case false && listLine(ev) && o.paceLocked():",
 		pkg:  "./internal/pipeline",
-		run:  []string{"TestOutboxPacesAnInitialList"},
+		run:  []string{"TestOutboxPacesAList"},
+	},
+	{
+		name: "a reader of human output that takes every line loses a relist's or a resync's lines poured in at once",
+		file: "internal/pipeline/pace.go",
+		old:  "return ev.Obj.InitialList || ev.Obj.Delta == watch.DeltaReplaced || ev.Obj.Delta == watch.DeltaSync",
+		new:  "return ev.Obj.InitialList",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestOutboxPacesAList"},
+	},
+	{
+		name: "a watch's adds wait for a reader of human output that stopped",
+		file: "internal/pipeline/pace.go",
+		old:  "return ev.Obj.InitialList || ev.Obj.Delta == watch.DeltaReplaced || ev.Obj.Delta == watch.DeltaSync",
+		new:  "return true",
+		pkg:  "./internal/pipeline",
+		run:  []string{"TestOutboxDoesNotPaceAWatch"},
 	},
 	{
 		name: "a list paced for its reader grows the outbox's slice (a window wider than its first slice)",
@@ -420,7 +436,7 @@ var mutations = []mutation{
 		old:  "const listWindow = outboxFirst * 3 / 4",
 		new:  "const listWindow = outboxFirst * 3",
 		pkg:  "./internal/pipeline",
-		run:  []string{"TestOutboxPacesAnInitialList"},
+		run:  []string{"TestOutboxPacesAList"},
 	},
 	{
 		name: "a stopped reader of human output holds up the informers in an initial list",

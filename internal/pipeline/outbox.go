@@ -20,12 +20,12 @@ import (
 // (HotLoop, HotLoopEnded) are never dropped: they may take the outbox to twice its bound, and
 // only beyond that does Put wait, saying so through behind, as a lossless outbox does.
 //
-// The lines of an initial list (adds) come all at once, when the list ends, faster than any
-// reader takes them. Lossy, such a line waits for the writer once listWindow lines wait (until
-// half of them are taken) as long as the writer takes a line at least every stallAfter: a reader
-// that reads gets the whole list, paced, and the outbox stays small. A writer that took nothing
-// for that long has a reader that stopped (a pager): the list's lines are then kept or dropped as
-// any add, until the writer takes a line again.
+// The lines of a list (the initial list's adds, a relist's adds and updates, a resync's
+// updates) come all at once, faster than any reader takes them. Lossy, such a line waits for the
+// writer once listWindow lines wait (until half of them are taken) as long as the writer takes a
+// line at least every stallAfter: a reader that reads gets the whole list, paced, and the outbox
+// stays small. A writer that took nothing for that long has a reader that stopped (a pager): the
+// list's lines are then kept or dropped as any add, until the writer takes a line again.
 //
 // Lossless (-o json), it applies backpressure: Put waits while it is full, and reports it
 // through behind, at most once every ten seconds.

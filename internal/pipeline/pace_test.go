@@ -16,17 +16,44 @@ func listAdd(name string) watch.Event {
 	return ev
 }
 
-// An initial list's lines pour in when it ends, faster than a reader takes them: a lossy outbox
-// makes them wait for a writer that takes lines, rather than drop them, and its slice stays at
-// its first size instead of growing to the bound.
-func TestOutboxPacesAnInitialList(t *testing.T) {
+// The lines a list brings, which the informer hands on in one burst: the initial list's adds, a
+// relist's updates and adds (delta Replaced), a resync's updates (Sync).
+var listKinds = map[string]func(name string) watch.Event{
+	"initial list": listAdd,
+	"relist update": func(name string) watch.Event {
+		ev := add(name, "2")
+		ev.Type, ev.Obj.Delta, ev.Obj.OldResourceVersion = watch.Updated, watch.DeltaReplaced, "1"
+		return ev
+	},
+	"relist add": func(name string) watch.Event {
+		ev := add(name, "2")
+		ev.Obj.Delta = watch.DeltaReplaced
+		return ev
+	},
+	"resync": func(name string) watch.Event {
+		ev := add(name, "1")
+		ev.Type, ev.Obj.Delta, ev.Obj.OldResourceVersion = watch.Updated, watch.DeltaSync, "1"
+		return ev
+	},
+}
+
+// A list's lines pour in when it ends, faster than a reader takes them: a lossy outbox makes
+// them wait for a writer that takes lines, rather than drop them, and its slice stays at its
+// first size instead of growing to the bound.
+func TestOutboxPacesAList(t *testing.T) {
+	for kind, line := range listKinds {
+		t.Run(kind, func(t *testing.T) { testOutboxPaces(t, line) })
+	}
+}
+
+func testOutboxPaces(t *testing.T, line func(string) watch.Event) {
 	const bound, n = 4 * listWindow, 12 * listWindow
 	o := NewOutbox(bound, true, nil)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range n {
-			o.Put(listAdd(fmt.Sprint("n", i)))
+			o.Put(line(fmt.Sprint("n", i)))
 		}
 	}()
 	// A reader slower than the informer: it takes a line only once half the window waits (or
@@ -43,7 +70,7 @@ func TestOutboxPacesAnInitialList(t *testing.T) {
 		}
 		ev, d, _ := o.Get()
 		dropped += d
-		if ev.Type != watch.Added {
+		if ev.Type == watch.Dropped {
 			continue
 		}
 		if want := fmt.Sprint("n", taken+dropped); ev.Name != want && dropped == 0 {
@@ -72,6 +99,27 @@ func TestOutboxListGivesUpOnAStoppedReader(t *testing.T) {
 	}
 	events, dropped := drainOutboxForTest(o)
 	if len(events) != 8 || dropped != 92 {
+		t.Errorf("a reader that never read got %d lines and %d dropped, want the bound (8) and 92", len(events), dropped)
+	}
+}
+
+// A watch's lines come at the server's pace: a reader that stopped loses its adds beyond the
+// bound at once, and the informer never waits for it.
+func TestOutboxDoesNotPaceAWatch(t *testing.T) {
+	o := NewOutbox(8, true, nil)
+	o.pace.stallAfter = time.Millisecond
+	for i := range 100 {
+		ev := add(fmt.Sprint("n", i), "1")
+		ev.Obj.Delta = watch.DeltaAdded
+		o.Put(ev)
+	}
+	o.mu.Lock()
+	waits := o.pace.epoch
+	o.mu.Unlock()
+	if waits != 0 {
+		t.Errorf("a watch's adds waited for the writer %d times, want never", waits)
+	}
+	if events, dropped := drainOutboxForTest(o); len(events) != 8 || dropped != 92 {
 		t.Errorf("a reader that never read got %d lines and %d dropped, want the bound (8) and 92", len(events), dropped)
 	}
 }
