@@ -13,7 +13,7 @@ import (
 // though it takes every line in time; while they waited, the outbox's slice grew to its bound
 // (~850 bytes a line). Lines a watch delivers come at the server's pace and are not paced.
 
-// listWindow is how many lines may wait before a line of an initial list waits for the writer
+// listWindow is how many lines may wait before a list's line waits for the writer
 // (at most the outbox's bound): three quarters of the outbox's first slice, so that a quarter of
 // it is always taken when it is full, and it is compacted rather than grown (appendLocked) while
 // a reader takes the list.
